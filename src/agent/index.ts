@@ -1,0 +1,12 @@
+export { defineAgent, isAgent } from './define-agent.js'
+export type { AgentOptions } from './define-agent.js'
+export type {
+  AgentDefinition,
+  ApprovalRequest,
+  ApprovalResult,
+  Plan,
+  RunContext,
+  RunInput,
+  TextSource,
+  ToolDefinition,
+} from './types.js'

@@ -1,0 +1,100 @@
+import type { ClientToolSpec, HistoryMessage, Json, PatchOp, PlanTask, RiskLevel, RunStatus } from '../core/index.js'
+
+/** What started the run. */
+export interface RunInput {
+  /** 'message' for a user message, 'context' for a triggering context update (HUMA). */
+  kind: 'message' | 'context'
+  /** The user's text, or the context update's description. */
+  text: string
+  messageId: string
+  /** For context updates: the event name and its context object. */
+  name?: string
+  context?: Record<string, unknown>
+  metadata?: Record<string, unknown>
+  /** Tools the client offered for this run; calling one goes to the client. */
+  clientTools: readonly ClientToolSpec[]
+}
+
+/** The answer to `ctx.approve`. */
+export interface ApprovalResult {
+  approved: boolean
+  feedback?: string
+  /** 'user' when someone answered; 'timeout' when nobody did in time. */
+  by: 'user' | 'timeout'
+}
+
+/** What `ctx.approve` asks. */
+export interface ApprovalRequest {
+  tool: string
+  args: Record<string, unknown>
+  risk: RiskLevel
+  reasoning: string
+  /** What the tool does; defaults to the tool's own description. */
+  description?: string
+  /** @default 60000 (server option approvalTimeoutMs) */
+  timeoutMs?: number
+}
+
+/** A handle on a plan made with `ctx.plan`. */
+export interface Plan {
+  readonly id: string
+  readonly tasks: readonly PlanTask[]
+}
+
+/** Text given to `say`/`think`: whole, or streamed chunk by chunk. */
+export type TextSource = string | Iterable<string> | AsyncIterable<string>
+
+/**
+ * Everything an agent can do during a run. Agents never see a dialect: each
+ * call becomes canonical events that every attached client receives in its
+ * own protocol. Every method throws once the run was cancelled or interrupted
+ * (and `signal` fires).
+ */
+export interface RunContext {
+  readonly sessionId: string
+  readonly runId: string
+  readonly input: RunInput
+  /** Conversation so far, including this run's input. */
+  readonly history: readonly HistoryMessage[]
+  /** Current shared state (read-only; change it with `setState`). */
+  readonly state: Json
+  /** Fires on cancel or interrupt. Pass it to fetch and friends. */
+  readonly signal: AbortSignal
+  /** Sends an assistant message, streamed chunk by chunk when given an iterable. Resolves with its message id. */
+  say(text: TextSource): Promise<string>
+  /** Streams reasoning ("thinking") text. */
+  think(text: TextSource): Promise<void>
+  status(status: RunStatus, message?: string): Promise<void>
+  /** Runs `fn` as a named step (step started/finished events around it). */
+  step<T>(name: string, fn: () => Promise<T> | T): Promise<T>
+  /** Announces a plan of tasks. */
+  plan(tasks: ReadonlyArray<string | PlanTask>): Promise<Plan>
+  /** Reports progress (0–100), optionally of a plan task. */
+  progress(percent: number, opts?: { plan?: Plan; taskId?: string; message?: string }): Promise<void>
+  /** Calls a tool: a server tool runs here, a client tool is sent to the client and awaited. Same call either way. */
+  callTool(name: string, args?: Record<string, unknown>): Promise<Json>
+  /** Asks a human to approve an action; resolves when answered or timed out. */
+  approve(request: ApprovalRequest): Promise<ApprovalResult>
+  /** Replaces the state (any JSON value) or patches it (an RFC 6902 array). */
+  setState(next: Json | readonly PatchOp[], opts?: { patch?: boolean }): Promise<void>
+  /** Emits an application-specific event. */
+  emit(name: string, value: Json): Promise<void>
+  /** Shows or hides a typing indicator. */
+  typing(active: boolean): Promise<void>
+}
+
+/** A tool an agent can call. With `execute` it runs on the server; without, the client runs it. */
+export interface ToolDefinition {
+  description?: string
+  /** JSON Schema of the arguments (shown to clients and LLMs). */
+  parameters?: Json
+  execute?: (args: Record<string, unknown>, ctx: RunContext) => Promise<Json> | Json
+}
+
+/** An agent: a name and a run function, plus the tools it may call. */
+export interface AgentDefinition {
+  readonly name: string
+  readonly description: string
+  readonly tools: Readonly<Record<string, ToolDefinition>>
+  run(ctx: RunContext): Promise<void> | void
+}

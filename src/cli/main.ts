@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util'
+import { chat } from './chat.js'
+import { serve } from './serve.js'
+
+const USAGE = `usage:
+  parlance serve [--agent demo|./agent.js]… [--port 8000] [--host 127.0.0.1] [--data ./.parlance] [--store sqlite|memory]
+  parlance chat  [--url http://127.0.0.1:8000] [--session ID]
+
+environment: PORT (default port), LOG_LEVEL (pino level, default info)`
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv
+  if (command === 'serve') {
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        agent: { type: 'string', multiple: true },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        data: { type: 'string' },
+        store: { type: 'string' },
+      },
+    })
+    const port = Number(values.port ?? process.env.PORT ?? 8000)
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${values.port ?? process.env.PORT}`)
+    const store = values.store ?? 'sqlite'
+    if (store !== 'sqlite' && store !== 'memory') throw new Error(`--store must be sqlite or memory, not ${store}`)
+    return serve({ port, host: values.host ?? '127.0.0.1', dataDir: values.data ?? './.parlance', store, agents: values.agent ?? [] })
+  }
+  if (command === 'chat') {
+    const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, session: { type: 'string' } } })
+    return chat({ url: values.url ?? `http://127.0.0.1:${process.env.PORT ?? 8000}`, sessionId: values.session })
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  throw new Error(`unknown command "${command}"\n${USAGE}`)
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`parlance: ${err instanceof Error ? err.message : String(err)}\n`)
+  process.exit(2)
+})

@@ -1,0 +1,49 @@
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { isAgent, type AgentDefinition } from '../agent/index.js'
+import { demoAgent } from '../agents/demo/index.js'
+import { createServer } from '../server/index.js'
+
+/** Options of `parlance serve`. */
+export interface ServeOptions {
+  port: number
+  host: string
+  dataDir: string
+  store: 'sqlite' | 'memory'
+  /** 'demo' or paths of modules whose default (or `agent`) export is an agent. */
+  agents: string[]
+}
+
+/** Loads `demo` or an agent module (a built .js/.mjs file; for .ts run the CLI under tsx). */
+export async function loadAgent(spec: string): Promise<AgentDefinition> {
+  if (spec === 'demo') return demoAgent
+  const mod = (await import(pathToFileURL(resolve(spec)).href)) as Record<string, unknown>
+  const candidate = mod.default ?? mod.agent
+  if (!isAgent(candidate)) throw new Error(`${spec} does not export an agent (export default defineAgent({...}))`)
+  return candidate
+}
+
+/** Starts a server and stops it cleanly on SIGINT/SIGTERM. */
+export async function serve(options: ServeOptions): Promise<void> {
+  const agents = await Promise.all((options.agents.length ? options.agents : ['demo']).map(loadAgent))
+  const server = await createServer({ agents, store: options.store, dataDir: options.dataDir })
+  const url = await server.listen(options.port, options.host)
+  process.stdout.write(
+    `parlance listening on ${url}\n  agents: ${agents.map((a) => a.name).join(', ')}\n  HAI:    ${url.replace('http', 'ws')}/ws\n  health: ${url}/healthz  metrics: ${url}/metrics\n`,
+  )
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1)
+    stopping = true
+    process.stdout.write(`\n${signal}: stopping (active runs are recorded as interrupted)…\n`)
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`error while stopping: ${String(err)}\n`)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
+}

@@ -1,0 +1,178 @@
+/** Messages the server sends on HAI (seed §Message Types), plus Parlance's `seq`. */
+export type HaiServerMessage = { seq?: number; session_id?: string; agent_id?: string } & (
+  | { type: 'assistant_message'; content: string; metadata?: Record<string, unknown> }
+  | { type: 'assistant_message_chunk'; content: string; message_id: string; is_final: boolean }
+  | { type: 'tool_call_start'; tool_call_id: string; tool_name: string; parameters: Record<string, unknown>; metadata?: { target?: 'server' | 'client' } }
+  | { type: 'tool_call_end'; tool_call_id: string; tool_name: string; result: string; metadata?: Record<string, unknown> }
+  | { type: 'tool_call_error'; tool_call_id: string; tool_name: string; error: string; metadata?: Record<string, unknown> }
+  | {
+      type: 'tool_approval_request'
+      tool_name: string
+      tool_description: string
+      parameters: Record<string, unknown>
+      reasoning: string
+      risk_level: 'low' | 'medium' | 'high' | 'critical'
+      approval_id: string
+    }
+  | { type: 'status'; status: 'thinking' | 'routing' | 'executing_tools' | 'completed'; message?: string }
+  | { type: 'error'; error_code: string; message: string; details?: Record<string, unknown> }
+)
+
+/** The structural WebSocket we need: the browser's, Node 22's global, or the `ws` package's. */
+interface SocketLike {
+  readonly readyState: number
+  send(data: string): void
+  close(code?: number, reason?: string): void
+  onopen: ((ev: unknown) => void) | null
+  onmessage: ((ev: { data: unknown }) => void) | null
+  onclose: ((ev: { code: number; reason: string }) => void) | null
+  onerror: ((ev: unknown) => void) | null
+}
+type SocketCtor = new (url: string) => SocketLike
+
+/** Options of `HaiClient.connect`. */
+export interface HaiClientOptions {
+  /** Server base URL (`http://127.0.0.1:8000`) or the full `ws://…/ws` URL. */
+  url: string
+  /** Conversation id; a new UUID when absent. */
+  sessionId?: string
+  /** Attach to the session on connect and replay events after this seq (-1: from the active run's start). */
+  resumeAfter?: number
+  /** With resumeAfter: send the past assistant messages first. */
+  history?: boolean
+  /** WebSocket implementation; defaults to the global one, else the `ws` package. */
+  WebSocket?: SocketCtor
+}
+
+/** A typed HAI client: send user messages and answers, read the server's messages in order. */
+export class HaiClient {
+  /** Everything received, in order. */
+  readonly received: HaiServerMessage[] = []
+  /** Highest seq seen (resume from here after a disconnect). */
+  lastSeq = 0
+  /** Called for each message as it arrives. */
+  onmessage?: (m: HaiServerMessage) => void
+  /** Resolves when the socket closes. */
+  readonly closed: Promise<{ code: number; reason: string }>
+  private waiters: Array<() => void> = []
+  private cursor = 0
+
+  private constructor(
+    private readonly socket: SocketLike,
+    readonly sessionId: string,
+  ) {
+    this.closed = new Promise((resolve) => {
+      socket.onclose = (ev) => {
+        resolve({ code: ev.code, reason: String(ev.reason) })
+        this.wake()
+      }
+    })
+    socket.onmessage = (ev) => {
+      const m = JSON.parse(String(ev.data)) as HaiServerMessage
+      if (typeof m.seq === 'number' && m.seq > this.lastSeq) this.lastSeq = m.seq
+      this.received.push(m)
+      this.onmessage?.(m)
+      this.wake()
+    }
+  }
+
+  /** Opens a connection. */
+  static async connect(options: HaiClientOptions): Promise<HaiClient> {
+    const Ctor: SocketCtor =
+      options.WebSocket ?? (globalThis as { WebSocket?: SocketCtor }).WebSocket ?? ((await import('ws')).WebSocket as unknown as SocketCtor)
+    const sessionId = options.sessionId ?? globalThis.crypto.randomUUID()
+    const url = new URL(options.url.replace(/^http/, 'ws'))
+    if (url.pathname === '/' || url.pathname === '') url.pathname = '/ws'
+    if (options.resumeAfter !== undefined) {
+      url.searchParams.set('session_id', sessionId)
+      if (options.resumeAfter >= 0) url.searchParams.set('after', String(options.resumeAfter))
+      if (options.history) url.searchParams.set('history', '1')
+    }
+    const socket = new Ctor(url.toString())
+    await new Promise<void>((resolve, reject) => {
+      socket.onopen = () => resolve()
+      socket.onerror = (ev) => reject(new Error(`cannot connect to ${url}: ${(ev as { message?: string }).message ?? 'error'}`))
+    })
+    socket.onerror = null
+    return new HaiClient(socket, sessionId)
+  }
+
+  /** Sends any JSON message as is (for protocol tests). */
+  sendRaw(data: string | Record<string, unknown>): void {
+    this.socket.send(typeof data === 'string' ? data : JSON.stringify(data))
+  }
+
+  /** Sends a user message in this client's session. */
+  say(content: string, metadata?: Record<string, unknown>): void {
+    this.sendRaw({ type: 'user_message', content, session_id: this.sessionId, ...(metadata ? { metadata } : {}) })
+  }
+
+  /** Answers a tool approval request. */
+  approve(approvalId: string, approved: boolean, feedback?: string): void {
+    this.sendRaw({ type: 'tool_approval_response', approval_id: approvalId, approved, ...(feedback ? { feedback } : {}) })
+  }
+
+  /** Returns a client-side tool's result (Parlance extension `tool_result`). */
+  toolResult(toolCallId: string, outcome: { result: unknown } | { error: string }): void {
+    this.sendRaw({ type: 'tool_result', tool_call_id: toolCallId, session_id: this.sessionId, ...outcome })
+  }
+
+  /** Stops the active run (Parlance extension `cancel`). */
+  cancel(): void {
+    this.sendRaw({ type: 'cancel', session_id: this.sessionId })
+  }
+
+  /**
+   * Resolves with the next message (after those already returned by `next`)
+   * that matches; rejects when the socket closes or `timeoutMs` passes first.
+   */
+  async next<T extends HaiServerMessage['type']>(
+    type: T | ((m: HaiServerMessage) => boolean),
+    timeoutMs = 10_000,
+  ): Promise<Extract<HaiServerMessage, { type: T }>> {
+    const match = typeof type === 'function' ? type : (m: HaiServerMessage) => m.type === type
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      while (this.cursor < this.received.length) {
+        const m = this.received[this.cursor++]!
+        if (match(m)) return m as Extract<HaiServerMessage, { type: T }>
+      }
+      if (this.socket.readyState >= 2) throw new Error(`socket closed while waiting for ${String(type)}`)
+      const left = deadline - Date.now()
+      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof type === 'string' ? type : 'a matching message'}`)
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left)
+        this.waiters.push(() => {
+          clearTimeout(t)
+          resolve()
+        })
+      })
+    }
+  }
+
+  /** Waits for the end of the current run (`status: completed`) and returns the messages up to it. */
+  async untilCompleted(timeoutMs = 10_000): Promise<HaiServerMessage[]> {
+    const from = this.cursor
+    await this.next((m) => m.type === 'status' && m.status === 'completed', timeoutMs)
+    return this.received.slice(from, this.cursor)
+  }
+
+  close(code = 1000, reason = 'bye'): void {
+    this.socket.close(code, reason)
+  }
+
+  private wake(): void {
+    const w = this.waiters
+    this.waiters = []
+    for (const f of w) f()
+  }
+}
+
+/** Concatenates the chunks of one assistant message. */
+export function textOf(messages: readonly HaiServerMessage[], messageId?: string): string {
+  let out = ''
+  for (const m of messages) {
+    if (m.type === 'assistant_message_chunk' && (messageId === undefined || m.message_id === messageId)) out += m.content
+  }
+  return out
+}

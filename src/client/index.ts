@@ -1,0 +1,2 @@
+export { HaiClient, textOf } from './hai.js'
+export type { HaiClientOptions, HaiServerMessage } from './hai.js'

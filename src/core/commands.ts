@@ -1,0 +1,46 @@
+import type { Json } from './events.js'
+import type { SessionId } from './ids.js'
+
+/** Tools a client offers for one run (AG-UI `tools`, HUMA client tools). */
+export interface ClientToolSpec {
+  name: string
+  description?: string
+  parameters?: Json
+}
+
+/**
+ * The canonical client intents a dialect decodes to. Dialects never reach a
+ * session directly: they produce one of these and the server routes it.
+ */
+export type Command =
+  | {
+      type: 'user.message'
+      sessionId: SessionId
+      content: string
+      messageId?: string
+      agent?: string
+      clientTools?: ClientToolSpec[]
+      metadata?: Record<string, unknown>
+    }
+  | {
+      type: 'context.update'
+      sessionId: SessionId
+      name: string
+      description: string
+      context: Record<string, unknown>
+      triggering: boolean
+    }
+  | {
+      type: 'tool.result'
+      sessionId?: SessionId
+      toolCallId: string
+      outcome: 'success' | 'failure' | 'canceled'
+      result?: Json
+      error?: string
+    }
+  | { type: 'approval.response'; sessionId?: SessionId; approvalId: string; approved: boolean; feedback?: string }
+  | { type: 'run.cancel'; sessionId?: SessionId; reason?: string }
+  | { type: 'session.resume'; sessionId: SessionId; afterSeq?: number }
+  | { type: 'ack'; sessionId?: SessionId; lastSeq: number }
+
+export type CommandType = Command['type']

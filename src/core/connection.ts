@@ -1,0 +1,23 @@
+import type { Principal } from './ids.js'
+
+/** Why a connection closed, as the transport saw it. */
+export interface CloseReason {
+  code: number
+  reason: string
+}
+
+/**
+ * One client connection as a transport exposes it: a few methods and
+ * callbacks, nothing about agents. Transport-specific knobs live in that
+ * transport's options.
+ */
+export interface Connection<Frame = string> {
+  readonly id: string
+  /** Who is on the other end (ANONYMOUS when auth is off). */
+  readonly principal: Principal
+  /** Writes a batch of frames in one go; false when the connection is closed or was dropped as a slow consumer. */
+  send(frames: readonly Frame[]): boolean
+  close(code: number, reason: string): void
+  onframe?: (frame: string) => void
+  onclose?: (reason: CloseReason) => void
+}

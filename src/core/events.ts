@@ -1,0 +1,106 @@
+import type { ErrorCode } from './errors.js'
+import type { RunId, SessionId } from './ids.js'
+
+/** JSON value as stored and sent. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+
+/** One RFC 6902 operation. */
+export interface PatchOp {
+  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test'
+  path: string
+  value?: unknown
+  from?: string
+}
+
+/** Processing status, the HAI seed's four values. */
+export type RunStatus = 'thinking' | 'routing' | 'executing_tools' | 'completed'
+/** Risk level of an action that needs approval. */
+export type RiskLevel = 'low' | 'medium' | 'high' | 'critical'
+/** Where a tool runs: in the server process, or in the client that asked. */
+export type ToolTarget = 'server' | 'client'
+
+/** A message in the conversation history, AG-UI shaped (the richest of the dialects). */
+export type HistoryMessage =
+  | { id: string; role: 'user'; content: string }
+  | { id: string; role: 'assistant'; content: string; toolCalls?: HistoryToolCall[] }
+  | { id: string; role: 'tool'; toolCallId: string; content: string; error?: string }
+
+export interface HistoryToolCall {
+  id: string
+  name: string
+  arguments: string
+}
+
+/** A task of a plan. */
+export interface PlanTask {
+  id: string
+  title: string
+}
+
+/**
+ * The canonical events: a superset of AG-UI's event set plus approvals,
+ * status, plan/progress, typing and client tool calls with cancellation.
+ * Dotted lowercase names; wire names live only in dialect folders.
+ */
+export type EventBody =
+  | { type: 'message.user'; messageId: string; content: string; metadata?: Record<string, unknown> }
+  | { type: 'context.update'; name: string; description: string; context: Record<string, unknown>; triggering: boolean }
+  | { type: 'run.started'; agent: string; parentRunId?: string }
+  | { type: 'run.finished'; result?: Json }
+  | { type: 'run.error'; code: ErrorCode; message: string; details?: Record<string, unknown> }
+  | { type: 'step.started'; stepId: string; name: string }
+  | { type: 'step.finished'; stepId: string; name: string; ok: boolean; error?: string }
+  | { type: 'text.start'; messageId: string }
+  | { type: 'text.delta'; messageId: string; delta: string }
+  | { type: 'text.end'; messageId: string }
+  | { type: 'reasoning.start'; messageId: string }
+  | { type: 'reasoning.delta'; messageId: string; delta: string }
+  | { type: 'reasoning.end'; messageId: string }
+  | { type: 'tool.call'; toolCallId: string; toolName: string; args: Record<string, unknown>; target: ToolTarget; parentMessageId?: string }
+  | { type: 'tool.result'; toolCallId: string; toolName: string; result: Json }
+  | { type: 'tool.error'; toolCallId: string; toolName: string; error: string }
+  | { type: 'tool.cancel'; toolCallId: string; toolName: string; reason: string }
+  | {
+      type: 'approval.requested'
+      approvalId: string
+      toolName: string
+      toolDescription: string
+      args: Record<string, unknown>
+      reasoning: string
+      risk: RiskLevel
+      timeoutMs: number
+    }
+  | { type: 'approval.resolved'; approvalId: string; approved: boolean; feedback?: string; by: 'user' | 'timeout' | 'cancel' }
+  | { type: 'status'; status: RunStatus; message?: string }
+  | { type: 'plan'; planId: string; tasks: PlanTask[] }
+  | { type: 'progress'; planId?: string; taskId?: string; percent: number; message?: string }
+  | { type: 'state.snapshot'; snapshot: Json }
+  | { type: 'state.delta'; patch: PatchOp[] }
+  | { type: 'messages.snapshot'; messages: HistoryMessage[] }
+  | { type: 'typing'; active: boolean }
+  | { type: 'custom'; name: string; value: Json }
+  | { type: 'raw'; event: Json; source?: string }
+  | { type: 'error'; code: ErrorCode; message: string; details?: Record<string, unknown> }
+
+export type EventType = EventBody['type']
+
+/** Fields every stored event carries. `seq` is 1, 2, 3… per session with no gaps. */
+export interface EventMeta {
+  sessionId: SessionId
+  /** The run the event belongs to; empty string for session-level events. */
+  runId: RunId
+  seq: number
+  /** Milliseconds since the epoch. */
+  ts: number
+}
+
+/** An event as stored, replayed and fanned out. */
+export type StoredEvent = EventBody & EventMeta
+
+/** Narrows a StoredEvent by type. */
+export type EventOf<T extends EventType> = Extract<EventBody, { type: T }> & EventMeta
+
+/** Events that end a run: exactly one per run. */
+export function isRunEnd(e: { type: string }): boolean {
+  return e.type === 'run.finished' || e.type === 'run.error'
+}

@@ -1,0 +1,46 @@
+import { ParlanceError } from './errors.js'
+
+const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype'])
+
+/**
+ * The shared structural guard every codec runs before its schema: rejects the
+ * keys `__proto__`, `constructor` and `prototype` at any depth and nesting
+ * deeper than `maxDepth`. Returns null when the value is clean.
+ */
+export function checkJsonShape(value: unknown, maxDepth: number): ParlanceError | null {
+  return walk(value, 0, maxDepth, '')
+}
+
+function walk(value: unknown, depth: number, maxDepth: number, path: string): ParlanceError | null {
+  if (value === null || typeof value !== 'object') return null
+  if (depth >= maxDepth) {
+    return new ParlanceError('too_deep', `JSON nesting deeper than ${maxDepth} at ${path || '/'}`, { path, maxDepth })
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const err = walk(value[i], depth + 1, maxDepth, `${path}/${i}`)
+      if (err) return err
+    }
+    return null
+  }
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN.has(key)) {
+      return new ParlanceError('forbidden_key', `forbidden key "${key}" at ${path || '/'}`, { path: `${path}/${key}`, key })
+    }
+    const err = walk((value as Record<string, unknown>)[key], depth + 1, maxDepth, `${path}/${key}`)
+    if (err) return err
+  }
+  return null
+}
+
+/**
+ * JSON.parse that sees `"__proto__"` keys as data (JSON.parse already does) and
+ * reports failures as a ParlanceError instead of throwing.
+ */
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: ParlanceError } {
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch (err) {
+    return { ok: false, error: new ParlanceError('invalid_json', `frame is not valid JSON: ${(err as Error).message}`) }
+  }
+}

@@ -1,0 +1,27 @@
+export { ANONYMOUS, newId } from './ids.js'
+export type { Principal, RunId, SessionId } from './ids.js'
+export { ERROR_CODES, ParlanceError, toParlanceError } from './errors.js'
+export type { ErrorCode } from './errors.js'
+export { DEFAULT_LIMITS } from './limits.js'
+export type { Limits } from './limits.js'
+export { checkJsonShape, parseJson } from './guard.js'
+export { isRunEnd } from './events.js'
+export type {
+  EventBody,
+  EventMeta,
+  EventOf,
+  EventType,
+  HistoryMessage,
+  HistoryToolCall,
+  Json,
+  PatchOp,
+  PlanTask,
+  RiskLevel,
+  RunStatus,
+  StoredEvent,
+  ToolTarget,
+} from './events.js'
+export type { ClientToolSpec, Command, CommandType } from './commands.js'
+export { ConversationModel, applyPatch } from './reduce.js'
+export type { Codec, Decoded } from './codec.js'
+export type { CloseReason, Connection } from './connection.js'

@@ -1,0 +1,23 @@
+/** Defaults for every limit and timeout; all are overridable through server options. */
+export const DEFAULT_LIMITS = {
+  /** Largest inbound frame or HTTP body answered with a dialect error (bytes). */
+  maxFrameBytes: 1024 * 1024,
+  /** Hard ceiling at which the WebSocket library itself closes the socket (bytes). */
+  hardMaxPayloadBytes: 16 * 1024 * 1024,
+  /** Deepest JSON nesting accepted in an inbound frame. */
+  maxJsonDepth: 64,
+  /** Longest user message (characters), from the HAI seed. */
+  maxUserMessageChars: 10_000,
+  /** How long an approval waits for an answer (ms). */
+  approvalTimeoutMs: 60_000,
+  /** How long a client-side tool call waits for its result (ms). */
+  clientToolTimeoutMs: 60_000,
+  /** Outbound bytes buffered for one connection before it is dropped as a slow consumer. */
+  maxOutboundBufferBytes: 8 * 1024 * 1024,
+  /** Events buffered by a session before the agent is made to wait for the store. */
+  maxPendingEvents: 2048,
+  /** Events read per page when replaying from the store. */
+  replayPageSize: 5000,
+} as const
+
+export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number }

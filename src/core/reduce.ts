@@ -1,0 +1,106 @@
+import fjp from 'fast-json-patch'
+import type { EventBody, HistoryMessage, Json, PatchOp } from './events.js'
+import { ParlanceError } from './errors.js'
+
+/** Applies an RFC 6902 patch without touching `doc`; throws `invalid_message` on a bad patch. */
+export function applyPatch(doc: Json, patch: readonly PatchOp[]): Json {
+  try {
+    return fjp.applyPatch(doc, patch as fjp.Operation[], true, false).newDocument as Json
+  } catch (err) {
+    throw new ParlanceError('invalid_message', `invalid JSON Patch: ${(err as Error).message}`, undefined, { cause: err })
+  }
+}
+
+/**
+ * The conversation as a fold over its events: message history and JSON state.
+ * Used live by the session and to rebuild a session from its log, so the two
+ * can never disagree. Text deltas are buffered until `text.end`.
+ */
+export class ConversationModel {
+  messages: HistoryMessage[]
+  state: Json
+  private stateDirty = false
+  private messagesDirty = false
+  private readonly open = new Map<string, string[]>()
+
+  constructor(messages: HistoryMessage[] = [], state: Json = {}) {
+    this.messages = messages
+    this.state = state
+  }
+
+  /** Folds one event in; throws `invalid_message` (and changes nothing) on a bad state patch. */
+  apply(e: EventBody): void {
+    switch (e.type) {
+      case 'message.user':
+        this.push({ id: e.messageId, role: 'user', content: e.content })
+        return
+      case 'text.start':
+        this.open.set(e.messageId, [])
+        return
+      case 'text.delta': {
+        const parts = this.open.get(e.messageId)
+        if (parts) parts.push(e.delta)
+        else this.open.set(e.messageId, [e.delta])
+        return
+      }
+      case 'text.end': {
+        const parts = this.open.get(e.messageId) ?? []
+        this.open.delete(e.messageId)
+        this.push({ id: e.messageId, role: 'assistant', content: parts.join('') })
+        return
+      }
+      case 'tool.call':
+        this.push({
+          id: `msg_${e.toolCallId}`,
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: e.toolCallId, name: e.toolName, arguments: JSON.stringify(e.args) }],
+        })
+        return
+      case 'tool.result':
+        this.push({
+          id: `res_${e.toolCallId}`,
+          role: 'tool',
+          toolCallId: e.toolCallId,
+          content: typeof e.result === 'string' ? e.result : JSON.stringify(e.result),
+        })
+        return
+      case 'tool.error':
+      case 'tool.cancel':
+        this.push({
+          id: `res_${e.toolCallId}`,
+          role: 'tool',
+          toolCallId: e.toolCallId,
+          content: '',
+          error: e.type === 'tool.error' ? e.error : `cancelled: ${e.reason}`,
+        })
+        return
+      case 'state.snapshot':
+        this.state = e.snapshot
+        this.stateDirty = true
+        return
+      case 'state.delta':
+        this.state = applyPatch(this.state, e.patch)
+        this.stateDirty = true
+        return
+      case 'messages.snapshot':
+        this.messages = e.messages.slice()
+        this.messagesDirty = true
+        return
+      default:
+        return
+    }
+  }
+
+  /** Says which persisted parts changed since the last call, and clears the flags. */
+  takeDirty(): { state: boolean; messages: boolean } {
+    const d = { state: this.stateDirty, messages: this.messagesDirty }
+    this.stateDirty = this.messagesDirty = false
+    return d
+  }
+
+  private push(m: HistoryMessage): void {
+    this.messages.push(m)
+    this.messagesDirty = true
+  }
+}

@@ -1,0 +1,87 @@
+import { checkJsonShape, parseJson, ParlanceError, type Decoded, type Json, type Limits } from '../../core/index.js'
+import { inbound, type InboundType } from './schema.js'
+
+const NAMES = Object.keys(inbound).join(', ')
+
+/** Decodes one HAI text frame into a canonical command. Pure; never throws. */
+export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'maxJsonDepth' | 'maxUserMessageChars'>): Decoded {
+  if (frame.length > limits.maxFrameBytes) {
+    return fail('frame_too_large', `frame of ${frame.length} characters exceeds the ${limits.maxFrameBytes}-byte limit`, { limit: limits.maxFrameBytes })
+  }
+  const parsed = parseJson(frame)
+  if (!parsed.ok) return parsed
+  const msg = parsed.value
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return fail('invalid_message', 'a HAI message must be a JSON object')
+  const type = (msg as { type?: unknown }).type
+  if (typeof type !== 'string') return fail('invalid_message', 'missing "type" (string)', { field: 'type' })
+  if (!Object.hasOwn(inbound, type)) {
+    return fail('unknown_type', `unknown message type "${type.slice(0, 64)}"; accepted: ${NAMES}`, { type: type.slice(0, 64) })
+  }
+  const shapeError = checkJsonShape(msg, limits.maxJsonDepth)
+  if (shapeError) return { ok: false, error: shapeError }
+  const checker = inbound[type as InboundType]
+  if (!checker.Check(msg)) {
+    const first = checker.Errors(msg).First()
+    const field = first?.path.replace(/^\//, '') || 'type'
+    const content = (msg as { content?: unknown }).content
+    if (field === 'content' && typeof content === 'string' && content.length > limits.maxUserMessageChars) {
+      return fail('message_too_long', `content has ${content.length} characters; the limit is ${limits.maxUserMessageChars}`, {
+        field,
+        length: content.length,
+        limit: limits.maxUserMessageChars,
+      })
+    }
+    return fail('invalid_message', `${type}: field "${field}" ${first?.message.toLowerCase() ?? 'is invalid'}`, { field })
+  }
+  const m = msg as Record<string, unknown>
+  switch (type as InboundType) {
+    case 'user_message': {
+      const content = m.content as string
+      if (content.length > limits.maxUserMessageChars) {
+        return fail('message_too_long', `content has ${content.length} characters; the limit is ${limits.maxUserMessageChars}`, {
+          field: 'content',
+        })
+      }
+      const metadata = m.metadata as Record<string, unknown> | undefined
+      return {
+        ok: true,
+        command: {
+          type: 'user.message',
+          sessionId: m.session_id as string,
+          content,
+          ...(metadata ? { metadata } : {}),
+          ...(typeof metadata?.agent === 'string' ? { agent: metadata.agent } : {}),
+        },
+      }
+    }
+    case 'tool_approval_response':
+      return {
+        ok: true,
+        command: {
+          type: 'approval.response',
+          approvalId: m.approval_id as string,
+          approved: m.approved as boolean,
+          ...(m.session_id ? { sessionId: m.session_id as string } : {}),
+          ...(m.feedback !== undefined ? { feedback: m.feedback as string } : {}),
+        },
+      }
+    case 'tool_result':
+      return {
+        ok: true,
+        command: {
+          type: 'tool.result',
+          toolCallId: m.tool_call_id as string,
+          ...(m.session_id ? { sessionId: m.session_id as string } : {}),
+          ...(m.error !== undefined
+            ? { outcome: 'failure' as const, error: m.error as string }
+            : { outcome: 'success' as const, result: (m.result ?? null) as Json }),
+        },
+      }
+    case 'cancel':
+      return { ok: true, command: { type: 'run.cancel', sessionId: m.session_id as string } }
+  }
+}
+
+function fail(code: ParlanceError['code'], message: string, details?: Record<string, unknown>): Decoded {
+  return { ok: false, error: new ParlanceError(code, message, details) }
+}

@@ -1,0 +1,115 @@
+import type { HistoryMessage, ParlanceError, StoredEvent } from '../../core/index.js'
+import { HAI_ERROR_CODES } from './errors.js'
+
+/** Per-session constants of the HAI encoder, with their JSON precomputed. */
+export interface HaiView {
+  readonly sessionId: string
+  readonly agentId: string
+  /** `"session_id":…,"agent_id":…` ready to splice into a frame. */
+  readonly ids: string
+}
+
+/** Builds the view the encoder needs for one session. */
+export function haiView(sessionId: string, agentId: string): HaiView {
+  return { sessionId, agentId, ids: `"session_id":${JSON.stringify(sessionId)},"agent_id":${JSON.stringify(agentId)}` }
+}
+
+const json = JSON.stringify
+
+/**
+ * Encodes one canonical event as HAI frames. Every frame carries the event's
+ * `seq` (a Parlance extension used to resume: `/ws?session_id=…&after=SEQ`).
+ * Events HAI has no message for (steps, state, custom…) yield no frame.
+ */
+export function encode(e: StoredEvent, view: HaiView): string[] {
+  switch (e.type) {
+    case 'text.delta':
+      return [`{"type":"assistant_message_chunk","content":${json(e.delta)},"message_id":${json(e.messageId)},${view.ids},"is_final":false,"seq":${e.seq}}`]
+    case 'text.end':
+      return [`{"type":"assistant_message_chunk","content":"","message_id":${json(e.messageId)},${view.ids},"is_final":true,"seq":${e.seq}}`]
+    case 'status':
+      return [frame(view, e.seq, { type: 'status', status: e.status, ...(e.message !== undefined ? { message: e.message } : {}) })]
+    case 'run.finished':
+      return [frame(view, e.seq, { type: 'status', status: 'completed' })]
+    case 'run.error':
+      return [
+        frame(view, e.seq, {
+          type: 'error',
+          error_code: HAI_ERROR_CODES[e.code],
+          message: e.message,
+          details: { ...e.details, run_id: e.runId },
+        }),
+        frame(view, e.seq, { type: 'status', status: 'completed' }),
+      ]
+    case 'error':
+      return [frame(view, e.seq, { type: 'error', error_code: HAI_ERROR_CODES[e.code], message: e.message, details: e.details ?? {} })]
+    case 'tool.call':
+      return [
+        frame(view, e.seq, {
+          type: 'tool_call_start',
+          tool_call_id: e.toolCallId,
+          tool_name: e.toolName,
+          parameters: e.args,
+          metadata: { target: e.target },
+        }),
+      ]
+    case 'tool.result':
+      return [
+        frame(view, e.seq, {
+          type: 'tool_call_end',
+          tool_call_id: e.toolCallId,
+          tool_name: e.toolName,
+          result: typeof e.result === 'string' ? e.result : json(e.result),
+          metadata: { result: e.result },
+        }),
+      ]
+    case 'tool.error':
+      return [frame(view, e.seq, { type: 'tool_call_error', tool_call_id: e.toolCallId, tool_name: e.toolName, error: e.error })]
+    case 'tool.cancel':
+      return [
+        frame(view, e.seq, {
+          type: 'tool_call_error',
+          tool_call_id: e.toolCallId,
+          tool_name: e.toolName,
+          error: `cancelled: ${e.reason}`,
+          metadata: { cancelled: true },
+        }),
+      ]
+    case 'approval.requested':
+      return [
+        frame(view, e.seq, {
+          type: 'tool_approval_request',
+          tool_name: e.toolName,
+          tool_description: e.toolDescription,
+          parameters: e.args,
+          reasoning: e.reasoning,
+          risk_level: e.risk,
+          approval_id: e.approvalId,
+          timeout_ms: e.timeoutMs,
+        }),
+      ]
+    case 'plan':
+      return [frame(view, e.seq, { type: 'status', status: 'thinking', message: `Plan: ${e.tasks.map((t) => t.title).join(' → ')}` })]
+    case 'progress':
+      return [frame(view, e.seq, { type: 'status', status: 'executing_tools', message: e.message ?? `${Math.round(e.percent)}% done`, progress: e.percent })]
+    default:
+      return []
+  }
+}
+
+/** A complete past assistant message, for clients that attach with `history=1`. */
+export function encodeHistory(m: HistoryMessage, view: HaiView): string | null {
+  if (m.role !== 'assistant' || !m.content) return null
+  return `{"type":"assistant_message","content":${json(m.content)},${view.ids},"metadata":{"message_id":${json(m.id)},"history":true}}`
+}
+
+/** An inbound error, answered in HAI's `error` shape. */
+export function encodeError(err: ParlanceError, view: HaiView | null): string {
+  const body = { type: 'error', error_code: HAI_ERROR_CODES[err.code], message: err.message, details: err.details ?? {} }
+  return view ? frame(view, undefined, body) : json(body)
+}
+
+function frame(view: HaiView, seq: number | undefined, body: Record<string, unknown>): string {
+  const s = json(body)
+  return `${s.slice(0, -1)},${view.ids}${seq === undefined ? '' : `,"seq":${seq}`}}`
+}

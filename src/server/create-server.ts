@@ -1,0 +1,151 @@
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { pino, type Logger } from 'pino'
+import { ANONYMOUS, DEFAULT_LIMITS, type Limits } from '../core/index.js'
+import type { AgentDefinition } from '../agent/index.js'
+import { SessionManager } from '../session/index.js'
+import { EventStore, createMemoryStore, type StoreBackend } from '../store/index.js'
+import { WsTransport } from '../transports/ws.js'
+import { attachParams, serveHai } from './hai-endpoint.js'
+import { createMetrics, type Metrics } from './metrics.js'
+
+/** Options of `createServer`. */
+export interface ServerOptions {
+  /** Agents to serve; the first is the default for new sessions. */
+  agents: readonly AgentDefinition[]
+  /**
+   * Where events and sessions are kept: 'sqlite' (a file in `dataDir`), 'memory', or a backend.
+   * @default 'sqlite'
+   */
+  store?: 'sqlite' | 'memory' | StoreBackend
+  /** Directory of the SQLite file. @default './.parlance' */
+  dataDir?: string
+  /** Limits and timeouts; see DEFAULT_LIMITS. */
+  limits?: Partial<Limits>
+  /** A pino logger, or false for none. @default pino at LOG_LEVEL or 'info' */
+  logger?: Logger | false
+  /** WebSocket ping interval (ms); 0 disables. @default 15000 */
+  heartbeatIntervalMs?: number
+}
+
+/** A running (or ready to run) Parlance server. */
+export interface ParlanceServer {
+  readonly http: Server
+  readonly sessions: SessionManager
+  readonly metrics: Metrics
+  readonly limits: Limits
+  /** Starts listening; resolves with the base URL (`http://host:port`). */
+  listen(port?: number, host?: string): Promise<string>
+  /** Stops accepting, interrupts active runs (recorded in the store), flushes and closes everything. */
+  close(): Promise<void>
+}
+
+async function openBackend(store: ServerOptions['store'], dataDir: string): Promise<StoreBackend> {
+  if (store === 'memory') return createMemoryStore()
+  if (store === undefined || store === 'sqlite') {
+    const { createSqliteStore } = await import('../store/sqlite.js')
+    return createSqliteStore({ file: join(dataDir, 'parlance.db') })
+  }
+  return store
+}
+
+/** Creates a Parlance server: HTTP endpoints and every dialect, mounted on one node:http server. */
+export async function createServer(options: ServerOptions): Promise<ParlanceServer> {
+  if (options.agents.length === 0) throw new TypeError('createServer needs at least one agent')
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits }
+  const log = options.logger === false ? pino({ enabled: false }) : (options.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' }))
+  const backend = await openBackend(options.store, options.dataDir ?? './.parlance')
+  let sessions: SessionManager | undefined
+  const metrics = createMetrics(() => sessions?.activeRunCount ?? 0)
+  const store = new EventStore(backend, {
+    highWaterEvents: limits.maxPendingEvents,
+    onCommit: (_n, ms) => metrics.storeCommit.observe(ms / 1000),
+    onError: (err, attempt) => log.error({ err, attempt }, 'store commit failed; retrying'),
+  })
+  sessions = new SessionManager({
+    store,
+    agents: new Map(options.agents.map((a) => [a.name, a])),
+    defaultAgent: options.agents[0]!.name,
+    limits,
+    hooks: { committed: (n) => metrics.events.inc(n) },
+  })
+  const manager = sessions
+  const ws = new WsTransport({
+    hardMaxPayloadBytes: limits.hardMaxPayloadBytes,
+    maxOutboundBufferBytes: limits.maxOutboundBufferBytes,
+    heartbeatIntervalMs: options.heartbeatIntervalMs,
+  })
+
+  const http = createHttpServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      log.error({ err }, 'HTTP handler failed')
+      if (!res.headersSent) sendJson(res, 500, { error: { code: 'internal', message: 'internal error' } })
+    })
+  })
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (req.method === 'GET' && url.pathname === '/healthz') {
+      const storeOk = await backend.ping().catch(() => false)
+      return sendJson(res, storeOk ? 200 : 503, { status: storeOk ? 'ok' : 'degraded', store: { kind: backend.kind, ok: storeOk } })
+    }
+    if (req.method === 'GET' && url.pathname === '/metrics') {
+      res.writeHead(200, { 'content-type': metrics.registry.contentType })
+      res.end(await metrics.registry.metrics())
+      return
+    }
+    if (req.method === 'GET' && url.pathname === '/') {
+      return sendJson(res, 200, {
+        name: 'parlance',
+        agents: manager.agentNames(),
+        endpoints: { hai: '/ws', healthz: '/healthz', metrics: '/metrics' },
+      })
+    }
+    sendJson(res, 404, { error: { code: 'not_found', message: `no route ${req.method} ${url.pathname}` } })
+  }
+
+  http.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (url.pathname === '/ws') {
+      ws.upgrade(req, socket, head, ANONYMOUS, (conn) => serveHai(conn, attachParams(url), { sessions: manager, limits, metrics, log }))
+      return
+    }
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+  })
+
+  let closed = false
+  return {
+    http,
+    sessions: manager,
+    metrics,
+    limits,
+    listen(port = 8000, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        http.once('error', reject)
+        http.listen(port, host, () => {
+          http.off('error', reject)
+          const addr = http.address() as AddressInfo
+          const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
+          resolve(`http://${h}:${addr.port}`)
+        })
+      })
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()))
+      await manager.shutdown()
+      ws.close()
+      http.closeAllConnections()
+      await httpClosed
+      await backend.close()
+    },
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+  res.end(text)
+}

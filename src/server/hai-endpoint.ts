@@ -1,0 +1,122 @@
+import { ParlanceError, toParlanceError, type Command, type Connection, type Limits, type SessionId } from '../core/index.js'
+import { hai, type HaiView } from '../dialects/hai/index.js'
+import type { Session, SessionManager, Subscription } from '../session/index.js'
+import type { Logger } from 'pino'
+import type { Metrics } from './metrics.js'
+
+/** What the HAI endpoint needs from the server. */
+export interface HaiEndpointDeps {
+  sessions: SessionManager
+  limits: Limits
+  metrics: Metrics
+  log: Logger
+}
+
+/** Where a connection attaches on open: `/ws?session_id=…[&after=SEQ][&history=1]`. */
+export interface AttachParams {
+  sessionId: SessionId
+  /** Replay events after this seq; absent: from the start of the active run, if any. */
+  after?: number
+  /** Send the past assistant messages first, as `assistant_message`. */
+  history: boolean
+}
+
+/** Reads attach parameters from the upgrade URL; null when the client named no session. */
+export function attachParams(url: URL): AttachParams | null {
+  const sessionId = url.searchParams.get('session_id')
+  if (!sessionId) return null
+  const afterRaw = url.searchParams.get('after')
+  const after = afterRaw !== null && /^\d{1,15}$/.test(afterRaw) ? Number(afterRaw) : undefined
+  return { sessionId, after, history: url.searchParams.get('history') === '1' }
+}
+
+/**
+ * Serves one HAI connection: decodes frames in arrival order, binds the
+ * connection to the session its messages name, and streams that session's
+ * events back through the HAI encoder. Closing the socket detaches it; the
+ * run goes on and a reconnect can resume.
+ */
+export function serveHai(conn: Connection, attach: AttachParams | null, deps: HaiEndpointDeps): void {
+  const { sessions, limits, metrics, log } = deps
+  let bound: { session: Session; sub: Subscription; view: HaiView } | null = null
+  let queue: Promise<void> = Promise.resolve()
+  metrics.connections.inc({ dialect: 'hai' })
+
+  const reply = (err: unknown): void => {
+    const e = toParlanceError(err)
+    if (e.code === 'internal') log.error({ err: e.cause ?? e, conn: conn.id }, 'internal error handling a HAI frame')
+    metrics.inboundErrors.inc({ dialect: 'hai', code: e.code })
+    conn.send([hai.encodeError(e, bound?.view ?? null)])
+  }
+
+  const bind = (session: Session, afterSeq: number | undefined): void => {
+    if (bound?.session === session) return
+    bound?.sub.close()
+    const view = hai.view(session.id, session.agentName)
+    const sub = session.subscribe(
+      {
+        codecKey: `hai:${view.agentId}`,
+        encode(events) {
+          const out: string[] = []
+          for (const e of events) for (const f of hai.encode(e, view)) out.push(f)
+          return out
+        },
+        write: (frames) => conn.send(frames as string[]),
+      },
+      afterSeq,
+    )
+    bound = { session, sub, view }
+  }
+
+  const open = async (p: AttachParams): Promise<void> => {
+    let session: Session
+    try {
+      session = await sessions.open(p.sessionId, conn.principal, { create: false })
+    } catch (err) {
+      if (toParlanceError(err).code === 'not_found') return // a new conversation: the first user_message creates it
+      throw err
+    }
+    if (p.history) {
+      const view = hai.view(session.id, session.agentName)
+      const frames = session.model.messages.map((m) => hai.encodeHistory(m, view)).filter((f): f is string => f !== null)
+      if (frames.length) conn.send(frames)
+    }
+    const runStart = session.activeRunStartSeq
+    bind(session, p.after ?? (runStart !== null ? runStart - 1 : session.lastSeq))
+  }
+
+  const target = async (cmd: Command): Promise<Session> => {
+    if (cmd.sessionId) {
+      const session = await sessions.open(cmd.sessionId, conn.principal)
+      bind(session, undefined)
+      return session
+    }
+    const pendingId = cmd.type === 'approval.response' ? cmd.approvalId : cmd.type === 'tool.result' ? cmd.toolCallId : undefined
+    const found = pendingId ? sessions.findPending(pendingId) : undefined
+    if (found && found !== bound?.session) return sessions.open(found.id, conn.principal)
+    if (bound) return bound.session
+    if (found) return found
+    throw new ParlanceError('invalid_message', `${cmd.type}: no session; send a user_message with a session_id first`)
+  }
+
+  const handle = async (text: string): Promise<void> => {
+    const decoded = hai.decode(text, limits)
+    if (!decoded.ok) return reply(decoded.error)
+    try {
+      const session = await target(decoded.command)
+      session.handle(decoded.command)
+    } catch (err) {
+      reply(err)
+    }
+  }
+
+  conn.onframe = (text) => {
+    queue = queue.then(() => handle(text)).catch(reply)
+  }
+  conn.onclose = () => {
+    metrics.connections.dec({ dialect: 'hai' })
+    bound?.sub.close()
+    bound = null
+  }
+  if (attach) queue = queue.then(() => open(attach)).catch(reply)
+}

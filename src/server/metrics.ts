@@ -1,0 +1,42 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+/** The server's Prometheus metrics, in a registry of its own (several servers can share a process). */
+export interface Metrics {
+  readonly registry: Registry
+  readonly connections: Gauge<'dialect'>
+  readonly events: Counter
+  readonly activeRuns: Gauge
+  readonly storeCommit: Histogram
+  readonly inboundErrors: Counter<'dialect' | 'code'>
+}
+
+/** Creates the metrics; `activeRuns` reads its value from `countRuns` at scrape time. */
+export function createMetrics(countRuns: () => number): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'parlance_process_' })
+  return {
+    registry,
+    connections: new Gauge({ name: 'parlance_connections', help: 'Open client connections', labelNames: ['dialect'], registers: [registry] }),
+    events: new Counter({ name: 'parlance_events_total', help: 'Events committed to the store (rate() gives events/s)', registers: [registry] }),
+    activeRuns: new Gauge({
+      name: 'parlance_active_runs',
+      help: 'Agent runs in progress',
+      registers: [registry],
+      collect() {
+        this.set(countRuns())
+      },
+    }),
+    storeCommit: new Histogram({
+      name: 'parlance_store_commit_seconds',
+      help: 'Duration of one group commit to the store',
+      buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+      registers: [registry],
+    }),
+    inboundErrors: new Counter({
+      name: 'parlance_inbound_errors_total',
+      help: 'Inbound frames answered with an error',
+      labelNames: ['dialect', 'code'],
+      registers: [registry],
+    }),
+  }
+}

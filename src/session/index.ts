@@ -1,0 +1,5 @@
+export { Session } from './session.js'
+export type { SessionDeps, SessionHooks } from './session.js'
+export { SessionManager } from './session-manager.js'
+export type { OpenOptions, SessionManagerOptions } from './session-manager.js'
+export type { Subscriber, Subscription } from './subscription.js'

@@ -1,0 +1,204 @@
+import {
+  newId,
+  ParlanceError,
+  type EventBody,
+  type Json,
+  type Limits,
+  type PatchOp,
+  type PlanTask,
+} from '../core/index.js'
+import type { AgentDefinition, ApprovalResult, Plan, RunContext, TextSource } from '../agent/index.js'
+import type { Run } from './run.js'
+
+/** The part of Session a run context uses. */
+export interface RunHost {
+  readonly id: string
+  readonly model: { readonly messages: RunContext['history']; readonly state: Json }
+  append(runId: string, body: EventBody): Promise<void> | undefined
+  notePending(id: string, waiting: boolean): void
+}
+
+function isPatch(value: unknown): value is PatchOp[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((op) => typeof op === 'object' && op !== null && typeof op.op === 'string' && typeof op.path === 'string')
+  )
+}
+
+/** Builds the RunContext an agent's `run` receives; every call becomes canonical events. */
+export function createRunContext(
+  host: RunHost,
+  run: Run,
+  agent: AgentDefinition,
+  limits: Pick<Limits, 'approvalTimeoutMs' | 'clientToolTimeoutMs'>,
+  newToolCallId: () => string,
+): RunContext {
+  /** Appends for this run after checking it is still active; waits only when the store is backed up. */
+  const emit = (body: EventBody): Promise<void> | undefined => {
+    run.ensureActive()
+    return host.append(run.id, body)
+  }
+
+  async function streamText(source: TextSource, kind: 'text' | 'reasoning'): Promise<string> {
+    const messageId = newId('msg')
+    const open = kind === 'text' ? run.openText : run.openReasoning
+    const delta = kind === 'text' ? 'text.delta' : 'reasoning.delta'
+    emit({ type: kind === 'text' ? 'text.start' : 'reasoning.start', messageId })
+    open.add(messageId)
+    if (typeof source === 'string') {
+      if (source) await emit({ type: delta, messageId, delta: source })
+    } else if (Symbol.iterator in source) {
+      for (const chunk of source) {
+        if (!chunk) continue
+        const wait = emit({ type: delta, messageId, delta: chunk })
+        if (wait) await wait
+      }
+    } else {
+      for await (const chunk of source) {
+        if (!chunk) continue
+        const wait = emit({ type: delta, messageId, delta: chunk })
+        if (wait) await wait
+      }
+    }
+    open.delete(messageId)
+    await emit({ type: kind === 'text' ? 'text.end' : 'reasoning.end', messageId })
+    return messageId
+  }
+
+  async function callServerTool(name: string, args: Record<string, unknown>, execute: NonNullable<AgentDefinition['tools'][string]['execute']>): Promise<Json> {
+    const toolCallId = newToolCallId()
+    await emit({ type: 'tool.call', toolCallId, toolName: name, args, target: 'server' })
+    let result: Json
+    try {
+      result = await execute(args, ctx)
+    } catch (err) {
+      run.ensureActive()
+      const message = err instanceof Error ? err.message : String(err)
+      await emit({ type: 'tool.error', toolCallId, toolName: name, error: message })
+      throw new ParlanceError('tool_error', `tool ${name} failed: ${message}`, { toolName: name, toolCallId }, { cause: err })
+    }
+    await emit({ type: 'tool.result', toolCallId, toolName: name, result: result ?? null })
+    return result
+  }
+
+  async function callClientTool(name: string, args: Record<string, unknown>): Promise<Json> {
+    const toolCallId = newToolCallId()
+    const timeoutMs = limits.clientToolTimeoutMs
+    const answer = run.clientTools.wait(toolCallId, timeoutMs, { toolName: name }, () => ({ type: 'timeout' }))
+    host.notePending(toolCallId, true)
+    try {
+      await emit({ type: 'tool.call', toolCallId, toolName: name, args, target: 'client' })
+      const a = await answer
+      run.ensureActive()
+      if (a.type === 'timeout') {
+        await emit({ type: 'tool.error', toolCallId, toolName: name, error: `no result from the client within ${timeoutMs} ms` })
+        throw new ParlanceError('timeout', `client tool ${name} timed out after ${timeoutMs} ms`, { toolName: name, toolCallId })
+      }
+      if (a.outcome === 'success') {
+        const result = a.result ?? null
+        await emit({ type: 'tool.result', toolCallId, toolName: name, result })
+        return result
+      }
+      if (a.outcome === 'canceled') {
+        await emit({ type: 'tool.cancel', toolCallId, toolName: name, reason: 'canceled by the client' })
+        throw new ParlanceError('tool_error', `client tool ${name} was canceled by the client`, { toolName: name, toolCallId })
+      }
+      const error = a.error ?? 'the client reported a failure'
+      await emit({ type: 'tool.error', toolCallId, toolName: name, error })
+      throw new ParlanceError('tool_error', `client tool ${name} failed: ${error}`, { toolName: name, toolCallId })
+    } finally {
+      host.notePending(toolCallId, false)
+    }
+  }
+
+  const ctx: RunContext = {
+    sessionId: host.id,
+    runId: run.id,
+    input: run.input,
+    get history() {
+      return host.model.messages
+    },
+    get state() {
+      return host.model.state
+    },
+    signal: run.signal,
+
+    say: (text) => streamText(text, 'text'),
+    think: async (text) => {
+      await streamText(text, 'reasoning')
+    },
+    status: async (status, message) => {
+      await emit(message === undefined ? { type: 'status', status } : { type: 'status', status, message })
+    },
+    async step(name, fn) {
+      const stepId = newId('step')
+      await emit({ type: 'step.started', stepId, name })
+      try {
+        const out = await fn()
+        await emit({ type: 'step.finished', stepId, name, ok: true })
+        return out
+      } catch (err) {
+        if (!run.ended) await emit({ type: 'step.finished', stepId, name, ok: false, error: err instanceof Error ? err.message : String(err) })
+        throw err
+      }
+    },
+    async plan(tasks) {
+      const list: PlanTask[] = tasks.map((t, i) => (typeof t === 'string' ? { id: `task_${i + 1}`, title: t } : t))
+      const plan: Plan = { id: newId('plan'), tasks: list }
+      await emit({ type: 'plan', planId: plan.id, tasks: list })
+      return plan
+    },
+    async progress(percent, opts) {
+      const p = Math.max(0, Math.min(100, Number.isFinite(percent) ? percent : 0))
+      await emit({ type: 'progress', percent: p, planId: opts?.plan?.id, taskId: opts?.taskId, message: opts?.message })
+    },
+    async callTool(name, args = {}) {
+      run.ensureActive()
+      const def = agent.tools[name]
+      const offeredByClient = run.input.clientTools.some((t) => t.name === name)
+      if (def?.execute && !offeredByClient) return callServerTool(name, args, def.execute)
+      if (def || offeredByClient) return callClientTool(name, args)
+      throw new ParlanceError('not_found', `agent ${agent.name} has no tool "${name}"`, { toolName: name })
+    },
+    async approve(req) {
+      run.ensureActive()
+      const approvalId = newId('appr')
+      const timeoutMs = req.timeoutMs ?? limits.approvalTimeoutMs
+      const answer = run.approvals.wait(approvalId, timeoutMs, { toolName: req.tool }, (): ApprovalResult => ({ approved: false, by: 'timeout' }))
+      host.notePending(approvalId, true)
+      try {
+        await emit({
+          type: 'approval.requested',
+          approvalId,
+          toolName: req.tool,
+          toolDescription: req.description ?? agent.tools[req.tool]?.description ?? '',
+          args: req.args,
+          reasoning: req.reasoning,
+          risk: req.risk,
+          timeoutMs,
+        })
+        const result = await answer
+        await emit(
+          result.feedback === undefined
+            ? { type: 'approval.resolved', approvalId, approved: result.approved, by: result.by }
+            : { type: 'approval.resolved', approvalId, approved: result.approved, feedback: result.feedback, by: result.by },
+        )
+        return result
+      } finally {
+        host.notePending(approvalId, false)
+      }
+    },
+    async setState(next, opts) {
+      const patch = opts?.patch ?? isPatch(next)
+      await emit(patch ? { type: 'state.delta', patch: next as PatchOp[] } : { type: 'state.snapshot', snapshot: next as Json })
+    },
+    async emit(name, value) {
+      await emit({ type: 'custom', name, value })
+    },
+    async typing(active) {
+      await emit({ type: 'typing', active })
+    },
+  }
+  return ctx
+}

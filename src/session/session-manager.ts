@@ -1,0 +1,129 @@
+import { ParlanceError, type Limits, type Principal, type SessionId } from '../core/index.js'
+import type { AgentDefinition } from '../agent/index.js'
+import type { EventStore } from '../store/index.js'
+import { Session, type SessionHooks } from './session.js'
+
+/** What the session manager needs. */
+export interface SessionManagerOptions {
+  store: EventStore
+  /** Agents by name. */
+  agents: ReadonlyMap<string, AgentDefinition>
+  /** Agent of new sessions when the client names none. */
+  defaultAgent: string
+  limits: Limits
+  hooks?: SessionHooks
+}
+
+/** Options of `SessionManager.open`. */
+export interface OpenOptions {
+  /** Agent for a new session. */
+  agent?: string
+  /** Create the session if it does not exist. @default true */
+  create?: boolean
+}
+
+/**
+ * Loads, creates and indexes sessions. A session belongs to the principal that
+ * created it; opening it as anyone else is `forbidden`.
+ */
+export class SessionManager {
+  private readonly loaded = new Map<SessionId, Promise<Session>>()
+  private readonly pendingIndex = new Map<string, Session>()
+  private activeRuns = 0
+  private readonly hooks: SessionHooks
+
+  constructor(private readonly options: SessionManagerOptions) {
+    const outer = options.hooks ?? {}
+    this.hooks = {
+      ...outer,
+      runStarted: (s) => {
+        this.activeRuns++
+        outer.runStarted?.(s)
+      },
+      runEnded: (s) => {
+        this.activeRuns--
+        outer.runEnded?.(s)
+      },
+      pending: (id, s) => {
+        if (s) this.pendingIndex.set(id, s)
+        else this.pendingIndex.delete(id)
+        outer.pending?.(id, s)
+      },
+    }
+  }
+
+  /** Number of runs in progress across sessions. */
+  get activeRunCount(): number {
+    return this.activeRuns
+  }
+
+  get store(): EventStore {
+    return this.options.store
+  }
+
+  agent(name: string): AgentDefinition | undefined {
+    return this.options.agents.get(name)
+  }
+
+  agentNames(): string[] {
+    return [...this.options.agents.keys()]
+  }
+
+  /** Opens a session for `principal`, loading it from the store or creating it. */
+  async open(id: SessionId, principal: Principal, opts: OpenOptions = {}): Promise<Session> {
+    let p = this.loaded.get(id)
+    if (!p) {
+      p = this.load(id, principal, opts)
+      this.loaded.set(id, p)
+      p.catch(() => this.loaded.delete(id))
+    }
+    const session = await p
+    if (session.owner !== principal) {
+      throw new ParlanceError('forbidden', 'this session belongs to someone else', { sessionId: id })
+    }
+    return session
+  }
+
+  /** The session in which an approval or client tool call id is waiting. */
+  findPending(id: string): Session | undefined {
+    return this.pendingIndex.get(id)
+  }
+
+  /** Stops every active run (recorded as interrupted) and waits for the store. */
+  async shutdown(reason = 'the server is shutting down'): Promise<void> {
+    for (const p of this.loaded.values()) {
+      const s = await p.catch(() => undefined)
+      s?.stop('interrupted', reason)
+      s?.detachAll()
+    }
+    await this.options.store.flush()
+  }
+
+  private async load(id: SessionId, principal: Principal, opts: OpenOptions): Promise<Session> {
+    const deps = {
+      store: this.options.store,
+      agent: (name: string) => this.options.agents.get(name),
+      limits: this.options.limits,
+      hooks: this.hooks,
+    }
+    const record = await this.options.store.backend.getSession(id)
+    if (record) return new Session(deps, record)
+    if (opts.create === false) throw new ParlanceError('not_found', `no session ${id}`, { sessionId: id })
+    const agent = opts.agent ?? this.options.defaultAgent
+    if (!this.options.agents.has(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
+    const now = Date.now()
+    const session = new Session(deps, {
+      id,
+      agent,
+      owner: principal,
+      createdAt: now,
+      updatedAt: now,
+      lastSeq: 0,
+      activeRunId: null,
+      state: {},
+      messages: [],
+    })
+    this.options.store.touch(session)
+    return session
+  }
+}

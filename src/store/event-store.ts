@@ -1,0 +1,157 @@
+import type { SessionId, StoredEvent } from '../core/index.js'
+import type { SessionWrite, StoreBackend } from './types.js'
+
+/** A writer of events: told when its events are durable, asked for its record at commit time. */
+export interface CommitListener {
+  /** Called once the events are committed, in seq order; this is when they may be sent (write-before-send). */
+  onCommitted(events: StoredEvent[]): void
+  /** The session record to write in the same transaction as the listener's events. */
+  record(): SessionWrite
+}
+
+/** Options of the shared group-commit writer. */
+export interface EventStoreOptions {
+  /** Pending events (all sessions) above which producers are asked to wait. @default 2048 */
+  highWaterEvents?: number
+  /** Called after each commit with its size and duration (ms), for metrics. */
+  onCommit?: (events: number, ms: number) => void
+  /** Called when a commit fails; the batch is kept and retried with backoff, nothing is dropped. */
+  onError?: (err: unknown, attempt: number) => void
+}
+
+/**
+ * Group commit shared by every backend: events appended during one event-loop
+ * tick, from any number of sessions, are written in one backend commit, and
+ * each session hears about its own events only after that commit succeeded.
+ * Commits are strictly sequential, so per-session order is the append order.
+ */
+export class EventStore {
+  private batch = new Map<CommitListener, StoredEvent[]>()
+  private batchSize = 0
+  private readonly dirty = new Set<CommitListener>()
+  private scheduled = false
+  private inFlight: Promise<void> | null = null
+  private attempt = 0
+  private waiters: Array<() => void> = []
+  private idle: Array<() => void> = []
+  private readonly highWater: number
+
+  constructor(
+    readonly backend: StoreBackend,
+    private readonly options: EventStoreOptions = {},
+  ) {
+    this.highWater = options.highWaterEvents ?? 2048
+  }
+
+  /** Queues one event; returns true when the caller should `await drained()` before producing more. */
+  append(owner: CommitListener, event: StoredEvent): boolean {
+    const list = this.batch.get(owner)
+    if (list) list.push(event)
+    else this.batch.set(owner, [event])
+    this.batchSize++
+    this.schedule()
+    return this.batchSize >= this.highWater
+  }
+
+  /** Marks a listener's record as changed without new events. */
+  touch(owner: CommitListener): void {
+    this.dirty.add(owner)
+    this.schedule()
+  }
+
+  /** Resolves once the pending batch is below the high-water mark. */
+  drained(): Promise<void> {
+    if (this.batchSize < this.highWater) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  /** Resolves once everything appended so far is committed. */
+  flush(): Promise<void> {
+    if (!this.inFlight && !this.scheduled && this.batchSize === 0 && this.dirty.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idle.push(resolve))
+  }
+
+  /** Pages through a session's committed events after `afterSeq`. */
+  read(sessionId: SessionId, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+    return this.backend.readEvents(sessionId, afterSeq, limit)
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight) return
+    this.scheduled = true
+    setImmediate(this.commitNext)
+  }
+
+  private readonly commitNext = (): void => {
+    this.scheduled = false
+    if (this.batchSize === 0 && this.dirty.size === 0) return this.settle()
+    const batch = this.batch
+    this.batch = new Map()
+    this.batchSize = 0
+    const owners = new Set<CommitListener>(this.dirty)
+    this.dirty.clear()
+    const events: StoredEvent[] = []
+    for (const [owner, list] of batch) {
+      owners.add(owner)
+      for (const e of list) events.push(e)
+    }
+    const sessions: SessionWrite[] = []
+    for (const o of owners) sessions.push(o.record())
+    const started = performance.now()
+    this.inFlight = this.backend.commit({ events, sessions }).then(
+      () => {
+        this.attempt = 0
+        this.options.onCommit?.(events.length, performance.now() - started)
+        this.inFlight = null
+        for (const [owner, list] of batch) owner.onCommitted(list)
+        this.afterCommit(0)
+      },
+      (err: unknown) => {
+        this.attempt++
+        this.options.onError?.(err, this.attempt)
+        this.requeue(batch, owners)
+        this.inFlight = null
+        this.afterCommit(Math.min(5000, 50 * 2 ** this.attempt))
+      },
+    )
+  }
+
+  /** Puts a failed batch back in front of anything appended meanwhile. */
+  private requeue(failed: Map<CommitListener, StoredEvent[]>, owners: Set<CommitListener>): void {
+    const merged = new Map<CommitListener, StoredEvent[]>()
+    let size = 0
+    for (const [owner, list] of failed) {
+      merged.set(owner, list)
+      size += list.length
+    }
+    for (const [owner, list] of this.batch) {
+      const prev = merged.get(owner)
+      if (prev) for (const e of list) prev.push(e)
+      else merged.set(owner, list)
+      size += list.length
+    }
+    this.batch = merged
+    this.batchSize = size
+    for (const o of owners) this.dirty.add(o)
+  }
+
+  private afterCommit(delayMs: number): void {
+    if (this.batchSize < this.highWater && this.waiters.length) {
+      const w = this.waiters
+      this.waiters = []
+      for (const resolve of w) resolve()
+    }
+    if (this.batchSize > 0 || this.dirty.size > 0) {
+      this.scheduled = true
+      if (delayMs > 0) setTimeout(this.commitNext, delayMs).unref()
+      else setImmediate(this.commitNext)
+    } else this.settle()
+  }
+
+  private settle(): void {
+    if (this.idle.length === 0) return
+    const w = this.idle
+    this.idle = []
+    for (const resolve of w) resolve()
+  }
+}

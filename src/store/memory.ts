@@ -1,0 +1,59 @@
+import type { SessionId, StoredEvent } from '../core/index.js'
+import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend } from './types.js'
+
+/**
+ * The reference backend: everything in process memory. Events are stored by
+ * reference (they are immutable once committed); records are copied.
+ */
+export function createMemoryStore(): StoreBackend {
+  const logs = new Map<SessionId, StoredEvent[]>()
+  const sessions = new Map<SessionId, SessionRecord>()
+  let closed = false
+
+  return {
+    kind: 'memory',
+    async commit(unit: CommitUnit) {
+      if (closed) throw new Error('memory store is closed')
+      for (const e of unit.events) {
+        let log = logs.get(e.sessionId)
+        if (!log) logs.set(e.sessionId, (log = []))
+        const last = log.length ? log[log.length - 1]!.seq : 0
+        if (e.seq !== last + 1) throw new Error(`seq gap in ${e.sessionId}: ${last} then ${e.seq}`)
+        log.push(e)
+      }
+      for (const w of unit.sessions) {
+        const prev = sessions.get(w.id)
+        sessions.set(w.id, {
+          ...w,
+          createdAt: prev?.createdAt ?? w.createdAt,
+          owner: prev?.owner ?? w.owner,
+          state: w.state !== undefined ? structuredClone(w.state) : (prev?.state ?? {}),
+          messages: w.messages !== undefined ? structuredClone(w.messages) : (prev?.messages ?? []),
+        })
+      }
+    },
+    async readEvents(sessionId, afterSeq, limit) {
+      const log = logs.get(sessionId)
+      if (!log || log.length === 0) return []
+      const start = Math.max(0, afterSeq - log[0]!.seq + 1)
+      return log.slice(start, start + limit)
+    },
+    async getSession(id) {
+      const r = sessions.get(id)
+      return r && structuredClone(r)
+    },
+    async listSessions(limit) {
+      const out: SessionSummary[] = []
+      for (const r of sessions.values()) {
+        out.push({ id: r.id, agent: r.agent, owner: r.owner, lastSeq: r.lastSeq, updatedAt: r.updatedAt, activeRunId: r.activeRunId })
+      }
+      return out.sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit)
+    },
+    async ping() {
+      return !closed
+    },
+    async close() {
+      closed = true
+    },
+  }
+}

@@ -1,0 +1,55 @@
+import type { HistoryMessage, Json, Principal, SessionId, StoredEvent } from '../core/index.js'
+
+/** What a store keeps about a session besides its event log. */
+export interface SessionRecord {
+  id: SessionId
+  agent: string
+  owner: Principal
+  /** ms since epoch */
+  createdAt: number
+  /** ms since epoch */
+  updatedAt: number
+  /** Highest committed seq. */
+  lastSeq: number
+  /** The run that was active at the last commit, if any (a restart turns it into a run error). */
+  activeRunId: string | null
+  state: Json
+  messages: HistoryMessage[]
+}
+
+/** A session record as written: `state` and `messages` are left out when unchanged (they can be large). */
+export type SessionWrite = Omit<SessionRecord, 'state' | 'messages'> & { state?: Json; messages?: HistoryMessage[] }
+
+/** One atomic write: a batch of events (any sessions, seq order per session) and the session records they changed. */
+export interface CommitUnit {
+  events: readonly StoredEvent[]
+  sessions: readonly SessionWrite[]
+}
+
+/** A short description of a session for listings. */
+export interface SessionSummary {
+  id: SessionId
+  agent: string
+  owner: Principal
+  lastSeq: number
+  updatedAt: number
+  activeRunId: string | null
+}
+
+/**
+ * Storage only: seq assignment, per-tick batching and replay paging live in
+ * shared code (`EventStore`), so a backend implements just these calls and
+ * passes the shared contract suite.
+ */
+export interface StoreBackend {
+  readonly kind: string
+  /** Writes the unit atomically (all or nothing). */
+  commit(unit: CommitUnit): Promise<void>
+  /** Events of a session with seq > afterSeq, ascending, at most `limit`. */
+  readEvents(sessionId: SessionId, afterSeq: number, limit: number): Promise<StoredEvent[]>
+  getSession(id: SessionId): Promise<SessionRecord | undefined>
+  listSessions(limit: number): Promise<SessionSummary[]>
+  /** Is the backend reachable (for /healthz)? */
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}

@@ -1,0 +1,114 @@
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { WebSocketServer, WebSocket, type RawData } from 'ws'
+import { newId, type CloseReason, type Connection, type Principal } from '../core/index.js'
+
+/** Options of the WebSocket transport. */
+export interface WsTransportOptions {
+  /** Frames above this size make `ws` close the socket with 1009 (a hard ceiling above the dialect limit). */
+  hardMaxPayloadBytes: number
+  /** Outbound bytes buffered before a connection is dropped as a slow consumer (close 4008). */
+  maxOutboundBufferBytes: number
+  /** Ping interval to detect dead peers (ms); 0 disables. @default 15000 */
+  heartbeatIntervalMs?: number
+}
+
+/** The one private member of `ws` we touch: the socket, to cork a batch of frames into one write. */
+interface Corkable {
+  _socket?: { cork(): void; uncork(): void }
+}
+
+/**
+ * WebSocket transport on `ws`: upgrades requests, exposes each socket as a
+ * `Connection`, writes a batch of frames corked into one syscall, drops slow
+ * consumers and pings to find dead peers. Knows nothing about agents.
+ */
+export class WsTransport {
+  private readonly wss: WebSocketServer
+  private readonly heartbeat: NodeJS.Timeout | undefined
+  private readonly alive = new WeakSet<WebSocket>()
+
+  constructor(private readonly options: WsTransportOptions) {
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: options.hardMaxPayloadBytes, perMessageDeflate: false })
+    const interval = options.heartbeatIntervalMs ?? 15_000
+    if (interval > 0) {
+      this.heartbeat = setInterval(() => {
+        for (const ws of this.wss.clients) {
+          if (!this.alive.has(ws)) {
+            ws.terminate()
+            continue
+          }
+          this.alive.delete(ws)
+          ws.ping()
+        }
+      }, interval)
+      this.heartbeat.unref()
+    }
+  }
+
+  /** Completes an upgrade and hands the new connection over. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, principal: Principal, onConnection: (conn: Connection) => void): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      this.alive.add(ws)
+      ws.on('pong', () => this.alive.add(ws))
+      onConnection(this.wrap(ws, principal))
+    })
+  }
+
+  /** Number of open sockets. */
+  get size(): number {
+    return this.wss.clients.size
+  }
+
+  /** Closes every socket with `code` and stops the heartbeat. */
+  close(code = 1001, reason = 'server shutting down'): void {
+    if (this.heartbeat) clearInterval(this.heartbeat)
+    for (const ws of this.wss.clients) ws.close(code, reason)
+    this.wss.close()
+  }
+
+  private wrap(ws: WebSocket, principal: Principal): Connection {
+    const maxBuffered = this.options.maxOutboundBufferBytes
+    const conn: Connection = {
+      id: newId('conn'),
+      principal,
+      send(frames) {
+        if (ws.readyState !== WebSocket.OPEN) return false
+        if (ws.bufferedAmount > maxBuffered) {
+          ws.close(4008, `slow consumer: more than ${maxBuffered} bytes unread; reconnect and resume from your last seq`)
+          return false
+        }
+        if (frames.length === 1) {
+          ws.send(frames[0] as string)
+          return true
+        }
+        const sock = (ws as unknown as Corkable)._socket
+        sock?.cork()
+        for (const f of frames) ws.send(f as string)
+        sock?.uncork()
+        return true
+      },
+      close(code, reason) {
+        ws.close(code, reason)
+      },
+    }
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      conn.onframe?.(toText(data, isBinary))
+    })
+    ws.on('close', (code: number, reason: Buffer) => {
+      const r: CloseReason = { code, reason: reason.toString() }
+      conn.onclose?.(r)
+    })
+    ws.on('error', () => {
+      // 'close' follows; errors such as 1009 (payload over the hard ceiling) are reported there
+    })
+    return conn
+  }
+}
+
+function toText(data: RawData, _isBinary: boolean): string {
+  if (typeof data === 'string') return data
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8')
+  return data.toString('utf8')
+}
