@@ -1,0 +1,17 @@
+// #region readme
+import { createServer, defineAgent } from 'parlance'
+
+const hello = defineAgent({
+  name: 'hello',
+  tools: { shout: { description: 'Upper-cases text', execute: ({ text }) => String(text).toUpperCase() } },
+  async run(ctx) {
+    await ctx.status('thinking')
+    const loud = await ctx.callTool('shout', { text: ctx.input.text })
+    await ctx.say(['You said ', String(loud), '!'])
+  },
+})
+
+const server = await createServer({ agents: [hello] })
+const url = await server.listen(Number(process.env.PORT ?? 8000))
+console.log(`HAI: ${url.replace('http', 'ws')}/ws`)
+// #endregion

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { test } from 'node:test'
+
+function run(args: string[]): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'silent' } })
+}
+
+/** Resolves with all output once `pattern` appears in stdout. */
+function waitFor(child: ChildProcessWithoutNullStreams, pattern: RegExp, what: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const onData = (d: Buffer) => {
+      out += d.toString()
+      if (pattern.test(out)) {
+        child.stdout.off('data', onData)
+        resolve(out)
+      }
+    }
+    child.stdout.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before ${pattern}: ${out}`)))
+  })
+}
+
+test('parlance serve + parlance chat: streams a reply and asks for an approval', async (t) => {
+  const server = run(['serve', '--port', '0', '--store', 'memory'])
+  t.after(() => server.kill('SIGKILL'))
+  const banner = await waitFor(server, /listening on (http:\/\/\S+)/, 'serve')
+  const url = /listening on (http:\/\/\S+)/.exec(banner)![1]!
+
+  const health = (await (await fetch(`${url}/healthz`)).json()) as { status: string }
+  assert.equal(health.status, 'ok')
+  const metrics = await (await fetch(`${url}/metrics`)).text()
+  assert.match(metrics, /parlance_connections/)
+
+  const chat = run(['chat', '--url', url])
+  t.after(() => chat.kill('SIGKILL'))
+  await waitFor(chat, /you> /, 'chat')
+  chat.stdin.write('hello cli\n')
+  await waitFor(chat, /agent> Echo: hello cli/, 'chat')
+  chat.stdin.write('delete the file\n')
+  await waitFor(chat, /approve\? \[y\/N\]/, 'chat')
+  chat.stdin.write('y\n')
+  await waitFor(chat, /Done: deleted notes\/demo\.txt/, 'chat')
+  chat.stdin.end()
+
+  server.kill('SIGTERM')
+  const code = await new Promise<number | null>((resolve) => server.once('exit', resolve))
+  assert.equal(code, 0, 'serve exits cleanly on SIGTERM')
+})
+
+test('parlance rejects an unknown command with usage', async () => {
+  const child = run(['frobnicate'])
+  let err = ''
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  assert.equal(code, 2)
+  assert.match(err, /unknown command "frobnicate"/)
+  assert.match(err, /usage:/)
+})
