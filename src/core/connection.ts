@@ -17,6 +17,8 @@ export interface Connection<Frame = string> {
   readonly principal: Principal
   /** Writes a batch of frames in one go; false when the connection is closed or was dropped as a slow consumer. */
   send(frames: readonly Frame[]): boolean
+  /** Bytes written but not yet handed to the OS (the socket's outbound backlog). */
+  readonly bufferedBytes: number
   close(code: number, reason: string): void
   onframe?: (frame: string) => void
   onclose?: (reason: CloseReason) => void

@@ -1,5 +1,20 @@
+/** Limits and timeouts; every one is a server option (see DEFAULT_LIMITS for the defaults and units). */
+export interface Limits {
+  maxFrameBytes: number
+  hardMaxPayloadBytes: number
+  maxJsonDepth: number
+  maxUserMessageChars: number
+  approvalTimeoutMs: number
+  clientToolTimeoutMs: number
+  maxOutboundBufferBytes: number
+  deliveryHighWaterBytes: number
+  slowConsumerStallMs: number
+  maxPendingEvents: number
+  replayPageSize: number
+}
+
 /** Defaults for every limit and timeout; all are overridable through server options. */
-export const DEFAULT_LIMITS = {
+export const DEFAULT_LIMITS: Readonly<Limits> = {
   /** Largest inbound frame or HTTP body answered with a dialect error (bytes). */
   maxFrameBytes: 1024 * 1024,
   /** Hard ceiling at which the WebSocket library itself closes the socket (bytes). */
@@ -14,10 +29,15 @@ export const DEFAULT_LIMITS = {
   clientToolTimeoutMs: 60_000,
   /** Outbound bytes buffered for one connection before it is dropped as a slow consumer. */
   maxOutboundBufferBytes: 8 * 1024 * 1024,
+  /**
+   * Unsent bytes at which a connection counts as congested. When every subscriber of a
+   * session is congested, the agent waits (flow control) instead of outrunning the network.
+   */
+  deliveryHighWaterBytes: 1024 * 1024,
+  /** How long an agent waits for congested subscribers before they are dropped as slow consumers (ms). */
+  slowConsumerStallMs: 10_000,
   /** Events buffered by a session before the agent is made to wait for the store. */
   maxPendingEvents: 2048,
   /** Events read per page when replaying from the store. */
   replayPageSize: 5000,
-} as const
-
-export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number }
+}

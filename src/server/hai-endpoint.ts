@@ -62,6 +62,8 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
           return out
         },
         write: (frames) => conn.send(frames as string[]),
+        backlog: () => conn.bufferedBytes,
+        drop: (reason) => conn.close(4008, reason),
       },
       afterSeq,
     )

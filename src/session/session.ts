@@ -15,7 +15,7 @@ import type { AgentDefinition, RunInput } from '../agent/index.js'
 import type { CommitListener, EventStore, SessionRecord, SessionWrite } from '../store/index.js'
 import { createRunContext } from './run-context.js'
 import { Run } from './run.js'
-import { Subscription, type Subscriber } from './subscription.js'
+import { Subscription, whenUncongested, type Subscriber } from './subscription.js'
 
 /** Observers of session activity (metrics, the manager's pending-request index). */
 export interface SessionHooks {
@@ -102,7 +102,7 @@ export class Session implements CommitListener {
     this.subs.add(sub)
     if (from < this.committedSeq) {
       void sub
-        .replay((id, after, limit) => this.deps.store.read(id, after, limit), this.committedSeq, this.deps.limits.replayPageSize)
+        .replay((id, after, limit) => this.deps.store.read(id, after, limit), this.committedSeq, this.deps.limits.replayPageSize, this.deps.limits)
         .catch(() => sub.close())
     }
     return sub
@@ -192,7 +192,10 @@ export class Session implements CommitListener {
     e.runId = runId
     e.seq = ++this.seq
     e.ts = Date.now()
-    return this.deps.store.append(this, e) ? this.deps.store.drained() : undefined
+    if (this.deps.store.append(this, e)) return this.deps.store.drained()
+    // Flow control: every 256 events, make the agent wait if every subscriber is congested.
+    if ((this.seq & 255) === 0 && this.subs.size > 0) return whenUncongested(this.subs, this.deps.limits)
+    return undefined
   }
 
   /** Ends a run once: closes its open messages, then run.finished or run.error. */

@@ -7,6 +7,48 @@ export interface Subscriber {
   encode(events: readonly StoredEvent[]): unknown[]
   /** Writes frames; returns false when the receiver is gone (it is then unsubscribed). */
   write(frames: unknown[]): boolean
+  /** Bytes sent but not yet taken by the peer; drives flow control. Absent: never congested. */
+  backlog?(): number
+  /** Disconnects the receiver as a slow consumer (it may reconnect and resume from its last seq). */
+  drop?(reason: string): void
+}
+
+/** Flow-control settings shared by live delivery and replay. */
+export interface FlowLimits {
+  deliveryHighWaterBytes: number
+  slowConsumerStallMs: number
+}
+
+/**
+ * Resolves once at least one of `subs` has less than half the high-water mark
+ * unsent (or none is left); subscribers still congested after `stallMs` are
+ * dropped as slow consumers. Returns undefined when nobody is congested, so
+ * the hot path does not allocate.
+ */
+export function whenUncongested(subs: Iterable<Subscription>, limits: FlowLimits): Promise<void> | undefined {
+  if (minBacklog(subs) < limits.deliveryHighWaterBytes) return undefined
+  const started = Date.now()
+  return new Promise((resolve) => {
+    const check = () => {
+      if (minBacklog(subs) < limits.deliveryHighWaterBytes / 2) return resolve()
+      if (Date.now() - started >= limits.slowConsumerStallMs) {
+        for (const s of subs) if (s.backlog() >= limits.deliveryHighWaterBytes) s.drop(`slow consumer: nothing read for ${limits.slowConsumerStallMs} ms`)
+        return resolve()
+      }
+      setTimeout(check, 2)
+    }
+    setTimeout(check, 2)
+  })
+}
+
+function minBacklog(subs: Iterable<Subscription>): number {
+  let min = Infinity
+  for (const s of subs) {
+    if (s.closed) continue
+    const b = s.backlog()
+    if (b < min) min = b
+  }
+  return min === Infinity ? 0 : min
 }
 
 /** Reads committed events; the store's `read` in practice. */
@@ -36,8 +78,19 @@ export class Subscription {
     return this.delivered
   }
 
-  /** Replays (afterSeq, upTo] from the store, then drains what arrived live meanwhile. */
-  async replay(read: EventReader, upTo: number, pageSize: number): Promise<void> {
+  /** Unsent bytes of this subscriber. */
+  backlog(): number {
+    return this.subscriber.backlog?.() ?? 0
+  }
+
+  /** Drops the subscriber as a slow consumer and ends the subscription. */
+  drop(reason: string): void {
+    this.subscriber.drop?.(reason)
+    this.close()
+  }
+
+  /** Replays (afterSeq, upTo] from the store page by page (paced by the subscriber's backlog), then drains what arrived live meanwhile. */
+  async replay(read: EventReader, upTo: number, pageSize: number, flow: FlowLimits): Promise<void> {
     if (this.delivered >= upTo) return
     this.buffer = []
     try {
@@ -45,6 +98,8 @@ export class Subscription {
         const page = await read(this.sessionId, this.delivered, Math.min(pageSize, upTo - this.delivered))
         if (page.length === 0) break
         this.deliver(page, undefined)
+        const wait = whenUncongested([this], flow)
+        if (wait) await wait
       }
     } finally {
       const buffered = this.buffer

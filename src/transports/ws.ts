@@ -88,6 +88,9 @@ export class WsTransport {
         sock?.uncork()
         return true
       },
+      get bufferedBytes() {
+        return ws.bufferedAmount
+      },
       close(code, reason) {
         ws.close(code, reason)
       },
