@@ -68,7 +68,15 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     agents: new Map(options.agents.map((a) => [a.name, a])),
     defaultAgent: options.agents[0]!.name,
     limits,
-    hooks: { committed: (n) => metrics.events.inc(n) },
+    hooks: {
+      committed: (n) => metrics.events.inc(n),
+      runStarted: (s) => log.info({ sessionId: s.id, runId: s.activeRunId, agent: s.agentName }, 'run started'),
+      runEnded: (s, runId, outcome) =>
+        log[outcome === 'finished' || outcome === 'interrupted' || outcome === 'cancelled' ? 'info' : 'warn'](
+          { sessionId: s.id, runId, outcome },
+          'run ended',
+        ),
+    },
   })
   const manager = sessions
   const ws = new WsTransport({

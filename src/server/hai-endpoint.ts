@@ -41,6 +41,7 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
   let bound: { session: Session; sub: Subscription; view: HaiView } | null = null
   let queue: Promise<void> = Promise.resolve()
   metrics.connections.inc({ dialect: 'hai' })
+  log.debug({ conn: conn.id, attach: attach?.sessionId }, 'hai connection opened')
 
   const reply = (err: unknown): void => {
     const e = toParlanceError(err)
@@ -115,7 +116,8 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
   conn.onframe = (text) => {
     queue = queue.then(() => handle(text)).catch(reply)
   }
-  conn.onclose = () => {
+  conn.onclose = (why) => {
+    log.debug({ conn: conn.id, code: why.code, reason: why.reason, sessionId: bound?.session.id }, 'hai connection closed')
     metrics.connections.dec({ dialect: 'hai' })
     bound?.sub.close()
     bound = null

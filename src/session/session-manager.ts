@@ -40,9 +40,9 @@ export class SessionManager {
         this.activeRuns++
         outer.runStarted?.(s)
       },
-      runEnded: (s) => {
+      runEnded: (s, runId, outcome) => {
         this.activeRuns--
-        outer.runEnded?.(s)
+        outer.runEnded?.(s, runId, outcome)
       },
       pending: (id, s) => {
         if (s) this.pendingIndex.set(id, s)

@@ -20,7 +20,8 @@ import { Subscription, whenUncongested, type Subscriber } from './subscription.j
 /** Observers of session activity (metrics, the manager's pending-request index). */
 export interface SessionHooks {
   runStarted?(session: Session): void
-  runEnded?(session: Session): void
+  /** `outcome` is 'finished' or the run error's code. */
+  runEnded?(session: Session, runId: string, outcome: string): void
   /** A request id (approval or client tool call) now waits in `session`, or (null) no longer does. */
   pending?(id: string, session: Session | null): void
   /** Events committed and fanned out. */
@@ -209,7 +210,7 @@ export class Session implements CommitListener {
     this.append(run.id, body)
     if (this.run === run) this.run = null
     this.deps.store.touch(this)
-    this.deps.hooks.runEnded?.(this)
+    this.deps.hooks.runEnded?.(this, run.id, body.type === 'run.error' ? body.code : 'finished')
   }
 
   /** Registers an outstanding approval / client tool call id with the manager's index. */

@@ -14,21 +14,32 @@ export function createMemoryStore(): StoreBackend {
     kind: 'memory',
     async commit(unit: CommitUnit) {
       if (closed) throw new Error('memory store is closed')
+      // All or nothing: check the whole unit before applying any of it.
+      const next = new Map<SessionId, number>()
+      for (const e of unit.events) {
+        const log = logs.get(e.sessionId)
+        const last = next.get(e.sessionId) ?? (log?.length ? log[log.length - 1]!.seq : 0)
+        if (e.seq !== last + 1) throw new Error(`seq gap in ${e.sessionId}: ${last} then ${e.seq}`)
+        next.set(e.sessionId, e.seq)
+      }
+      const records = unit.sessions.map((w) => ({
+        w,
+        state: w.state !== undefined ? structuredClone(w.state) : undefined,
+        messages: w.messages !== undefined ? structuredClone(w.messages) : undefined,
+      }))
       for (const e of unit.events) {
         let log = logs.get(e.sessionId)
         if (!log) logs.set(e.sessionId, (log = []))
-        const last = log.length ? log[log.length - 1]!.seq : 0
-        if (e.seq !== last + 1) throw new Error(`seq gap in ${e.sessionId}: ${last} then ${e.seq}`)
         log.push(e)
       }
-      for (const w of unit.sessions) {
+      for (const { w, state, messages } of records) {
         const prev = sessions.get(w.id)
         sessions.set(w.id, {
           ...w,
           createdAt: prev?.createdAt ?? w.createdAt,
           owner: prev?.owner ?? w.owner,
-          state: w.state !== undefined ? structuredClone(w.state) : (prev?.state ?? {}),
-          messages: w.messages !== undefined ? structuredClone(w.messages) : (prev?.messages ?? []),
+          state: state !== undefined ? state : (prev?.state ?? {}),
+          messages: messages !== undefined ? messages : (prev?.messages ?? []),
         })
       }
     },

@@ -5,8 +5,10 @@ const NAMES = Object.keys(inbound).join(', ')
 
 /** Decodes one HAI text frame into a canonical command. Pure; never throws. */
 export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'maxJsonDepth' | 'maxUserMessageChars'>): Decoded {
-  if (frame.length > limits.maxFrameBytes) {
-    return fail('frame_too_large', `frame of ${frame.length} characters exceeds the ${limits.maxFrameBytes}-byte limit`, { limit: limits.maxFrameBytes })
+  // The limit is in UTF-8 bytes; a UTF-16 unit is 1–3 bytes, so count only when the length alone cannot decide.
+  const bytes = frame.length > limits.maxFrameBytes || frame.length * 3 <= limits.maxFrameBytes ? frame.length : Buffer.byteLength(frame, 'utf8')
+  if (bytes > limits.maxFrameBytes) {
+    return fail('frame_too_large', `frame exceeds the ${limits.maxFrameBytes}-byte limit`, { limit: limits.maxFrameBytes })
   }
   const parsed = parseJson(frame)
   if (!parsed.ok) return parsed
