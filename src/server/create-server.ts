@@ -62,6 +62,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     highWaterEvents: limits.maxPendingEvents,
     onCommit: (_n, ms) => metrics.storeCommit.observe(ms / 1000),
     onError: (err, attempt) => log.error({ err, attempt }, 'store commit failed; retrying'),
+    onListenerError: (err) => log.error({ err }, 'delivering committed events failed'),
   })
   sessions = new SessionManager({
     store,

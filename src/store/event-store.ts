@@ -17,6 +17,8 @@ export interface EventStoreOptions {
   onCommit?: (events: number, ms: number) => void
   /** Called when a commit fails; the batch is kept and retried with backoff, nothing is dropped. */
   onError?: (err: unknown, attempt: number) => void
+  /** Called when a listener's `onCommitted` throws; the other listeners and later commits carry on. */
+  onListenerError?: (err: unknown) => void
 }
 
 /**
@@ -34,6 +36,10 @@ export class EventStore {
   private attempt = 0
   private waiters: Array<() => void> = []
   private idle: Array<() => void> = []
+  /** Records of a failed commit, merged into the retry (a record omits `state`/`messages` it already reported). */
+  private failedRecords = new Map<CommitListener, SessionWrite>()
+  /** The backoff timer of a retry; it keeps the process alive only while someone waits on `flush`/`drained`. */
+  private retryTimer: NodeJS.Timeout | null = null
   private readonly highWater: number
 
   constructor(
@@ -62,12 +68,14 @@ export class EventStore {
   /** Resolves once the pending batch is below the high-water mark. */
   drained(): Promise<void> {
     if (this.batchSize < this.highWater) return Promise.resolve()
+    this.retryTimer?.ref()
     return new Promise((resolve) => this.waiters.push(resolve))
   }
 
   /** Resolves once everything appended so far is committed. */
   flush(): Promise<void> {
     if (!this.inFlight && !this.scheduled && this.batchSize === 0 && this.dirty.size === 0) return Promise.resolve()
+    this.retryTimer?.ref()
     return new Promise((resolve) => this.idle.push(resolve))
   }
 
@@ -84,6 +92,7 @@ export class EventStore {
 
   private readonly commitNext = (): void => {
     this.scheduled = false
+    this.retryTimer = null
     if (this.batchSize === 0 && this.dirty.size === 0) return this.settle()
     const batch = this.batch
     this.batch = new Map()
@@ -95,21 +104,35 @@ export class EventStore {
       owners.add(owner)
       for (const e of list) events.push(e)
     }
-    const sessions: SessionWrite[] = []
-    for (const o of owners) sessions.push(o.record())
+    const failedRecords = this.failedRecords
+    this.failedRecords = new Map()
+    const records = new Map<CommitListener, SessionWrite>()
+    for (const o of owners) {
+      const r = o.record()
+      const failed = failedRecords.get(o)
+      records.set(o, failed ? { ...r, state: r.state !== undefined ? r.state : failed.state, messages: r.messages !== undefined ? r.messages : failed.messages } : r)
+    }
+    const sessions = [...records.values()]
     const started = performance.now()
     this.inFlight = this.backend.commit({ events, sessions }).then(
       () => {
         this.attempt = 0
         this.options.onCommit?.(events.length, performance.now() - started)
         this.inFlight = null
-        for (const [owner, list] of batch) owner.onCommitted(list)
+        for (const [owner, list] of batch) {
+          try {
+            owner.onCommitted(list)
+          } catch (err) {
+            this.options.onListenerError?.(err)
+          }
+        }
         this.afterCommit(0)
       },
       (err: unknown) => {
         this.attempt++
         this.options.onError?.(err, this.attempt)
         this.requeue(batch, owners)
+        this.failedRecords = records
         this.inFlight = null
         this.afterCommit(Math.min(5000, 50 * 2 ** this.attempt))
       },
@@ -143,8 +166,10 @@ export class EventStore {
     }
     if (this.batchSize > 0 || this.dirty.size > 0) {
       this.scheduled = true
-      if (delayMs > 0) setTimeout(this.commitNext, delayMs).unref()
-      else setImmediate(this.commitNext)
+      if (delayMs > 0) {
+        this.retryTimer = setTimeout(this.commitNext, delayMs)
+        if (this.idle.length === 0 && this.waiters.length === 0) this.retryTimer.unref()
+      } else setImmediate(this.commitNext)
     } else this.settle()
   }
 

@@ -7,11 +7,12 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
  * are ignored, as the seed's clients send optional metadata freely.
  */
 export const MAX_CONTENT_CHARS = 10_000
+/** Content length is checked against `limits.maxUserMessageChars` (default MAX_CONTENT_CHARS) in decode, not here, so the limit is configurable both ways. */
 const Id = Type.String({ minLength: 1, maxLength: 256 })
 
 export const UserMessage = Type.Object({
   type: Type.Literal('user_message'),
-  content: Type.String({ minLength: 1, maxLength: MAX_CONTENT_CHARS }),
+  content: Type.String({ minLength: 1 }),
   session_id: Id,
   metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 })

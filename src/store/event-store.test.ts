@@ -1,0 +1,293 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { SessionId, StoredEvent } from '../core/index.js'
+import { EventStore, type CommitListener } from './event-store.js'
+import { createMemoryStore } from './memory.js'
+import type { CommitUnit, SessionWrite, StoreBackend } from './types.js'
+
+function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void
+  const promise = new Promise<T>((r) => (resolve = r))
+  return { promise, resolve }
+}
+
+/**
+ * A real StoreBackend around the memory backend that records every commit unit and lets a test hold a commit
+ * open (`hold`) or fail it (`failNext`). Everything else goes straight to the memory store.
+ */
+class RecordingBackend implements StoreBackend {
+  readonly kind = 'recording'
+  readonly inner = createMemoryStore()
+  /** Units that reached the inner store. */
+  readonly committed: CommitUnit[] = []
+  /** Every commit call, failed or not. */
+  attempts = 0
+  /** Ordered trace of what happened, shared with listeners. */
+  readonly trace: string[] = []
+  private gate: Promise<void> | null = null
+  private entered = deferred()
+  failNext = 0
+
+  /** Holds the next commits open until the returned function is called. */
+  hold(): () => void {
+    const d = deferred()
+    this.gate = d.promise
+    return () => {
+      this.gate = null
+      d.resolve()
+    }
+  }
+
+  /** Resolves when the next commit call arrives. */
+  nextCommit(): Promise<void> {
+    return this.entered.promise
+  }
+
+  async commit(unit: CommitUnit): Promise<void> {
+    this.attempts++
+    const entered = this.entered
+    this.entered = deferred()
+    entered.resolve()
+    if (this.gate) await this.gate
+    if (this.failNext > 0) {
+      this.failNext--
+      this.trace.push('commit-failed')
+      throw new Error('disk full')
+    }
+    await this.inner.commit(unit)
+    this.committed.push({ events: [...unit.events], sessions: unit.sessions.map((s) => ({ ...s })) })
+    this.trace.push(`committed:${unit.events.map((e) => `${e.sessionId}#${e.seq}`).join(',')}`)
+  }
+  readEvents(id: SessionId, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+    return this.inner.readEvents(id, afterSeq, limit)
+  }
+  getSession(id: SessionId) {
+    return this.inner.getSession(id)
+  }
+  listSessions(limit: number) {
+    return this.inner.listSessions(limit)
+  }
+  ping() {
+    return this.inner.ping()
+  }
+  close() {
+    return this.inner.close()
+  }
+}
+
+/**
+ * A writer like Session: numbers its events, and reports `state` in its record only when it changed since the
+ * last record() (as SessionWrite allows).
+ */
+class Writer implements CommitListener {
+  seq = 0
+  state: unknown = undefined
+  private stateDirty = false
+  readonly delivered: StoredEvent[] = []
+  onDelivered?: (events: StoredEvent[]) => void
+  constructor(
+    readonly id: string,
+    private readonly trace?: string[],
+  ) {}
+
+  event(): StoredEvent {
+    const seq = ++this.seq
+    return { type: 'custom', name: 'n', value: seq, sessionId: this.id, runId: 'r', seq, ts: seq }
+  }
+  setState(v: unknown): void {
+    this.state = v
+    this.stateDirty = true
+  }
+  record(): SessionWrite {
+    const dirty = this.stateDirty
+    this.stateDirty = false
+    return {
+      id: this.id,
+      agent: 'a',
+      owner: 'o',
+      createdAt: 1,
+      updatedAt: 1,
+      lastSeq: this.seq,
+      activeRunId: null,
+      ...(dirty ? { state: this.state as never } : {}),
+    }
+  }
+  onCommitted(events: StoredEvent[]): void {
+    this.trace?.push(`delivered:${this.id}:${events.map((e) => e.seq).join(',')}`)
+    this.delivered.push(...events)
+    this.onDelivered?.(events)
+  }
+}
+
+const ids = (events: readonly StoredEvent[]): string[] => events.map((e) => `${e.sessionId}#${e.seq}`)
+
+test('events appended in one tick by two sessions go out in ONE backend commit', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend)
+  const a = new Writer('a')
+  const b = new Writer('b')
+  store.append(a, a.event())
+  store.append(b, b.event())
+  store.append(a, a.event())
+  store.append(b, b.event())
+  store.append(a, a.event())
+  await store.flush()
+  assert.equal(backend.attempts, 1)
+  assert.equal(backend.committed.length, 1)
+  const unit = backend.committed[0]!
+  assert.deepEqual(ids(unit.events.filter((e) => e.sessionId === 'a')), ['a#1', 'a#2', 'a#3'])
+  assert.deepEqual(ids(unit.events.filter((e) => e.sessionId === 'b')), ['b#1', 'b#2'])
+  assert.deepEqual(unit.sessions.map((s) => [s.id, s.lastSeq]).sort(), [
+    ['a', 3],
+    ['b', 2],
+  ])
+  assert.deepEqual(ids(a.delivered), ['a#1', 'a#2', 'a#3'])
+  assert.deepEqual(ids(b.delivered), ['b#1', 'b#2'])
+})
+
+test('onCommitted is called only after the backend commit resolved (write-before-send)', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend)
+  const a = new Writer('a', backend.trace)
+  const release = backend.hold()
+  const entered = backend.nextCommit()
+  store.append(a, a.event())
+  store.append(a, a.event())
+  await entered
+  assert.deepEqual(a.delivered, [], 'nothing is delivered while the commit is open')
+  // The memory store reads synchronously at call time, so this is what was durable when delivery happened.
+  let durableAtDelivery: Promise<StoredEvent[]> | undefined
+  a.onDelivered = () => {
+    durableAtDelivery = backend.inner.readEvents('a', 0, 10)
+  }
+  release()
+  await store.flush()
+  assert.deepEqual(backend.trace, ['committed:a#1,a#2', 'delivered:a:1,2'])
+  assert.ok(durableAtDelivery)
+  assert.deepEqual(ids(await durableAtDelivery), ['a#1', 'a#2'])
+})
+
+test('a failing commit is retried: nothing lost, duplicated or reordered', async () => {
+  const backend = new RecordingBackend()
+  const errors: Array<[unknown, number]> = []
+  const store = new EventStore(backend, { onError: (err, attempt) => errors.push([err, attempt]) })
+  const a = new Writer('a', backend.trace)
+  const b = new Writer('b', backend.trace)
+  backend.failNext = 1
+  const first = backend.nextCommit()
+  store.append(a, a.event())
+  store.append(a, a.event())
+  store.append(b, b.event())
+  await first
+  // Appended while the failed batch waits for its retry: must come after it.
+  store.append(a, a.event())
+  store.append(b, b.event())
+  await store.flush()
+  assert.equal(errors.length, 1)
+  assert.equal(errors[0]![1], 1)
+  assert.equal((errors[0]![0] as Error).message, 'disk full')
+  assert.deepEqual(ids(await backend.readEvents('a', 0, 10)), ['a#1', 'a#2', 'a#3'])
+  assert.deepEqual(ids(await backend.readEvents('b', 0, 10)), ['b#1', 'b#2'])
+  assert.deepEqual(ids(a.delivered), ['a#1', 'a#2', 'a#3'])
+  assert.deepEqual(ids(b.delivered), ['b#1', 'b#2'])
+  assert.equal(backend.trace[0], 'commit-failed')
+  assert.ok(!backend.trace.slice(0, backend.trace.indexOf('commit-failed') + 1).some((t) => t.startsWith('delivered')), 'nothing delivered before the failure')
+  assert.equal((await backend.getSession('a'))?.lastSeq, 3)
+})
+
+test('a record field written by a failed commit is still written by the retry', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend, { onError: () => {} })
+  const a = new Writer('a')
+  backend.failNext = 1
+  a.setState({ step: 1 })
+  store.append(a, a.event())
+  await store.flush()
+  assert.equal(backend.attempts, 2)
+  assert.deepEqual((await backend.getSession('a'))?.state, { step: 1 }, 'the state of the failed unit was dropped')
+})
+
+test('append returns true at the high-water mark; drained() resolves after the commit', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend, { highWaterEvents: 3 })
+  const a = new Writer('a')
+  const release = backend.hold()
+  assert.equal(store.append(a, a.event()), false)
+  assert.equal(store.append(a, a.event()), false)
+  let drained = false
+  await store.drained() // below the mark: resolves at once
+  assert.equal(store.append(a, a.event()), true)
+  const wait = store.drained().then(() => {
+    drained = true
+  })
+  await backend.nextCommit()
+  assert.equal(drained, false, 'drained while the commit is still open')
+  release()
+  await wait
+  assert.deepEqual(ids(await backend.readEvents('a', 0, 10)), ['a#1', 'a#2', 'a#3'])
+  assert.equal(a.delivered.length, 3)
+  assert.equal(store.append(a, a.event()), false, 'below the mark again')
+  await store.flush()
+})
+
+test('flush() resolves once everything appended so far is committed, including appends during a commit', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend)
+  await store.flush() // idle: resolves at once
+  const a = new Writer('a')
+  const release = backend.hold()
+  store.append(a, a.event())
+  await backend.nextCommit()
+  let flushed = false
+  const f = store.flush().then(() => {
+    flushed = true
+  })
+  store.append(a, a.event()) // while the first commit is open
+  store.append(a, a.event())
+  assert.equal(flushed, false)
+  release()
+  await f
+  assert.deepEqual(ids(await backend.readEvents('a', 0, 10)), ['a#1', 'a#2', 'a#3'])
+  assert.deepEqual(ids(a.delivered), ['a#1', 'a#2', 'a#3'])
+  assert.equal(backend.committed.length, 2)
+})
+
+test('touch() writes a record without events', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend)
+  const a = new Writer('a')
+  a.setState({ x: 1 })
+  store.touch(a)
+  await store.flush()
+  assert.deepEqual(backend.committed.map((u) => [u.events.length, u.sessions.length]), [[0, 1]])
+  assert.deepEqual((await backend.getSession('a'))?.state, { x: 1 })
+  assert.deepEqual(a.delivered, [])
+})
+
+test('a listener that throws in onCommitted does not stop delivery to others or later commits', async () => {
+  const backend = new RecordingBackend()
+  const listenerErrors: unknown[] = []
+  const store = new EventStore(backend, { onListenerError: (err) => listenerErrors.push(err) })
+  const bad = new Writer('bad')
+  const good = new Writer('good')
+  bad.onDelivered = () => {
+    throw new Error('subscriber bug')
+  }
+  store.append(bad, bad.event())
+  store.append(good, good.event())
+  await store.flush()
+  assert.deepEqual(ids(good.delivered), ['good#1'])
+  assert.equal(listenerErrors.length, 1)
+  store.append(good, good.event())
+  await store.flush()
+  assert.deepEqual(ids(good.delivered), ['good#1', 'good#2'])
+})
+
+test('read() pages through the backend', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend)
+  const a = new Writer('a')
+  for (let i = 0; i < 5; i++) store.append(a, a.event())
+  await store.flush()
+  assert.deepEqual(ids(await store.read('a', 2, 2)), ['a#3', 'a#4'])
+})

@@ -1,0 +1,254 @@
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import type { EventBody, HistoryMessage, Json, SessionId, StoredEvent } from '../src/core/index.js'
+import type { SessionWrite, StoreBackend } from '../src/store/index.js'
+
+/** A stored event of `sessionId` at `seq` (a custom event carrying `value`, unless a body is given). */
+export function ev(sessionId: string, seq: number, body: EventBody = { type: 'custom', name: 'n', value: seq }): StoredEvent {
+  return { ...body, sessionId, runId: 'run_1', seq, ts: 1_700_000_000_000 + seq } as StoredEvent
+}
+
+/** A session write; `state` and `messages` are left out unless given. */
+export function rec(id: string, fields: Partial<SessionWrite> = {}): SessionWrite {
+  return { id, agent: 'echo', owner: 'alice', createdAt: 1000, updatedAt: 1000, lastSeq: 0, activeRunId: null, ...fields }
+}
+
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i)
+const seqs = (events: readonly StoredEvent[]): number[] => events.map((e) => e.seq)
+
+/**
+ * The contract every StoreBackend passes (STYLE.md §7): memory is the reference, SQLite (and later Redis) run
+ * the same body. `make` returns a fresh, empty backend; each test closes it.
+ */
+export function runStoreContract(name: string, make: () => Promise<StoreBackend>): void {
+  async function open(t: TestContext): Promise<StoreBackend> {
+    const store = await make()
+    t.after(() => store.close())
+    return store
+  }
+
+  test(`${name} store: commit then readEvents round-trips the events`, async (t) => {
+    const s = await open(t)
+    const events = [ev('s1', 1), ev('s1', 2, { type: 'text.delta', messageId: 'm1', delta: 'hello' }), ev('s1', 3, { type: 'run.finished' })]
+    await s.commit({ events, sessions: [rec('s1', { lastSeq: 3 })] })
+    assert.deepEqual(await s.readEvents('s1', 0, 100), events)
+    assert.deepEqual(await s.readEvents('other', 0, 100), [])
+  })
+
+  test(`${name} store: readEvents pages with afterSeq and limit, across commits`, async (t) => {
+    const s = await open(t)
+    await s.commit({ events: range(1, 4).map((i) => ev('s1', i)), sessions: [] })
+    await s.commit({ events: range(5, 10).map((i) => ev('s1', i)), sessions: [] })
+    assert.deepEqual(seqs(await s.readEvents('s1', 0, 3)), [1, 2, 3])
+    assert.deepEqual(seqs(await s.readEvents('s1', 3, 3)), [4, 5, 6])
+    assert.deepEqual(seqs(await s.readEvents('s1', 6, 100)), [7, 8, 9, 10])
+    assert.deepEqual(seqs(await s.readEvents('s1', 9, 5)), [10])
+    assert.deepEqual(seqs(await s.readEvents('s1', 0, 100)), range(1, 10))
+    assert.deepEqual(await s.readEvents('s1', 10, 5), [], 'afterSeq at the end')
+    assert.deepEqual(await s.readEvents('s1', 50, 5), [], 'afterSeq beyond the end')
+    assert.deepEqual(await s.readEvents('s1', 2, 0), [], 'limit 0')
+    // Paging until empty yields every event exactly once, in order.
+    const all: number[] = []
+    for (let after = 0; ; ) {
+      const page = await s.readEvents('s1', after, 3)
+      if (page.length === 0) break
+      all.push(...seqs(page))
+      after = page[page.length - 1]!.seq
+    }
+    assert.deepEqual(all, range(1, 10))
+  })
+
+  test(`${name} store: several sessions interleaved in one commit unit`, async (t) => {
+    const s = await open(t)
+    const unit = [ev('a', 1), ev('b', 1), ev('a', 2), ev('c', 1), ev('b', 2), ev('a', 3)]
+    await s.commit({ events: unit, sessions: [rec('a', { lastSeq: 3 }), rec('b', { lastSeq: 2 }), rec('c', { lastSeq: 1 })] })
+    assert.deepEqual(await s.readEvents('a', 0, 10), [unit[0], unit[2], unit[5]])
+    assert.deepEqual(await s.readEvents('b', 0, 10), [unit[1], unit[4]])
+    assert.deepEqual(await s.readEvents('c', 0, 10), [unit[3]])
+    assert.deepEqual(await s.readEvents('b', 1, 10), [unit[4]])
+    assert.deepEqual(
+      (await Promise.all(['a', 'b', 'c'].map((id) => s.getSession(id)))).map((r) => r?.lastSeq),
+      [3, 2, 1],
+    )
+    // The next unit continues each session where it stopped.
+    await s.commit({ events: [ev('b', 3), ev('a', 4)], sessions: [] })
+    assert.deepEqual(seqs(await s.readEvents('a', 0, 10)), [1, 2, 3, 4])
+    assert.deepEqual(seqs(await s.readEvents('b', 0, 10)), [1, 2, 3])
+  })
+
+  test(`${name} store: a session record defaults state {} and messages []`, async (t) => {
+    const s = await open(t)
+    await s.commit({ events: [], sessions: [rec('s1')] })
+    assert.deepEqual(await s.getSession('s1'), {
+      id: 's1',
+      agent: 'echo',
+      owner: 'alice',
+      createdAt: 1000,
+      updatedAt: 1000,
+      lastSeq: 0,
+      activeRunId: null,
+      state: {},
+      messages: [],
+    })
+  })
+
+  test(`${name} store: upsert keeps state/messages omitted by a later write, and the first createdAt and owner`, async (t) => {
+    const s = await open(t)
+    const messages: HistoryMessage[] = [
+      { id: 'u1', role: 'user', content: 'hi' },
+      { id: 'm1', role: 'assistant', content: 'hello', toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":"x"}' }] },
+      { id: 'r1', role: 'tool', toolCallId: 'c1', content: '', error: 'boom' },
+    ]
+    await s.commit({ events: [], sessions: [rec('s1', { state: { count: 1 }, messages })] })
+    await s.commit({
+      events: [],
+      sessions: [rec('s1', { agent: 'other', owner: 'mallory', createdAt: 5000, updatedAt: 2000, lastSeq: 7, activeRunId: 'run_9' })],
+    })
+    assert.deepEqual(await s.getSession('s1'), {
+      id: 's1',
+      agent: 'other',
+      owner: 'alice',
+      createdAt: 1000,
+      updatedAt: 2000,
+      lastSeq: 7,
+      activeRunId: 'run_9',
+      state: { count: 1 },
+      messages,
+    })
+    await s.commit({ events: [], sessions: [rec('s1', { updatedAt: 3000, lastSeq: 8, state: [1, 2] })] })
+    const r = await s.getSession('s1')
+    assert.deepEqual([r?.state, r?.messages, r?.activeRunId, r?.lastSeq], [[1, 2], messages, null, 8])
+    await s.commit({ events: [], sessions: [rec('s1', { updatedAt: 4000, messages: [] })] })
+    const r2 = await s.getSession('s1')
+    assert.deepEqual([r2?.state, r2?.messages], [[1, 2], []])
+    // A state of null is a value, not an omission.
+    await s.commit({ events: [], sessions: [rec('s1', { updatedAt: 5000, state: null })] })
+    assert.equal((await s.getSession('s1'))?.state, null)
+  })
+
+  test(`${name} store: records are copies (mutating what was written or read changes nothing)`, async (t) => {
+    const s = await open(t)
+    const state = { list: [1] } as { list: number[] }
+    const write = rec('s1', { state })
+    await s.commit({ events: [], sessions: [write] })
+    state.list.push(2)
+    write.lastSeq = 99
+    const r = await s.getSession('s1')
+    assert.deepEqual([r?.state, r?.lastSeq], [{ list: [1] }, 0])
+    ;(r!.state as { list: number[] }).list.push(3)
+    r!.messages.push({ id: 'x', role: 'user', content: 'x' })
+    const again = await s.getSession('s1')
+    assert.deepEqual([again?.state, again?.messages], [{ list: [1] }, []])
+  })
+
+  test(`${name} store: getSession of an unknown id is undefined`, async (t) => {
+    const s = await open(t)
+    assert.equal(await s.getSession('nope'), undefined)
+    await s.commit({ events: [ev('s1', 1)], sessions: [] })
+    assert.equal(await s.getSession('s1'), undefined, 'events alone make no session record')
+  })
+
+  test(`${name} store: listSessions is ordered by updatedAt descending and honours limit`, async (t) => {
+    const s = await open(t)
+    assert.deepEqual(await s.listSessions(10), [])
+    await s.commit({
+      events: [],
+      sessions: [
+        rec('old', { updatedAt: 1000 }),
+        rec('newest', { updatedAt: 3000, lastSeq: 4, activeRunId: 'run_1', state: { big: 'x' } }),
+        rec('middle', { updatedAt: 2000 }),
+      ],
+    })
+    assert.deepEqual(
+      (await s.listSessions(10)).map((x) => x.id),
+      ['newest', 'middle', 'old'],
+    )
+    assert.deepEqual(await s.listSessions(2), [
+      { id: 'newest', agent: 'echo', owner: 'alice', lastSeq: 4, updatedAt: 3000, activeRunId: 'run_1' },
+      { id: 'middle', agent: 'echo', owner: 'alice', lastSeq: 0, updatedAt: 2000, activeRunId: null },
+    ])
+    // An update moves a session to the front.
+    await s.commit({ events: [], sessions: [rec('old', { updatedAt: 4000 })] })
+    assert.deepEqual(
+      (await s.listSessions(1)).map((x) => x.id),
+      ['old'],
+    )
+  })
+
+  test(`${name} store: unicode and nested JSON round-trip intact`, async (t) => {
+    const s = await open(t)
+    const weird = 'émoji 😀 𝄞 "quotes" \\ back\\slash\nnew\tline \u2028\u2029 \u0000 ключ 中文 \ud83d'
+    const nested: Json = {
+      [weird]: [1, -2.5, 1e21, 0.1, true, false, null, '', { deep: { deeper: [[[{ a: weird }]]] } }],
+      empty: {},
+      list: [],
+    }
+    const events = [
+      ev('s-ü😀', 1, { type: 'text.delta', messageId: 'm"1', delta: weird }),
+      ev('s-ü😀', 2, { type: 'custom', name: weird, value: nested }),
+      ev('s-ü😀', 3, { type: 'tool.call', toolCallId: 'c', toolName: 't', args: { q: weird, n: { m: [null] } }, target: 'client' }),
+    ]
+    const messages: HistoryMessage[] = [{ id: 'm"1', role: 'assistant', content: weird }]
+    await s.commit({ events, sessions: [rec('s-ü😀', { agent: 'a', owner: 'ü', state: nested, messages, lastSeq: 3 })] })
+    assert.deepEqual(await s.readEvents('s-ü😀', 0, 10), events)
+    const r = await s.getSession('s-ü😀')
+    assert.deepEqual([r?.state, r?.messages, r?.owner], [nested, messages, 'ü'])
+  })
+
+  test(`${name} store: a failed commit leaves nothing of its unit (duplicate seq inside the unit)`, async (t) => {
+    const s = await open(t)
+    await s.commit({ events: [ev('s1', 1)], sessions: [rec('s1', { lastSeq: 1, state: { v: 1 } })] })
+    await assert.rejects(
+      s.commit({
+        events: [ev('s2', 1), ev('s1', 2), ev('s3', 1), ev('s1', 3), ev('s1', 3)],
+        sessions: [rec('s1', { lastSeq: 3, updatedAt: 9000, state: { v: 2 } }), rec('s2', { lastSeq: 1 }), rec('s3', { lastSeq: 1 })],
+      }),
+    )
+    assert.deepEqual(seqs(await s.readEvents('s1', 0, 10)), [1])
+    assert.deepEqual(await s.readEvents('s2', 0, 10), [])
+    assert.deepEqual(await s.readEvents('s3', 0, 10), [])
+    assert.equal(await s.getSession('s2'), undefined)
+    assert.equal(await s.getSession('s3'), undefined)
+    const r = await s.getSession('s1')
+    assert.deepEqual([r?.lastSeq, r?.updatedAt, r?.state], [1, 1000, { v: 1 }])
+    // The store is still usable and the same events commit once the unit is sound.
+    await s.commit({ events: [ev('s2', 1), ev('s1', 2)], sessions: [rec('s2', { lastSeq: 1 })] })
+    assert.deepEqual(seqs(await s.readEvents('s1', 0, 10)), [1, 2])
+    assert.deepEqual(seqs(await s.readEvents('s2', 0, 10)), [1])
+  })
+
+  test(`${name} store: a failed commit leaves nothing of its unit (seq already committed)`, async (t) => {
+    const s = await open(t)
+    await s.commit({ events: [ev('s1', 1), ev('s1', 2)], sessions: [] })
+    await assert.rejects(s.commit({ events: [ev('s9', 1), ev('s9', 2), ev('s1', 2)], sessions: [rec('s9', { lastSeq: 2 })] }))
+    assert.deepEqual(await s.readEvents('s9', 0, 10), [])
+    assert.equal(await s.getSession('s9'), undefined)
+    assert.deepEqual(seqs(await s.readEvents('s1', 0, 10)), [1, 2])
+  })
+
+  test(`${name} store: a large unit (hundreds of events, several sessions) round-trips, and fails whole`, async (t) => {
+    const s = await open(t)
+    const unit: StoredEvent[] = []
+    for (let i = 1; i <= 150; i++) for (const id of ['x', 'y', 'z']) if (id !== 'z' || i <= 7) unit.push(ev(id, i))
+    await s.commit({ events: unit, sessions: [rec('x', { lastSeq: 150 })] })
+    assert.deepEqual(await s.readEvents('x', 0, 1000), unit.filter((e) => e.sessionId === 'x'))
+    assert.deepEqual(seqs(await s.readEvents('y', 140, 1000)), range(141, 150))
+    assert.deepEqual(seqs(await s.readEvents('z', 0, 1000)), range(1, 7))
+    // A bad event deep inside a big unit still undoes all of it.
+    const bad: StoredEvent[] = []
+    for (let i = 1; i <= 130; i++) bad.push(ev('w', i), ev('x', 150 + i))
+    bad.splice(100, 0, ev('y', 150)) // already committed
+    await assert.rejects(s.commit({ events: bad, sessions: [rec('w', { lastSeq: 130 })] }))
+    assert.deepEqual(await s.readEvents('w', 0, 1000), [])
+    assert.deepEqual(await s.readEvents('x', 150, 1000), [])
+    assert.equal(await s.getSession('w'), undefined)
+  })
+
+  test(`${name} store: ping is true while open and false after close`, async () => {
+    const s = await make()
+    assert.equal(await s.ping(), true)
+    await s.close()
+    assert.equal(await s.ping(), false)
+    await s.close() // closing twice is harmless
+  })
+}
