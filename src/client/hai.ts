@@ -89,12 +89,14 @@ export class HaiClient {
       if (options.history) url.searchParams.set('history', '1')
     }
     const socket = new Ctor(url.toString())
+    // Handlers go on before 'open': frames the server sends right after the upgrade can arrive in the same tick.
+    const client = new HaiClient(socket, sessionId)
     await new Promise<void>((resolve, reject) => {
       socket.onopen = () => resolve()
       socket.onerror = (ev) => reject(new Error(`cannot connect to ${url}: ${(ev as { message?: string }).message ?? 'error'}`))
     })
     socket.onerror = null
-    return new HaiClient(socket, sessionId)
+    return client
   }
 
   /** Sends any JSON message as is (for protocol tests). */

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { textOf } from '../src/client/index.js'
+import { startServer } from './harness.js'
+import { verifyHaiStream } from './hai-lifecycle.js'
+
+test('delete: the approval request carries every seed field; approving runs the tool', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.say('please delete my notes')
+  const req = await c.next('tool_approval_request')
+  assert.equal(req.tool_name, 'delete_file')
+  assert.equal(req.tool_description, 'Deletes a file permanently')
+  assert.deepEqual(req.parameters, { path: 'notes/demo.txt' })
+  assert.equal(typeof req.reasoning, 'string')
+  assert.ok(req.reasoning.length > 0)
+  assert.equal(req.risk_level, 'high')
+  assert.match(req.approval_id, /^appr_/)
+  assert.equal(req.session_id, c.sessionId)
+  c.approve(req.approval_id, true, 'go ahead')
+  const msgs = await c.untilCompleted()
+  verifyHaiStream(msgs)
+  const end = msgs.find((m) => m.type === 'tool_call_end')
+  assert.ok(end?.type === 'tool_call_end')
+  assert.equal(end.tool_name, 'delete_file')
+  assert.equal(end.result, 'deleted notes/demo.txt')
+  assert.equal(textOf(msgs), 'Done: deleted notes/demo.txt.')
+})
+
+test('delete: rejecting runs no tool and says so', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.say('delete it')
+  const req = await c.next('tool_approval_request')
+  c.approve(req.approval_id, false, 'keep it')
+  const msgs = await c.untilCompleted()
+  assert.equal(msgs.filter((m) => m.type === 'tool_call_start').length, 0)
+  assert.match(textOf(msgs), /^Not approved.*keep it/)
+})
+
+test('delete: an unanswered approval times out', async (t) => {
+  const s = await startServer({ limits: { approvalTimeoutMs: 150 } })
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.say('delete it')
+  await c.next('tool_approval_request')
+  const msgs = await c.untilCompleted()
+  assert.equal(msgs.filter((m) => m.type === 'tool_call_start').length, 0)
+  assert.match(textOf(msgs), /timed out/)
+})
+
+test('an unknown approval_id is answered not_found and the socket keeps working', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.say('hello')
+  await c.untilCompleted()
+  c.approve('appr_nope', true)
+  const err = await c.next('error')
+  assert.equal(err.error_code, 'not_found')
+  c.say('still there?')
+  assert.equal(textOf(await c.untilCompleted()), 'Echo: still there?')
+})
+
+test('an approval can be answered from another connection of the same session', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const a = await s.hai()
+  a.say('delete it')
+  const req = await a.next('tool_approval_request')
+  const b = await s.hai({ sessionId: a.sessionId, resumeAfter: -1 })
+  const replayed = await b.next('tool_approval_request')
+  assert.equal(replayed.approval_id, req.approval_id)
+  b.approve(req.approval_id, true)
+  assert.equal(textOf(await a.untilCompleted()), 'Done: deleted notes/demo.txt.')
+  assert.equal(textOf(await b.untilCompleted()), 'Done: deleted notes/demo.txt.')
+})
+
+test('a fresh connection that names no session can still answer a pending approval', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const a = await s.hai()
+  a.say('delete it')
+  const req = await a.next('tool_approval_request')
+  const other = await s.hai()
+  other.approve(req.approval_id, false)
+  assert.match(textOf(await a.untilCompleted()), /^Not approved/)
+})

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { HaiClient, textOf } from '../src/client/index.js'
+import { startServer } from './harness.js'
+import { verifyHaiStream } from './hai-lifecycle.js'
+
+const expected = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1} `).join('')
+
+test('closing mid-stream does not stop the run; reconnecting after the last seq gets exactly the rest', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const a = await s.hai()
+  a.say('slow')
+  for (let i = 0; i < 3; i++) await a.next('assistant_message_chunk')
+  const seen = a.received.slice()
+  const lastSeq = a.lastSeq
+  a.close()
+  await a.closed
+  const b = await HaiClient.connect({ url: s.url, sessionId: a.sessionId, resumeAfter: lastSeq })
+  t.after(() => b.close())
+  const rest = await b.untilCompleted(20_000)
+  assert.ok(rest[0]!.seq! > lastSeq)
+  verifyHaiStream([...seen, ...rest])
+  assert.equal(textOf(seen) + textOf(rest), expected(50))
+})
+
+test('reconnecting without a seq replays the active run from its start; history=1 sends past answers', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const a = await s.hai()
+  a.say('earlier question')
+  await a.untilCompleted()
+  a.say('slow')
+  await a.next('assistant_message_chunk')
+  a.close()
+  const b = await s.hai({ sessionId: a.sessionId, resumeAfter: -1, history: true })
+  const past = await b.next('assistant_message')
+  assert.equal(past.content, 'Echo: earlier question')
+  const rest = await b.untilCompleted(20_000)
+  assert.equal(textOf(rest), expected(50))
+})
+
+test('a message after reconnecting continues the same conversation', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const a = await s.hai()
+  a.say('one')
+  await a.untilCompleted()
+  a.close()
+  const b = await s.hai({ sessionId: a.sessionId })
+  b.say('two')
+  assert.equal(textOf(await b.untilCompleted()), 'Echo: two')
+  const session = await s.server.sessions.open(a.sessionId, 'anonymous')
+  assert.deepEqual(
+    session.model.messages.map((m) => [m.role, m.content]),
+    [
+      ['user', 'one'],
+      ['assistant', 'Echo: one'],
+      ['user', 'two'],
+      ['assistant', 'Echo: two'],
+    ],
+  )
+})
