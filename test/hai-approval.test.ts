@@ -20,9 +20,14 @@ test('delete: the approval request carries every seed field; approving runs the 
   assert.equal(req.session_id, c.sessionId)
   c.approve(req.approval_id, true, 'go ahead')
   const msgs = await c.untilCompleted()
-  verifyHaiStream(msgs)
+  verifyHaiStream(c.received)
+  const start = msgs.find((m) => m.type === 'tool_call_start')
+  assert.ok(start?.type === 'tool_call_start')
+  assert.equal(start.tool_name, 'delete_file')
+  assert.deepEqual(start.parameters, { path: 'notes/demo.txt' })
   const end = msgs.find((m) => m.type === 'tool_call_end')
   assert.ok(end?.type === 'tool_call_end')
+  assert.equal(end.tool_call_id, start.tool_call_id)
   assert.equal(end.tool_name, 'delete_file')
   assert.equal(end.result, 'deleted notes/demo.txt')
   assert.equal(textOf(msgs), 'Done: deleted notes/demo.txt.')
@@ -38,6 +43,7 @@ test('delete: rejecting runs no tool and says so', async (t) => {
   const msgs = await c.untilCompleted()
   assert.equal(msgs.filter((m) => m.type === 'tool_call_start').length, 0)
   assert.match(textOf(msgs), /^Not approved.*keep it/)
+  verifyHaiStream(c.received)
 })
 
 test('delete: an unanswered approval times out', async (t) => {
@@ -49,6 +55,7 @@ test('delete: an unanswered approval times out', async (t) => {
   const msgs = await c.untilCompleted()
   assert.equal(msgs.filter((m) => m.type === 'tool_call_start').length, 0)
   assert.match(textOf(msgs), /timed out/)
+  verifyHaiStream(c.received)
 })
 
 test('an unknown approval_id is answered not_found and the socket keeps working', async (t) => {
@@ -62,6 +69,7 @@ test('an unknown approval_id is answered not_found and the socket keeps working'
   assert.equal(err.error_code, 'not_found')
   c.say('still there?')
   assert.equal(textOf(await c.untilCompleted()), 'Echo: still there?')
+  verifyHaiStream(c.received)
 })
 
 test('an approval can be answered from another connection of the same session', async (t) => {
@@ -76,6 +84,9 @@ test('an approval can be answered from another connection of the same session', 
   b.approve(req.approval_id, true)
   assert.equal(textOf(await a.untilCompleted()), 'Done: deleted notes/demo.txt.')
   assert.equal(textOf(await b.untilCompleted()), 'Done: deleted notes/demo.txt.')
+  verifyHaiStream(a.received)
+  verifyHaiStream(b.received)
+  assert.deepEqual(b.received, a.received, 'attached from the run start, b saw exactly what a saw')
 })
 
 test('a fresh connection that names no session can still answer a pending approval', async (t) => {
@@ -87,4 +98,5 @@ test('a fresh connection that names no session can still answer a pending approv
   const other = await s.hai()
   other.approve(req.approval_id, false)
   assert.match(textOf(await a.untilCompleted()), /^Not approved/)
+  verifyHaiStream(a.received)
 })

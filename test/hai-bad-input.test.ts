@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { HaiClient, textOf } from '../src/client/index.js'
+import { WebSocket } from 'ws'
+import { HaiClient, textOf, type HaiClientOptions } from '../src/client/index.js'
 import { startServer } from './harness.js'
+import { verifyHaiStream } from './hai-lifecycle.js'
 
 const deep = (n: number): unknown => (n === 0 ? 1 : { a: deep(n - 1) })
 
@@ -24,26 +26,49 @@ const ROWS: Array<[string, string | Buffer, string, string?]> = [
   ['approval without approval_id', '{"type":"tool_approval_response","approved":true}', 'invalid_message', 'approval_id'],
 ]
 
-test('each bad frame gets a HAI error with a stable code; the socket and the stored session survive', async (t) => {
-  const s = await startServer()
-  t.after(() => s.close())
-  const c = await s.hai()
-  c.say('keep me')
-  const kept = await c.untilCompleted()
-  for (const [name, frame, code, field] of ROWS) {
-    c.sendRaw(typeof frame === 'string' ? frame : frame.toString())
-    const err = await c.next('error')
-    assert.equal(err.error_code, code, name)
-    assert.equal(typeof err.message, 'string', name)
-    if (field) assert.equal(err.details?.field, field, `${name}: details.field`)
-    c.say(`after ${name}`)
-    assert.equal(textOf(await c.untilCompleted()), `Echo: after ${name}`, `${name}: the socket still works`)
+/** A `ws` client that sends every frame as a binary frame (the HAI client only ever sends text). */
+class BinaryWebSocket extends WebSocket {
+  override send(data: Parameters<WebSocket['send']>[0], ...rest: unknown[]): void {
+    const payload = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
+    ;(super.send as (d: unknown, ...r: unknown[]) => void)(payload, ...rest)
   }
-  // nothing stored was lost: a fresh connection replays the first exchange from seq 0
-  const replay = await HaiClient.connect({ url: s.url, sessionId: c.sessionId, resumeAfter: 0 })
-  t.after(() => replay.close())
-  assert.deepEqual(await replay.untilCompleted(), kept)
-})
+}
+
+for (const mode of ['text', 'binary'] as const) {
+  test(`each bad ${mode} frame gets a HAI error with a stable code; the socket and the stored session survive`, async (t) => {
+    const s = await startServer()
+    t.after(() => s.close())
+    const connect = (o: Omit<HaiClientOptions, 'url'> = {}) =>
+      HaiClient.connect({ url: s.url, ...o, ...(mode === 'binary' ? { WebSocket: BinaryWebSocket as unknown as HaiClientOptions['WebSocket'] } : {}) })
+    const c = await connect()
+    t.after(() => c.close())
+    // before any user_message the connection is bound to no session: the error has no session_id
+    c.sendRaw('{"type":')
+    const unbound = await c.next('error')
+    assert.equal(unbound.error_code, 'invalid_json')
+    assert.equal(unbound.session_id, undefined)
+    c.say('keep me')
+    assert.equal(textOf(await c.untilCompleted()), 'Echo: keep me')
+    let runs = 1
+    for (const [name, frame, code, field] of ROWS) {
+      c.sendRaw(typeof frame === 'string' ? frame : frame.toString())
+      const err = await c.next('error')
+      assert.equal(err.error_code, code, name)
+      assert.equal(typeof err.message, 'string', name)
+      assert.equal(err.seq, undefined, `${name}: an inbound error is not part of the session's log`)
+      if (field) assert.equal(err.details?.field, field, `${name}: details.field`)
+      c.say(`after ${name}`)
+      assert.equal(textOf(await c.untilCompleted()), `Echo: after ${name}`, `${name}: the socket still works`)
+      runs++
+      // nothing stored was lost: a fresh connection replays every run so far from seq 0, frame for frame
+      const replay = await connect({ sessionId: c.sessionId, resumeAfter: 0 })
+      for (let i = 0; i < runs; i++) await replay.untilCompleted()
+      replay.close()
+      assert.deepEqual(replay.received, c.received.filter((m) => m.seq !== undefined), `${name}: replay from seq 0`)
+    }
+    verifyHaiStream(c.received)
+  })
+}
 
 test('a binary frame is read as UTF-8 text', async (t) => {
   const s = await startServer()

@@ -39,6 +39,7 @@ test('interrupting a run that waits for a client tool cancels the tool call', as
   // a late result for the cancelled call is refused
   c.toolResult(start.tool_call_id, { result: 'late' })
   assert.equal((await c.next('error')).error_code, 'not_found')
+  verifyHaiStream(c.received)
 })
 
 test('cancel stops a slow run; cancel with no run is not_found', async (t) => {
@@ -53,4 +54,20 @@ test('cancel stops a slow run; cancel with no run is not_found', async (t) => {
   assert.ok(msgs.some((m) => m.type === 'error' && m.error_code === 'cancelled'))
   c.cancel()
   assert.equal((await c.next('error')).error_code, 'not_found')
+  verifyHaiStream(c.received)
+})
+
+test('cancel, tool_result or an approval naming an unknown session is not_found and creates no session', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.cancel()
+  c.sendRaw({ type: 'tool_result', tool_call_id: 'call_nope', session_id: c.sessionId, result: 1 })
+  c.sendRaw({ type: 'tool_approval_response', approval_id: 'appr_nope', approved: true, session_id: c.sessionId })
+  for (let i = 0; i < 3; i++) assert.equal((await c.next('error')).error_code, 'not_found')
+  await assert.rejects(s.server.sessions.open(c.sessionId, 'anonymous', { create: false }), /no session/)
+  assert.deepEqual(await s.server.sessions.store.backend.listSessions(10), [])
+  c.say('now it exists')
+  assert.equal(textOf(await c.untilCompleted()), 'Echo: now it exists')
+  verifyHaiStream(c.received)
 })

@@ -38,6 +38,11 @@ test('reconnecting without a seq replays the active run from its start; history=
   assert.equal(past.content, 'Echo: earlier question')
   const rest = await b.untilCompleted(20_000)
   assert.equal(textOf(rest), expected(50))
+  verifyHaiStream(b.received)
+  await a.closed
+  const aSlow = a.received.slice(a.received.findIndex((m) => m.type === 'status' && m.status === 'completed') + 1)
+  assert.ok(aSlow.length >= 1)
+  assert.deepEqual(b.received.slice(1, 1 + aSlow.length), aSlow, 'the replay starts with the very frames a saw of the active run')
 })
 
 test('a message after reconnecting continues the same conversation', async (t) => {
@@ -50,6 +55,7 @@ test('a message after reconnecting continues the same conversation', async (t) =
   const b = await s.hai({ sessionId: a.sessionId })
   b.say('two')
   assert.equal(textOf(await b.untilCompleted()), 'Echo: two')
+  verifyHaiStream([...a.received, ...b.received])
   const session = await s.server.sessions.open(a.sessionId, 'anonymous')
   assert.deepEqual(
     session.model.messages.map((m) => [m.role, m.content]),

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { test } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
+import { verifyHaiStream } from './hai-lifecycle.js'
 
 test('restart on the same SQLite file: the session continues, seq has no gap, history is kept', async (t) => {
   const first = await startServer({ store: 'sqlite' })
@@ -30,6 +36,8 @@ test('restart on the same SQLite file: the session continues, seq has no gap, hi
   await replay.untilCompleted()
   const all = await replay.untilCompleted()
   assert.equal(textOf(all), 'Echo: after restart')
+  verifyHaiStream(replay.received)
+  verifyHaiStream([...a.received, ...msgs])
 })
 
 test('a run active at shutdown is recorded as interrupted and the session goes on', async (t) => {
@@ -49,4 +57,40 @@ test('a run active at shutdown is recorded as interrupted and the session goes o
   await b.untilCompleted()
   b.say('hello again')
   assert.equal(textOf(await b.untilCompleted()), 'Echo: hello again')
+  // the slow message was closed (is_final) before the run ended
+  verifyHaiStream([...a.received, ...b.received])
+})
+
+// Known bug (src/session/session.ts): a session loaded with an activeRunId appends only run.error;
+// the text message the crashed run had open never gets text.end, so HAI never sends its is_final.
+test('a run active when the process is killed is closed cleanly after restart', { todo: 'session.ts does not close the open message of a crashed run' }, async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parlance-crash-'))
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }))
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'sqlite', '--data', dataDir], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+  })
+  t.after(() => child.kill('SIGKILL'))
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /listening on (http:\/\/\S+)/.exec(out)
+      if (m) resolve(m[1]!)
+    })
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}) before listening: ${out}`)))
+  })
+  const a = await HaiClient.connect({ url })
+  t.after(() => a.close())
+  a.say('slow')
+  for (let i = 0; i < 3; i++) await a.next('assistant_message_chunk')
+  child.kill('SIGKILL') // no shutdown: the store still records the run as active
+  await a.closed
+
+  const second = await startServer({ store: 'sqlite', dataDir })
+  t.after(() => second.close())
+  const b = await second.hai({ sessionId: a.sessionId, resumeAfter: a.lastSeq })
+  const rest = await b.untilCompleted()
+  assert.ok(rest.some((m) => m.type === 'error' && m.error_code === 'interrupted'))
+  verifyHaiStream([...a.received, ...rest])
 })

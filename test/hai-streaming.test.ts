@@ -51,7 +51,14 @@ test('fan-out: two connections on one session receive identical frames', async (
   a.say('count 50')
   const fromA = await a.untilCompleted()
   const fromB = await b.untilCompleted()
+  verifyHaiStream(fromA)
   assert.deepEqual(fromB, fromA)
+  // and the other way round: what b starts, a sees frame for frame
+  b.say('from b')
+  const bSaw = await b.untilCompleted()
+  assert.equal(textOf(bSaw), 'Echo: from b')
+  assert.deepEqual(await a.untilCompleted(), bSaw)
+  verifyHaiStream(a.received)
   assert.equal(textOf(fromB), Array.from({ length: 50 }, (_, i) => `${i + 1} `).join(''))
 })
 
@@ -64,4 +71,23 @@ test('sessions are separate: another session sees nothing of this one', async (t
   b.say('only for b')
   assert.equal(textOf(await a.untilCompleted()), 'Echo: only for a')
   assert.equal(textOf(await b.untilCompleted()), 'Echo: only for b')
+  verifyHaiStream(a.received)
+  verifyHaiStream(b.received)
+  assert.ok(a.received.every((m) => m.session_id === a.sessionId))
+  assert.ok(b.received.every((m) => m.session_id === b.sessionId))
+})
+
+test('echo splits between characters: no chunk carries half an emoji', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const c = await s.hai()
+  const text = `a${'👋'.repeat(30)}` // odd offset: a split by UTF-16 units lands inside a surrogate pair
+  c.say(text)
+  const msgs = await c.untilCompleted()
+  verifyHaiStream(msgs)
+  assert.equal(textOf(msgs), `Echo: ${text}`)
+  const parts = msgs.flatMap((m) => (m.type === 'assistant_message_chunk' && m.content ? [m.content] : []))
+  assert.ok(parts.length >= 3)
+  const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+  for (const p of parts) assert.doesNotMatch(p, loneSurrogate, `chunk ${JSON.stringify(p)} holds half a surrogate pair`)
 })

@@ -26,6 +26,10 @@ test('weather: routing, executing_tools, get_weather start/end, answer names the
   c.say('weather please')
   const again = await c.untilCompleted()
   assert.match(textOf(again), /Amsterdam/)
+  const defaultStart = again.find((m) => m.type === 'tool_call_start')
+  assert.ok(defaultStart?.type === 'tool_call_start')
+  assert.deepEqual(defaultStart.parameters, { city: 'Amsterdam' })
+  verifyHaiStream(c.received)
 })
 
 test('fail: flaky_tool errors, then the run ends with execution_error', async (t) => {
@@ -62,6 +66,7 @@ test('state: the session state becomes {counter: 1}', async (t) => {
   c.say('show state')
   const msgs = await c.untilCompleted()
   assert.match(textOf(msgs), /counter is 1/)
+  verifyHaiStream(msgs)
   const session = await s.server.sessions.open(c.sessionId, 'anonymous')
   assert.deepEqual(session.model.state, { counter: 1 })
 })
@@ -96,4 +101,5 @@ test('client tool: an error result fails the run; no result times out', async (t
   const timedOut = await c.untilCompleted()
   assert.ok(timedOut.some((m) => m.type === 'tool_call_error' && /within 150 ms/.test(m.error)))
   assert.ok(timedOut.some((m) => m.type === 'error' && m.error_code === 'timeout'))
+  verifyHaiStream(c.received)
 })

@@ -90,7 +90,8 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
 
   const target = async (cmd: Command): Promise<Session> => {
     if (cmd.sessionId) {
-      const session = await sessions.open(cmd.sessionId, conn.principal)
+      // Only a user_message starts a conversation; a cancel, approval or tool result naming an unknown session is not_found.
+      const session = await sessions.open(cmd.sessionId, conn.principal, { create: cmd.type === 'user.message' })
       bind(session, undefined)
       return session
     }

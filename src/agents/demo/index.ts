@@ -4,12 +4,17 @@ import { ParlanceError } from '../../core/index.js'
 /** Largest N accepted by `count N`. */
 export const MAX_COUNT = 1_000_000
 
-/** Splits text into at least 3 chunks of about 16 characters, for a visible stream. */
+/**
+ * Splits text into at least 3 chunks of about 16 characters, for a visible
+ * stream. Splits between code points, never inside a surrogate pair: a chunk
+ * ending in half an emoji is a lone surrogate, which strict JSON parsers reject.
+ */
 export function chunks(text: string, min = 3): string[] {
-  const n = Math.max(min, Math.ceil(text.length / 16))
-  const size = Math.max(1, Math.ceil(text.length / n))
+  const chars = Array.from(text)
+  const n = Math.max(min, Math.ceil(chars.length / 16))
+  const size = Math.max(1, Math.ceil(chars.length / n))
   const out: string[] = []
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''))
   return out
 }
 
