@@ -61,9 +61,9 @@ test('a run active at shutdown is recorded as interrupted and the session goes o
   verifyHaiStream([...a.received, ...b.received])
 })
 
-// Known bug (src/session/session.ts): a session loaded with an activeRunId appends only run.error;
-// the text message the crashed run had open never gets text.end, so HAI never sends its is_final.
-test('a run active when the process is killed is closed cleanly after restart', { todo: 'session.ts does not close the open message of a crashed run' }, async (t) => {
+// Regression: a session loaded with an activeRunId appended only run.error;
+// the text message the crashed run had open never got text.end, so HAI never sent its is_final.
+test('a run active when the process is killed is closed cleanly after restart', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parlance-crash-'))
   t.after(() => rmSync(dataDir, { recursive: true, force: true }))
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'sqlite', '--data', dataDir], {

@@ -72,13 +72,9 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
   }
 
   const open = async (p: AttachParams): Promise<void> => {
-    let session: Session
-    try {
-      session = await sessions.open(p.sessionId, conn.principal, { create: false })
-    } catch (err) {
-      if (toParlanceError(err).code === 'not_found') return // a new conversation: the first user_message creates it
-      throw err
-    }
+    // Attaching names the client's conversation: it is created (owned by this principal) if new, so a
+    // connection that attaches before the first message still receives everything.
+    const session = await sessions.open(p.sessionId, conn.principal)
     if (p.history) {
       const view = hai.view(session.id, session.agentName)
       const frames = session.model.messages.map((m) => hai.encodeHistory(m, view)).filter((f): f is string => f !== null)

@@ -1,6 +1,7 @@
 import { ParlanceError, type Limits, type Principal, type SessionId } from '../core/index.js'
 import type { AgentDefinition } from '../agent/index.js'
 import type { EventStore } from '../store/index.js'
+import { closingEvents } from './recover.js'
 import { Session, type SessionHooks } from './session.js'
 
 /** What the session manager needs. */
@@ -77,7 +78,15 @@ export class SessionManager {
       this.loaded.set(id, p)
       p.catch(() => this.loaded.delete(id))
     }
-    const session = await p
+    let session: Session
+    try {
+      session = await p
+    } catch (err) {
+      // A concurrent `create: false` open found nothing; this caller may create, so load again.
+      const missing = err instanceof ParlanceError && err.code === 'not_found' && err.details?.sessionId === id
+      if (!missing || opts.create === false) throw err
+      return this.open(id, principal, opts)
+    }
     if (session.owner !== principal) {
       throw new ParlanceError('forbidden', 'this session belongs to someone else', { sessionId: id })
     }
@@ -107,7 +116,12 @@ export class SessionManager {
       hooks: this.hooks,
     }
     const record = await this.options.store.backend.getSession(id)
-    if (record) return new Session(deps, record)
+    if (record) {
+      const closing = record.activeRunId
+        ? await closingEvents((sid, after, limit) => this.options.store.read(sid, after, limit), id, record.activeRunId, record.lastSeq)
+        : []
+      return new Session(deps, record, closing)
+    }
     if (opts.create === false) throw new ParlanceError('not_found', `no session ${id}`, { sessionId: id })
     const agent = opts.agent ?? this.options.defaultAgent
     if (!this.options.agents.has(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })

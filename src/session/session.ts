@@ -56,6 +56,8 @@ export class Session implements CommitListener {
   constructor(
     private readonly deps: SessionDeps,
     record: SessionRecord,
+    /** For a record with an active run: events closing what that run left open (see `closingEvents`). */
+    closing: readonly EventBody[] = [],
   ) {
     this.id = record.id
     this.owner = record.owner
@@ -64,7 +66,9 @@ export class Session implements CommitListener {
     this.seq = this.committedSeq = record.lastSeq
     this.model = new ConversationModel(record.messages, record.state)
     if (record.activeRunId) {
-      // The process stopped while this run was active: its coroutine is gone, so end it for the clients.
+      // The process stopped while this run was active: its coroutine is gone, so close what it left
+      // open (found by the manager in the log) and end it for the clients.
+      for (const body of closing) this.append(record.activeRunId, body)
       this.append(record.activeRunId, {
         type: 'run.error',
         code: 'interrupted',

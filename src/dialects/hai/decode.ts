@@ -25,23 +25,19 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
   if (!checker.Check(msg)) {
     const first = checker.Errors(msg).First()
     const field = first?.path.replace(/^\//, '') || 'type'
-    const content = (msg as { content?: unknown }).content
-    if (field === 'content' && typeof content === 'string' && content.length > limits.maxUserMessageChars) {
-      return fail('message_too_long', `content has ${content.length} characters; the limit is ${limits.maxUserMessageChars}`, {
-        field,
-        length: content.length,
-        limit: limits.maxUserMessageChars,
-      })
-    }
     return fail('invalid_message', `${type}: field "${field}" ${first?.message.toLowerCase() ?? 'is invalid'}`, { field })
   }
   const m = msg as Record<string, unknown>
   switch (type as InboundType) {
     case 'user_message': {
       const content = m.content as string
-      if (content.length > limits.maxUserMessageChars) {
-        return fail('message_too_long', `content has ${content.length} characters; the limit is ${limits.maxUserMessageChars}`, {
+      // Characters are code points (an emoji is one), counted only when UTF-16 length alone exceeds the limit.
+      const chars = content.length > limits.maxUserMessageChars ? codePoints(content) : content.length
+      if (chars > limits.maxUserMessageChars) {
+        return fail('message_too_long', `content has ${chars} characters; the limit is ${limits.maxUserMessageChars}`, {
           field: 'content',
+          length: chars,
+          limit: limits.maxUserMessageChars,
         })
       }
       const metadata = m.metadata as Record<string, unknown> | undefined
@@ -86,4 +82,17 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
 
 function fail(code: ParlanceError['code'], message: string, details?: Record<string, unknown>): Decoded {
   return { ok: false, error: new ParlanceError(code, message, details) }
+}
+
+function codePoints(s: string): number {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) i++
+    }
+    n++
+  }
+  return n
 }

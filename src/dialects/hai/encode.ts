@@ -17,8 +17,9 @@ export function haiView(sessionId: string, agentId: string): HaiView {
 const json = JSON.stringify
 
 /**
- * Encodes one canonical event as HAI frames. Every frame carries the event's
- * `seq` (a Parlance extension used to resume: `/ws?session_id=…&after=SEQ`).
+ * Encodes one canonical event as HAI frames. The (last) frame of each event
+ * carries the event's `seq` (a Parlance extension used to resume:
+ * `/ws?session_id=…&after=SEQ`).
  * Events HAI has no message for (steps, state, custom…) yield no frame.
  */
 export function encode(e: StoredEvent, view: HaiView): string[] {
@@ -32,12 +33,14 @@ export function encode(e: StoredEvent, view: HaiView): string[] {
     case 'run.finished':
       return [frame(view, e.seq, { type: 'status', status: 'completed' })]
     case 'run.error':
+      // Two frames for one event: only the last carries the seq, so a client that resumes from the
+      // seq it saw last has seen the whole event.
       return [
-        frame(view, e.seq, {
+        frame(view, undefined, {
           type: 'error',
           error_code: HAI_ERROR_CODES[e.code],
           message: e.message,
-          details: { ...e.details, run_id: e.runId },
+          details: { ...e.details, run_id: e.runId, seq: e.seq },
         }),
         frame(view, e.seq, { type: 'status', status: 'completed' }),
       ]
