@@ -11,6 +11,7 @@ export interface Limits {
   slowConsumerStallMs: number
   maxPendingEvents: number
   replayPageSize: number
+  sessionIdleMs: number
 }
 
 /** Defaults for every limit and timeout; all are overridable through server options. */
@@ -38,6 +39,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   slowConsumerStallMs: 10_000,
   /** Events buffered by a session before the agent is made to wait for the store. */
   maxPendingEvents: 2048,
+  /** An idle session (no run, no connection) is unloaded from memory after this long; it reloads from the store on use (ms). */
+  sessionIdleMs: 5 * 60_000,
   /** Events read per page when replaying from the store. */
   replayPageSize: 5000,
 }

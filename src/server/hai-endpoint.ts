@@ -94,7 +94,8 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
     const pendingId = cmd.type === 'approval.response' ? cmd.approvalId : cmd.type === 'tool.result' ? cmd.toolCallId : undefined
     const found = pendingId ? sessions.findPending(pendingId) : undefined
     if (found && found !== bound?.session) return sessions.open(found.id, conn.principal)
-    if (bound) return bound.session
+    // Re-open rather than reuse: an idle session may have been unloaded and reloaded since.
+    if (bound) return sessions.open(bound.session.id, conn.principal)
     if (found) return found
     throw new ParlanceError('invalid_message', `${cmd.type}: no session; send a user_message with a session_id first`)
   }

@@ -32,6 +32,10 @@ export class SessionManager {
   private readonly pendingIndex = new Map<string, Session>()
   private activeRuns = 0
   private readonly hooks: SessionHooks
+  private readonly lastUsed = new Map<SessionId, number>()
+  /** Loaded sessions, once their load resolved. */
+  private readonly ready = new Map<SessionId, Session>()
+  private readonly sweeper: NodeJS.Timeout
 
   constructor(private readonly options: SessionManagerOptions) {
     const outer = options.hooks ?? {}
@@ -51,6 +55,30 @@ export class SessionManager {
         outer.pending?.(id, s)
       },
     }
+    const idleMs = options.limits.sessionIdleMs
+    this.sweeper = setInterval(() => this.evictIdle(Date.now() - idleMs), Math.max(1000, Math.min(60_000, idleMs / 2)))
+    this.sweeper.unref()
+  }
+
+  /** Sessions held in memory. */
+  get loadedCount(): number {
+    return this.loaded.size
+  }
+
+  /**
+   * Unloads sessions idle (no run, no subscriber, all committed) and unused since `before` (ms epoch).
+   * They are reloaded from the store on their next use. Returns how many were unloaded.
+   */
+  evictIdle(before: number): number {
+    let n = 0
+    for (const [id, s] of this.ready) {
+      if ((this.lastUsed.get(id) ?? 0) > before || !s.idle) continue
+      this.ready.delete(id)
+      this.loaded.delete(id)
+      this.lastUsed.delete(id)
+      n++
+    }
+    return n
   }
 
   /** Number of runs in progress across sessions. */
@@ -72,6 +100,7 @@ export class SessionManager {
 
   /** Opens a session for `principal`, loading it from the store or creating it. */
   async open(id: SessionId, principal: Principal, opts: OpenOptions = {}): Promise<Session> {
+    this.lastUsed.set(id, Date.now())
     let p = this.loaded.get(id)
     if (!p) {
       p = this.load(id, principal, opts)
@@ -87,6 +116,7 @@ export class SessionManager {
       if (!missing || opts.create === false) throw err
       return this.open(id, principal, opts)
     }
+    if (this.loaded.get(id) === p) this.ready.set(id, session)
     if (session.owner !== principal) {
       throw new ParlanceError('forbidden', 'this session belongs to someone else', { sessionId: id })
     }
@@ -100,6 +130,7 @@ export class SessionManager {
 
   /** Stops every active run (recorded as interrupted) and waits for the store. */
   async shutdown(reason = 'the server is shutting down'): Promise<void> {
+    clearInterval(this.sweeper)
     for (const p of this.loaded.values()) {
       const s = await p.catch(() => undefined)
       s?.stop('interrupted', reason)

@@ -97,6 +97,11 @@ export class Session implements CommitListener {
     return this.subs.size
   }
 
+  /** No run, no subscriber and nothing waiting for the store: the session may be unloaded from memory. */
+  get idle(): boolean {
+    return this.run === null && this.subs.size === 0 && this.committedSeq === this.seq
+  }
+
   /**
    * Attaches a subscriber that receives every committed event with seq > afterSeq:
    * the missed ones from the store, then live ones, with no gap and no duplicate.
