@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
-import type { EventBody, HistoryMessage, Json, SessionId, StoredEvent } from '../src/core/index.js'
+import type { EventBody, HistoryMessage, Json, StoredEvent } from '../src/core/index.js'
 import type { SessionWrite, StoreBackend } from '../src/store/index.js'
 
 /** A stored event of `sessionId` at `seq` (a custom event carrying `value`, unless a body is given). */

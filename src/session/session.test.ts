@@ -2,18 +2,13 @@ import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { DEFAULT_LIMITS, isRunEnd, ParlanceError, type Command, type EventOf, type EventType, type Limits, type SessionId, type StoredEvent } from '../core/index.js'
 import { defineAgent, type AgentDefinition, type ApprovalResult } from '../agent/index.js'
-import { createMemoryStore, EventStore, type CommitUnit, type StoreBackend } from '../store/index.js'
+import { EventStore, type CommitUnit } from '../store/index.js'
 import type { Session } from './session.js'
 import { SessionManager } from './session-manager.js'
 import type { Subscriber } from './subscription.js'
+import { DelegatingBackend, deferred } from '../../test/support/delegating-backend.js'
 
 // ---------------------------------------------------------------------------------------------- helpers
-
-function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
-  let resolve!: (v: T) => void
-  const promise = new Promise<T>((r) => (resolve = r))
-  return { promise, resolve }
-}
 
 const aborted = (signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
@@ -22,9 +17,8 @@ const aborted = (signal: AbortSignal): Promise<void> =>
  * A real StoreBackend over the memory store that can hold reads open (to make a replay overlap live commits)
  * and fail chosen commits. Everything else is the memory store.
  */
-class TestBackend implements StoreBackend {
-  readonly kind = 'test'
-  constructor(readonly inner: StoreBackend = createMemoryStore()) {}
+class TestBackend extends DelegatingBackend {
+  override readonly kind = 'test'
   private readGate: Promise<void> | null = null
   private readEntered = deferred()
   /** Fails (once) the first commit for which this returns true. */
@@ -42,31 +36,19 @@ class TestBackend implements StoreBackend {
       },
     }
   }
-  async commit(unit: CommitUnit): Promise<void> {
+  override async commit(unit: CommitUnit): Promise<void> {
     if (this.failWhen?.(unit)) {
       this.failWhen = null
       throw new Error('disk full')
     }
     return this.inner.commit(unit)
   }
-  async readEvents(id: SessionId, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+  override async readEvents(id: SessionId, afterSeq: number, limit: number): Promise<StoredEvent[]> {
     if (this.readGate) {
       this.readEntered.resolve()
       await this.readGate
     }
     return this.inner.readEvents(id, afterSeq, limit)
-  }
-  getSession(id: SessionId) {
-    return this.inner.getSession(id)
-  }
-  listSessions(limit: number) {
-    return this.inner.listSessions(limit)
-  }
-  ping() {
-    return this.inner.ping()
-  }
-  close() {
-    return this.inner.close()
   }
 }
 

@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { SessionId, StoredEvent } from '../core/index.js'
+import type { StoredEvent } from '../core/index.js'
 import { EventStore, type CommitListener } from './event-store.js'
-import { createMemoryStore } from './memory.js'
-import type { CommitUnit, SessionWrite, StoreBackend } from './types.js'
-
-function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
-  let resolve!: (v: T) => void
-  const promise = new Promise<T>((r) => (resolve = r))
-  return { promise, resolve }
-}
+import type { CommitUnit, SessionWrite } from './types.js'
+import { DelegatingBackend, deferred } from '../../test/support/delegating-backend.js'
 
 /**
  * A real StoreBackend around the memory backend that records every commit unit and lets a test hold a commit
  * open (`hold`) or fail it (`failNext`). Everything else goes straight to the memory store.
  */
-class RecordingBackend implements StoreBackend {
-  readonly kind = 'recording'
-  readonly inner = createMemoryStore()
+class RecordingBackend extends DelegatingBackend {
+  override readonly kind = 'recording'
   /** Units that reached the inner store. */
   readonly committed: CommitUnit[] = []
   /** Every commit call, failed or not. */
@@ -43,7 +36,7 @@ class RecordingBackend implements StoreBackend {
     return this.entered.promise
   }
 
-  async commit(unit: CommitUnit): Promise<void> {
+  override async commit(unit: CommitUnit): Promise<void> {
     this.attempts++
     const entered = this.entered
     this.entered = deferred()
@@ -57,21 +50,6 @@ class RecordingBackend implements StoreBackend {
     await this.inner.commit(unit)
     this.committed.push({ events: [...unit.events], sessions: unit.sessions.map((s) => ({ ...s })) })
     this.trace.push(`committed:${unit.events.map((e) => `${e.sessionId}#${e.seq}`).join(',')}`)
-  }
-  readEvents(id: SessionId, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-    return this.inner.readEvents(id, afterSeq, limit)
-  }
-  getSession(id: SessionId) {
-    return this.inner.getSession(id)
-  }
-  listSessions(limit: number) {
-    return this.inner.listSessions(limit)
-  }
-  ping() {
-    return this.inner.ping()
-  }
-  close() {
-    return this.inner.close()
   }
 }
 

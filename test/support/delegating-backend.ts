@@ -1,0 +1,38 @@
+import type { SessionId, StoredEvent } from '../../src/core/index.js'
+import { createMemoryStore, type CommitUnit, type StoreBackend } from '../../src/store/index.js'
+
+/** A promise with its resolve function, for tests that hold something open. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void
+  const promise = new Promise<T>((r) => (resolve = r))
+  return { promise, resolve }
+}
+
+/**
+ * A real StoreBackend that passes every call to an inner backend (the memory
+ * store by default). Tests extend it and override `commit` or `readEvents` to
+ * hold, fail or record calls — a real implementation of the interface, not a
+ * mock of the code under test.
+ */
+export class DelegatingBackend implements StoreBackend {
+  readonly kind: string = 'delegating'
+  constructor(readonly inner: StoreBackend = createMemoryStore()) {}
+  commit(unit: CommitUnit): Promise<void> {
+    return this.inner.commit(unit)
+  }
+  readEvents(id: SessionId, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+    return this.inner.readEvents(id, afterSeq, limit)
+  }
+  getSession(id: SessionId) {
+    return this.inner.getSession(id)
+  }
+  listSessions(limit: number) {
+    return this.inner.listSessions(limit)
+  }
+  ping() {
+    return this.inner.ping()
+  }
+  close() {
+    return this.inner.close()
+  }
+}
