@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
+import { HaiClient, textOf } from '../src/client/index.js'
 
 function run(args: string[]): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'silent' } })
@@ -57,4 +61,32 @@ test('parlance rejects an unknown command with usage', async () => {
   assert.equal(code, 2)
   assert.match(err, /unknown command "frobnicate"/)
   assert.match(err, /usage:/)
+})
+
+test('parlance serve --agent loads an agent module from a file', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'parlance-agent-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'agent.mjs')
+  writeFileSync(file, "export default { name: 'filed', description: '', tools: {}, async run(ctx) { await ctx.say('from ' + ctx.input.text) } }\n")
+  const server = run(['serve', '--port', '0', '--store', 'memory', '--agent', file])
+  t.after(() => server.kill('SIGKILL'))
+  const banner = await waitFor(server, /listening on (http:\/\/\S+)/, 'serve')
+  assert.match(banner, /agents: filed/)
+  const c = await HaiClient.connect({ url: /listening on (http:\/\/\S+)/.exec(banner)![1]! })
+  t.after(() => c.close())
+  c.say('a file')
+  assert.equal(textOf(await c.untilCompleted()), 'from a file')
+})
+
+test('parlance serve --agent with a module that exports no agent fails clearly', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parlance-agent-'))
+  const file = join(dir, 'nothing.mjs')
+  writeFileSync(file, 'export const x = 1\n')
+  const child = run(['serve', '--port', '0', '--store', 'memory', '--agent', file])
+  let err = ''
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  rmSync(dir, { recursive: true, force: true })
+  assert.equal(code, 2)
+  assert.match(err, /does not export an agent/)
 })

@@ -53,13 +53,19 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
   const bind = (session: Session, afterSeq: number | undefined): void => {
     if (bound?.session === session) return
     bound?.sub.close()
-    const view = hai.view(session.id, session.agentName)
+    // The view follows the agent of each run (`agent_id`); subscribers in the same view state share frames.
+    const b = { session, view: hai.view(session.id, session.agentName) }
     const sub = session.subscribe(
       {
-        codecKey: `hai:${view.agentId}`,
+        get codecKey() {
+          return `hai:${b.view.agentId}`
+        },
         encode(events) {
           const out: string[] = []
-          for (const e of events) for (const f of hai.encode(e, view)) out.push(f)
+          for (const e of events) {
+            if (e.type === 'run.started' && e.agent !== b.view.agentId) b.view = hai.view(session.id, e.agent)
+            for (const f of hai.encode(e, b.view)) out.push(f)
+          }
           return out
         },
         write: (frames) => conn.send(frames as string[]),
@@ -68,7 +74,13 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
       },
       afterSeq,
     )
-    bound = { session, sub, view }
+    bound = {
+      session,
+      sub,
+      get view() {
+        return b.view
+      },
+    }
   }
 
   const open = async (p: AttachParams): Promise<void> => {

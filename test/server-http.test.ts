@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { defineAgent, demoAgent } from '../src/index.js'
+import { textOf } from '../src/client/index.js'
+import { startServer } from './harness.js'
+
+test('/metrics reports connections, committed events, active runs and store commit latency', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.say('count 10')
+  await c.untilCompleted()
+  const text = await (await fetch(`${s.url}/metrics`)).text()
+  assert.match(text, /^parlance_connections\{dialect="hai"\} 1$/m)
+  const events = Number(/^parlance_events_total (\d+)$/m.exec(text)?.[1])
+  assert.ok(events >= 14, `events_total ${events}`)
+  assert.match(text, /^parlance_active_runs 0$/m)
+  assert.match(text, /^parlance_store_commit_seconds_count [1-9]\d*$/m)
+})
+
+test('inbound errors are counted by dialect and code', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.sendRaw('nope')
+  await c.next('error')
+  const text = await (await fetch(`${s.url}/metrics`)).text()
+  assert.match(text, /^parlance_inbound_errors_total\{dialect="hai",code="invalid_json"\} 1$/m)
+})
+
+test('GET / lists agents and endpoints; unknown routes are a JSON 404', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const index = (await (await fetch(s.url)).json()) as { agents: string[]; endpoints: Record<string, string> }
+  assert.deepEqual(index.agents, ['demo'])
+  assert.equal(index.endpoints.hai, '/ws')
+  const missing = await fetch(`${s.url}/nope`)
+  assert.equal(missing.status, 404)
+  assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'not_found')
+})
+
+test('metadata.agent picks another served agent; an unknown one is not_found', async (t) => {
+  const shout = defineAgent({ name: 'shout', run: async (ctx) => void (await ctx.say(ctx.input.text.toUpperCase())) })
+  const s = await startServer({ agents: [demoAgent, shout] })
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.say('hello', { agent: 'shout' })
+  const msgs = await c.untilCompleted()
+  assert.equal(textOf(msgs), 'HELLO')
+  assert.deepEqual(new Set(msgs.map((m) => m.agent_id)), new Set(['shout']), 'agent_id names the agent that ran')
+  c.say('back to demo', { agent: 'demo' })
+  const back = await c.untilCompleted()
+  assert.deepEqual(new Set(back.map((m) => m.agent_id)), new Set(['demo']))
+  c.say('hello', { agent: 'nobody' })
+  const err = await c.next('error')
+  assert.equal(err.error_code, 'not_found')
+  assert.match(err.message, /nobody/)
+})
