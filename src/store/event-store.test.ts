@@ -269,3 +269,25 @@ test('read() pages through the backend', async () => {
   await store.flush()
   assert.deepEqual(ids(await store.read('a', 2, 2)), ['a#3', 'a#4'])
 })
+
+test('the next commit starts before the previous batch is delivered (pipelining), in order, and flush waits for both', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend)
+  const a = new Writer('a', backend.trace)
+  const release = backend.hold()
+  const first = backend.nextCommit()
+  store.append(a, a.event())
+  await first
+  store.append(a, a.event()) // queued while commit 1 is open
+  let flushed = false
+  const f = store.flush().then(() => (flushed = true))
+  let commitsAtFirstDelivery = -1
+  a.onDelivered = (events) => {
+    if (events[0]!.seq === 1) commitsAtFirstDelivery = backend.attempts
+  }
+  release()
+  await f
+  assert.equal(commitsAtFirstDelivery, 2, 'commit 2 was under way when batch 1 was delivered')
+  assert.equal(flushed, true)
+  assert.deepEqual(backend.trace, ['committed:a#1', 'delivered:a:1', 'committed:a#2', 'delivered:a:2'])
+})

@@ -119,6 +119,9 @@ export class EventStore {
         this.attempt = 0
         this.options.onCommit?.(events.length, performance.now() - started)
         this.inFlight = null
+        // Start the next commit before delivering this one: a backend that writes off-thread
+        // (SQLite worker) then inserts batch N+1 while this thread encodes and sends batch N.
+        if (!this.scheduled && (this.batchSize > 0 || this.dirty.size > 0)) this.commitNext()
         for (const [owner, list] of batch) {
           try {
             owner.onCommitted(list)
@@ -158,12 +161,17 @@ export class EventStore {
     for (const o of owners) this.dirty.add(o)
   }
 
-  private afterCommit(delayMs: number): void {
+  private wakeProducers(): void {
     if (this.batchSize < this.highWater && this.waiters.length) {
       const w = this.waiters
       this.waiters = []
       for (const resolve of w) resolve()
     }
+  }
+
+  private afterCommit(delayMs: number): void {
+    this.wakeProducers()
+    if (this.inFlight || this.scheduled) return // the next commit is already under way; it settles
     if (this.batchSize > 0 || this.dirty.size > 0) {
       this.scheduled = true
       if (delayMs > 0) {
