@@ -323,3 +323,11 @@ test('property: text.delta content and ids survive quotes, newlines and any unic
     { numRuns: 500 },
   )
 })
+
+test('approval.resolved: nothing for a user answer; an error naming the approval for a timeout or a withdrawal', () => {
+  assert.deepEqual(encoded({ type: 'approval.resolved', approvalId: 'ap1', approved: false, by: 'user' }), [])
+  const [timedOut] = encoded({ type: 'approval.resolved', approvalId: 'ap1', approved: false, by: 'timeout' })
+  assert.deepEqual([timedOut!.type, timedOut!.error_code, timedOut!.details], ['error', 'timeout', { approval_id: 'ap1' }])
+  const [withdrawn] = encoded({ type: 'approval.resolved', approvalId: 'ap2', approved: false, by: 'cancel' })
+  assert.deepEqual([withdrawn!.error_code, withdrawn!.details], ['cancelled', { approval_id: 'ap2' }])
+})

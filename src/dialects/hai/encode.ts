@@ -91,6 +91,18 @@ export function encode(e: StoredEvent, view: HaiView): string[] {
           timeout_ms: e.timeoutMs,
         }),
       ]
+    case 'approval.resolved':
+      // An answer the client gave needs no echo; one it did not give (timeout, withdrawn by an interrupt)
+      // must reach it, so its approval dialog can close.
+      if (e.by === 'user') return []
+      return [
+        frame(view, e.seq, {
+          type: 'error',
+          error_code: HAI_ERROR_CODES[e.by === 'timeout' ? 'timeout' : 'cancelled'],
+          message: e.by === 'timeout' ? `approval ${e.approvalId} timed out` : `approval ${e.approvalId} was withdrawn: the run stopped`,
+          details: { approval_id: e.approvalId },
+        }),
+      ]
     case 'plan':
       return [frame(view, e.seq, { type: 'status', status: 'thinking', message: `Plan: ${e.tasks.map((t) => t.title).join(' → ')}` })]
     case 'progress':
