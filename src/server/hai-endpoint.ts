@@ -38,7 +38,8 @@ export function attachParams(url: URL): AttachParams | null {
  */
 export function serveHai(conn: Connection, attach: AttachParams | null, deps: HaiEndpointDeps): void {
   const { sessions, limits, metrics, log } = deps
-  let bound: { session: Session; sub: Subscription; view: HaiView } | null = null
+  type Bound = { session: Session; view: HaiView; sub: Subscription }
+  let bound: Bound | null = null
   let queue: Promise<void> = Promise.resolve()
   metrics.connections.inc({ dialect: 'hai' })
   log.debug({ conn: conn.id, attach: attach?.sessionId }, 'hai connection opened')
@@ -54,8 +55,8 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
     if (bound?.session === session) return
     bound?.sub.close()
     // The view follows the agent of each run (`agent_id`); subscribers in the same view state share frames.
-    const b = { session, view: hai.view(session.id, session.agentName) }
-    const sub = session.subscribe(
+    const b: { session: Session; view: HaiView; sub?: Subscription } = { session, view: hai.view(session.id, session.agentName) }
+    b.sub = session.subscribe(
       {
         get codecKey() {
           return `hai:${b.view.agentId}`
@@ -74,13 +75,7 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
       },
       afterSeq,
     )
-    bound = {
-      session,
-      sub,
-      get view() {
-        return b.view
-      },
-    }
+    bound = b as Bound
   }
 
   const open = async (p: AttachParams): Promise<void> => {
@@ -104,11 +99,10 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
       return session
     }
     const pendingId = cmd.type === 'approval.response' ? cmd.approvalId : cmd.type === 'tool.result' ? cmd.toolCallId : undefined
-    const found = pendingId ? sessions.findPending(pendingId) : undefined
-    if (found && found !== bound?.session) return sessions.open(found.id, conn.principal)
-    // Re-open rather than reuse: an idle session may have been unloaded and reloaded since.
-    if (bound) return sessions.open(bound.session.id, conn.principal)
-    if (found) return found
+    // The session the request waits in, else the bound one; re-opened rather than reused, since an idle
+    // session may have been unloaded and reloaded meanwhile.
+    const id = (pendingId ? sessions.findPending(pendingId)?.id : undefined) ?? bound?.session.id
+    if (id) return sessions.open(id, conn.principal)
     throw new ParlanceError('invalid_message', `${cmd.type}: no session; send a user_message with a session_id first`)
   }
 
