@@ -1,4 +1,4 @@
-import type { Json } from './events.js'
+import type { HistoryMessage, Json } from './events.js'
 import type { SessionId } from './ids.js'
 
 /** Tools a client offers for one run (AG-UI `tools`, HUMA client tools). */
@@ -41,6 +41,10 @@ export type Command =
   | { type: 'approval.response'; sessionId?: SessionId; approvalId: string; approved: boolean; feedback?: string }
   | { type: 'run.cancel'; sessionId?: SessionId; reason?: string }
   | { type: 'session.resume'; sessionId: SessionId; afterSeq?: number }
+  /** Replaces the shared state (AG-UI input `state`, a recovered MyAgent export); recorded as `state.snapshot`. */
+  | { type: 'state.replace'; sessionId: SessionId; state: Json }
+  /** Replaces the message history (a client that owns its history, a recovered export); recorded as `messages.snapshot`. */
+  | { type: 'history.replace'; sessionId: SessionId; messages: HistoryMessage[] }
   | { type: 'ack'; sessionId?: SessionId; lastSeq: number }
 
 export type CommandType = Command['type']

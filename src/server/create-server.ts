@@ -7,7 +7,9 @@ import type { AgentDefinition } from '../agent/index.js'
 import { SessionManager } from '../session/index.js'
 import { EventStore, createMemoryStore, type StoreBackend } from '../store/index.js'
 import { WsTransport } from '../transports/ws.js'
-import { attachParams, serveHai } from './hai-endpoint.js'
+import type { Endpoint, EndpointDeps } from './endpoint.js'
+import { ENDPOINTS } from './endpoints.js'
+import { sendJson } from './http-util.js'
 import { createMetrics, type Metrics } from './metrics.js'
 
 /** Options of `createServer`. */
@@ -90,8 +92,12 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     route(req, res).catch((err: unknown) => {
       log.error({ err }, 'HTTP handler failed')
       if (!res.headersSent) sendJson(res, 500, { error: { code: 'internal', message: 'internal error' } })
+      else res.destroy()
     })
   })
+
+  const deps: EndpointDeps = { sessions: manager, limits, metrics, log, ws, http, principal: () => ANONYMOUS }
+  const endpoints: Endpoint[] = ENDPOINTS.map((make) => make(deps))
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost')
@@ -104,11 +110,14 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       res.end(await metrics.registry.metrics())
       return
     }
+    for (const e of endpoints) if (e.request?.(req, res, url)) return
     if (req.method === 'GET' && url.pathname === '/') {
+      const paths: Record<string, string> = {}
+      for (const e of endpoints) Object.assign(paths, e.paths)
       return sendJson(res, 200, {
         name: 'parlance',
         agents: manager.agentNames(),
-        endpoints: { hai: '/ws', healthz: '/healthz', metrics: '/metrics' },
+        endpoints: { ...paths, healthz: '/healthz', metrics: '/metrics' },
       })
     }
     sendJson(res, 404, { error: { code: 'not_found', message: `no route ${req.method} ${url.pathname}` } })
@@ -116,10 +125,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
 
   http.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
-    if (url.pathname === '/ws') {
-      ws.upgrade(req, socket, head, ANONYMOUS, (conn) => serveHai(conn, attachParams(url), { sessions: manager, limits, metrics, log }))
-      return
-    }
+    for (const e of endpoints) if (e.upgrade?.(req, socket, head, url)) return
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
   })
 
@@ -145,16 +151,11 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       closed = true
       const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()))
       await manager.shutdown()
+      for (const e of endpoints) await e.close?.()
       ws.close()
       http.closeAllConnections()
       await httpClosed
       await backend.close()
     },
   }
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
-  res.end(text)
 }

@@ -1,16 +1,21 @@
-import { ParlanceError, toParlanceError, type Command, type Connection, type Limits, type SessionId } from '../core/index.js'
+import { ParlanceError, toParlanceError, type Command, type Connection, type SessionId } from '../core/index.js'
 import { hai, type HaiView } from '../dialects/hai/index.js'
-import type { Session, SessionManager, Subscription } from '../session/index.js'
-import type { Logger } from 'pino'
-import type { Metrics } from './metrics.js'
+import type { Session, Subscription } from '../session/index.js'
+import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
 
-/** What the HAI endpoint needs from the server. */
-export interface HaiEndpointDeps {
-  sessions: SessionManager
-  limits: Limits
-  metrics: Metrics
-  log: Logger
-}
+/** What serving one HAI connection needs from the server. */
+export type HaiEndpointDeps = Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log'>
+
+/** HAI over WebSocket at `/ws`. */
+export const haiEndpoint: EndpointFactory = (deps): Endpoint => ({
+  dialect: 'hai',
+  paths: { hai: '/ws' },
+  upgrade(req, socket, head, url) {
+    if (url.pathname !== '/ws') return false
+    deps.ws.upgrade(req, socket, head, deps.principal(req), (conn) => serveHai(conn, attachParams(url), deps))
+    return true
+  },
+})
 
 /** Where a connection attaches on open: `/ws?session_id=…[&after=SEQ][&history=1]`. */
 export interface AttachParams {

@@ -555,3 +555,31 @@ test('state and messages reach the store even when the commit carrying them fail
   assert.deepEqual(record?.messages.map((m) => m.content), ['go', 'done'])
   assert.deepEqual(seqsOf(await s.backend.readEvents(session.id, 0, 100)), range(1, session.lastSeq))
 })
+
+test('state.replace and history.replace record snapshots that the model and a reload both reflect', async () => {
+  const s = setup([echo])
+  const { session, rec } = await s.open()
+  const messages = [
+    { id: 'm1', role: 'user' as const, content: 'hi' },
+    { id: 'm2', role: 'assistant' as const, content: 'hello' },
+  ]
+  session.handle({ type: 'state.replace', sessionId: session.id, state: { theme: 'dark' } })
+  session.handle({ type: 'history.replace', sessionId: session.id, messages })
+  await rec.next('messages.snapshot')
+  assert.deepEqual(session.model.state, { theme: 'dark' })
+  assert.deepEqual(session.model.messages, messages)
+  assert.deepEqual(
+    rec.events.map((e) => [e.type, e.runId]),
+    [
+      ['state.snapshot', ''],
+      ['messages.snapshot', ''],
+    ],
+  )
+  await s.store.flush()
+  session.detachAll()
+  assert.equal(s.manager.evictIdle(Date.now() + 1), 1)
+  const again = await s.manager.open(session.id, 'alice')
+  assert.notEqual(again, session)
+  assert.deepEqual(again.model.state, { theme: 'dark' })
+  assert.deepEqual(again.model.messages, messages)
+})

@@ -166,6 +166,12 @@ export class Session implements CommitListener {
         if (!this.run) throw new ParlanceError('not_found', 'no active run to cancel')
         this.stop('cancelled', cmd.reason ?? 'cancelled by the client')
         return
+      case 'state.replace':
+        this.append(this.run?.id ?? '', { type: 'state.snapshot', snapshot: cmd.state })
+        return
+      case 'history.replace':
+        this.append(this.run?.id ?? '', { type: 'messages.snapshot', messages: cmd.messages })
+        return
       case 'session.resume':
       case 'ack':
         return

@@ -1,0 +1,51 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+import type { Logger } from 'pino'
+import type { Limits, Principal } from '../core/index.js'
+import type { SessionManager } from '../session/index.js'
+import type { WsTransport } from '../transports/ws.js'
+import type { Metrics } from './metrics.js'
+
+/**
+ * What every dialect endpoint gets from the server. One object, so adding a
+ * cross-cutting concern (auth, rate limits, a node id) is one field here and
+ * every dialect inherits it.
+ */
+export interface EndpointDeps {
+  readonly sessions: SessionManager
+  readonly limits: Limits
+  readonly metrics: Metrics
+  readonly log: Logger
+  /** The shared WebSocket transport (one `ws` server, `noServer` mode). */
+  readonly ws: WsTransport
+  /** The node:http server, for transports that attach themselves (Socket.IO). */
+  readonly http: Server
+  /**
+   * Who a request acts for. Every endpoint calls this once per request or
+   * connection and passes the principal on to `sessions.open`, which enforces
+   * ownership.
+   */
+  principal(req: IncomingMessage): Principal
+}
+
+/**
+ * One dialect's mount on the HTTP server. The server offers each request and
+ * upgrade to the endpoints in order; the first that claims it (returns true)
+ * owns it. Handlers must not throw: errors are answered in the dialect's own
+ * shape.
+ */
+export interface Endpoint {
+  /** Dialect name, as used in metrics labels. */
+  readonly dialect: string
+  /** Paths listed by `GET /` (name → path). */
+  readonly paths: Readonly<Record<string, string>>
+  /** Claims an HTTP request; work may continue asynchronously after returning true. */
+  request?(req: IncomingMessage, res: ServerResponse, url: URL): boolean
+  /** Claims a WebSocket upgrade. Return true also for upgrades a self-attached transport handles (so the server leaves them alone). */
+  upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): boolean
+  /** Releases what the endpoint holds (timers, its own servers). Sessions are shut down by the server. */
+  close?(): Promise<void> | void
+}
+
+/** Builds an endpoint; called once per server. */
+export type EndpointFactory = (deps: EndpointDeps) => Endpoint
