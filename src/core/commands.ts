@@ -41,6 +41,8 @@ export type Command =
   | { type: 'approval.response'; sessionId?: SessionId; approvalId: string; approved: boolean; feedback?: string }
   | { type: 'run.cancel'; sessionId?: SessionId; reason?: string }
   | { type: 'session.resume'; sessionId: SessionId; afterSeq?: number }
+  /** Records an application event in the session's log (an audit entry, addon data); recorded as `custom`. */
+  | { type: 'custom.record'; sessionId: SessionId; name: string; value: Json }
   /** Replaces the shared state (AG-UI input `state`, a recovered MyAgent export); recorded as `state.snapshot`. */
   | { type: 'state.replace'; sessionId: SessionId; state: Json }
   /** Replaces the message history (a client that owns its history, a recovered export); recorded as `messages.snapshot`. */

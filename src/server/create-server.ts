@@ -1,4 +1,5 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { pino, type Logger } from 'pino'
@@ -29,6 +30,11 @@ export interface ServerOptions {
   logger?: Logger | false
   /** WebSocket ping interval (ms); 0 disables. @default 15000 */
   heartbeatIntervalMs?: number
+  /**
+   * Key for signed exports (MyAgent state) and tokens. @default PARLANCE_SECRET, else random per process
+   * (signatures then do not survive a restart or cross nodes)
+   */
+  secret?: string
 }
 
 /** A running (or ready to run) Parlance server. */
@@ -88,6 +94,8 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     heartbeatIntervalMs: options.heartbeatIntervalMs,
   })
 
+  const configured = options.secret ?? process.env.PARLANCE_SECRET
+  const secret = configured ? Buffer.from(configured, 'utf8') : randomBytes(32)
   const http = createHttpServer((req, res) => {
     route(req, res).catch((err: unknown) => {
       log.error({ err }, 'HTTP handler failed')
@@ -96,7 +104,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     })
   })
 
-  const deps: EndpointDeps = { sessions: manager, limits, metrics, log, ws, http, principal: () => ANONYMOUS }
+  const deps: EndpointDeps = { sessions: manager, limits, metrics, log, ws, http, principal: () => ANONYMOUS, secret }
   const endpoints: Endpoint[] = ENDPOINTS.map((make) => make(deps))
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

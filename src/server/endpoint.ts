@@ -26,6 +26,12 @@ export interface EndpointDeps {
    * ownership.
    */
   principal(req: IncomingMessage): Principal
+  /**
+   * Key for signing what leaves the server and must come back unaltered (MyAgent state exports, resume
+   * tokens). From `ServerOptions.secret` or PARLANCE_SECRET; otherwise random per process, so signatures
+   * do not survive a restart (documented).
+   */
+  readonly secret: Buffer
 }
 
 /**

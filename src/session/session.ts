@@ -166,6 +166,9 @@ export class Session implements CommitListener {
         if (!this.run) throw new ParlanceError('not_found', 'no active run to cancel')
         this.stop('cancelled', cmd.reason ?? 'cancelled by the client')
         return
+      case 'custom.record':
+        this.append(this.run?.id ?? '', { type: 'custom', name: cmd.name, value: cmd.value })
+        return
       case 'state.replace':
         this.append(this.run?.id ?? '', { type: 'state.snapshot', snapshot: cmd.state })
         return
