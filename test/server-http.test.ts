@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict'
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'node:test'
 import { defineAgent, demoAgent } from '../src/index.js'
 import { textOf } from '../src/client/index.js'
@@ -55,4 +57,17 @@ test('metadata.agent picks another served agent; an unknown one is not_found', a
   const err = await c.next('error')
   assert.equal(err.error_code, 'not_found')
   assert.match(err.message, /nobody/)
+})
+
+test('with the SQLite store the signing secret is generated once, kept 0600 in the data dir, and reused', async (t) => {
+  const s = await startServer({ store: 'sqlite' })
+  t.after(() => s.removeData())
+  const file = join(s.dataDir, 'secret')
+  const first = readFileSync(file, 'utf8')
+  assert.equal(Buffer.from(first, 'base64url').length, 32)
+  assert.equal(statSync(file).mode & 0o777, 0o600)
+  await s.close()
+  const again = await startServer({ store: 'sqlite', dataDir: s.dataDir })
+  await again.close()
+  assert.equal(readFileSync(file, 'utf8'), first)
 })

@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { pino, type Logger } from 'pino'
@@ -31,8 +32,9 @@ export interface ServerOptions {
   /** WebSocket ping interval (ms); 0 disables. @default 15000 */
   heartbeatIntervalMs?: number
   /**
-   * Key for signed exports (MyAgent state) and tokens. @default PARLANCE_SECRET, else random per process
-   * (signatures then do not survive a restart or cross nodes)
+   * Key for signed exports (MyAgent state) and tokens. @default PARLANCE_SECRET; else, with the SQLite
+   * store, a random key generated once and kept in `dataDir/secret` (mode 0600); else random per process.
+   * Nodes that must accept each other's exports share it.
    */
   secret?: string
 }
@@ -56,6 +58,28 @@ async function openBackend(store: ServerOptions['store'], dataDir: string): Prom
     return createSqliteStore({ file: join(dataDir, 'parlance.db') })
   }
   return store
+}
+
+function loadSecret(options: ServerOptions): Buffer {
+  const configured = options.secret ?? process.env.PARLANCE_SECRET
+  if (configured) return Buffer.from(configured, 'utf8')
+  if (options.store !== undefined && options.store !== 'sqlite') return randomBytes(32)
+  // Durable store: a durable key, so signed exports outlive a restart like the sessions they describe.
+  const file = join(options.dataDir ?? './.parlance', 'secret')
+  try {
+    return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+  }
+  const key = randomBytes(32)
+  try {
+    writeFileSync(file, key.toString('base64url'), { mode: 0o600, flag: 'wx' })
+    return key
+  } catch (err) {
+    // Another process created it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url')
+    throw err
+  }
 }
 
 /** Creates a Parlance server: HTTP endpoints and every dialect, mounted on one node:http server. */
@@ -94,8 +118,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     heartbeatIntervalMs: options.heartbeatIntervalMs,
   })
 
-  const configured = options.secret ?? process.env.PARLANCE_SECRET
-  const secret = configured ? Buffer.from(configured, 'utf8') : randomBytes(32)
+  const secret = loadSecret(options)
   const http = createHttpServer((req, res) => {
     route(req, res).catch((err: unknown) => {
       log.error({ err }, 'HTTP handler failed')
