@@ -7,6 +7,7 @@ export type {
   Plan,
   RunContext,
   RunInput,
+  SendResult,
   TextSource,
   ToolDefinition,
 } from './types.js'

@@ -35,6 +35,16 @@ export interface ApprovalRequest {
   timeoutMs?: number
 }
 
+/** What `ctx.send` reports once a burst ends. */
+export interface SendResult {
+  /** Messages delivered (confirmed by the client, or sent when nobody confirms delivery). */
+  delivered: number
+  /** True when every message was delivered. */
+  ok: boolean
+  /** Why delivery stopped: the client's error, or the confirmation timeout. */
+  error?: string
+}
+
 /** A handle on a plan made with `ctx.plan`. */
 export interface Plan {
   readonly id: string
@@ -60,8 +70,18 @@ export interface RunContext {
   readonly state: Json
   /** Fires on cancel or interrupt. Pass it to fetch and friends. */
   readonly signal: AbortSignal
-  /** Sends an assistant message, streamed chunk by chunk when given an iterable. Resolves with its message id. */
+  /**
+   * Sends an assistant message, streamed chunk by chunk when given an iterable. Resolves with its message id.
+   * While a subscriber that confirms delivery is attached (HUMA), the text is collected and sent as a
+   * messaging burst of one (see `send`); a failed delivery is recorded, not thrown.
+   */
   say(text: TextSource): Promise<string>
+  /**
+   * Sends whole messages as one messaging burst: typing on, each message after a typing delay proportional
+   * to its length (`typingMsPerChar`), then — while a subscriber confirms delivery — a wait for its
+   * confirmation (`messageConfirmTimeoutMs`) before the next; typing off. Stops at the first failed delivery.
+   */
+  send(messages: readonly string[], opts?: { extra?: Record<string, unknown> }): Promise<SendResult>
   /** Streams reasoning ("thinking") text. */
   think(text: TextSource): Promise<void>
   status(status: RunStatus, message?: string): Promise<void>

@@ -37,6 +37,13 @@ export type Command =
       outcome: 'success' | 'failure' | 'canceled'
       result?: Json
       error?: string
+      /** The tool's name as the client echoes it (HUMA). */
+      toolName?: string
+      /**
+       * HUMA `triggering`. Absent or true: a result for a call nobody waits for is `not_found`. false: such a
+       * result is only recorded (as `custom` `tool.result.unsolicited`). A waiting call is answered either way.
+       */
+      triggering?: boolean
     }
   | { type: 'approval.response'; sessionId?: SessionId; approvalId: string; approved: boolean; feedback?: string }
   | { type: 'run.cancel'; sessionId?: SessionId; reason?: string }
@@ -48,5 +55,10 @@ export type Command =
   /** Replaces the message history (a client that owns its history, a recovered export); recorded as `messages.snapshot`. */
   | { type: 'history.replace'; sessionId: SessionId; messages: HistoryMessage[] }
   | { type: 'ack'; sessionId?: SessionId; lastSeq: number }
+  /**
+   * In-flight data for a server-side addon tool (HUMA `addon-tool-event`). The messaging addon reads
+   * `{messageIndex, success, context?, error?}` as a delivery confirmation of burst `toolCallId`.
+   */
+  | { type: 'addon.event'; sessionId?: SessionId; toolCallId: string; data: Record<string, unknown> }
 
 export type CommandType = Command['type']

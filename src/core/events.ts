@@ -59,7 +59,8 @@ export type EventBody =
   | { type: 'tool.call'; toolCallId: string; toolName: string; args: Record<string, unknown>; target: ToolTarget; parentMessageId?: string }
   | { type: 'tool.result'; toolCallId: string; toolName: string; result: Json }
   | { type: 'tool.error'; toolCallId: string; toolName: string; error: string }
-  | { type: 'tool.cancel'; toolCallId: string; toolName: string; reason: string }
+  /** `by: 'client'` when the client itself reported the call canceled (nothing to cancel on its side). */
+  | { type: 'tool.cancel'; toolCallId: string; toolName: string; reason: string; by?: 'client' }
   | {
       type: 'approval.requested'
       approvalId: string
@@ -77,7 +78,27 @@ export type EventBody =
   | { type: 'state.snapshot'; snapshot: Json }
   | { type: 'state.delta'; patch: PatchOp[] }
   | { type: 'messages.snapshot'; messages: HistoryMessage[] }
-  | { type: 'typing'; active: boolean }
+  /**
+   * Typing indicator. A messaging burst (`ctx.send`) brackets its messages with typing on/off carrying the
+   * burst's `toolCallId`; `reason` says why it ended early ('canceled': the run stopped; 'failed': a delivery failed).
+   */
+  | { type: 'typing'; active: boolean; toolCallId?: string; reason?: 'canceled' | 'failed' }
+  /**
+   * A whole assistant message of a messaging burst (`ctx.send`; `ctx.say` when a subscriber confirms delivery).
+   * `confirm`: the run waits for a delivery confirmation (`message.delivery`) before the next message.
+   */
+  | {
+      type: 'message.sent'
+      toolCallId: string
+      messageId: string
+      message: string
+      index: number
+      count: number
+      confirm: boolean
+      extra?: Record<string, unknown>
+    }
+  /** The outcome of a confirmed message: the client's confirmation, or a timeout. */
+  | { type: 'message.delivery'; toolCallId: string; messageId: string; index: number; ok: boolean; error?: string; by: 'client' | 'timeout' }
   | { type: 'custom'; name: string; value: Json }
   | { type: 'raw'; event: Json; source?: string }
   | { type: 'error'; code: ErrorCode; message: string; details?: Record<string, unknown> }

@@ -12,6 +12,9 @@ export interface Limits {
   maxPendingEvents: number
   replayPageSize: number
   sessionIdleMs: number
+  typingMsPerChar: number
+  typingMaxMs: number
+  messageConfirmTimeoutMs: number
 }
 
 /** Defaults for every limit and timeout; all are overridable through server options. */
@@ -41,6 +44,12 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   maxPendingEvents: 2048,
   /** An idle session (no run, no connection) is unloaded from memory after this long; it reloads from the store on use (ms). */
   sessionIdleMs: 5 * 60_000,
+  /** Messaging bursts (`ctx.send`): simulated typing time per character of each message (ms). */
+  typingMsPerChar: 15,
+  /** Messaging bursts: longest simulated typing time of one message (ms). */
+  typingMaxMs: 2_000,
+  /** Messaging bursts: how long a sent message waits for the client's delivery confirmation (ms), from the HUMA seed. */
+  messageConfirmTimeoutMs: 30_000,
   /** Events read per page when replaying from the store. */
   replayPageSize: 5000,
 }

@@ -22,6 +22,8 @@ export class ConversationModel {
   private stateDirty = false
   private messagesDirty = false
   private readonly open = new Map<string, string[]>()
+  /** Burst messages sent and awaiting their delivery confirmation. */
+  private readonly sent = new Map<string, string>()
 
   constructor(messages: HistoryMessage[] = [], state: Json = {}) {
     this.messages = messages
@@ -47,6 +49,17 @@ export class ConversationModel {
         const parts = this.open.get(e.messageId) ?? []
         this.open.delete(e.messageId)
         this.push({ id: e.messageId, role: 'assistant', content: parts.join('') })
+        return
+      }
+      case 'message.sent':
+        // A message that waits for confirmation enters the history once delivered.
+        if (e.confirm) this.sent.set(e.messageId, e.message)
+        else this.push({ id: e.messageId, role: 'assistant', content: e.message })
+        return
+      case 'message.delivery': {
+        const content = this.sent.get(e.messageId)
+        this.sent.delete(e.messageId)
+        if (e.ok && content !== undefined) this.push({ id: e.messageId, role: 'assistant', content })
         return
       }
       case 'tool.call':

@@ -42,6 +42,13 @@ export async function closingEvents(read: Read, sessionId: SessionId, runId: str
             closing.push({ type: 'tool.cancel', toolCallId: e.toolCallId, toolName: e.toolName, reason: 'the server stopped' })
           }
           break
+        case 'typing':
+          // A messaging burst the run left open gets its typing indicator turned off.
+          if (e.toolCallId !== undefined) {
+            if (!e.active) ended.add(e.toolCallId)
+            else if (!ended.has(e.toolCallId)) closing.push({ type: 'typing', active: false, toolCallId: e.toolCallId, reason: 'canceled' })
+          }
+          break
         case 'approval.resolved':
           ended.add(e.approvalId)
           break

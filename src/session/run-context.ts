@@ -8,10 +8,11 @@ import {
   type PlanTask,
 } from '../core/index.js'
 import type { AgentDefinition, ApprovalResult, Plan, RunContext, TextSource } from '../agent/index.js'
+import { collectText, sendBurst, type MessagingHost } from './messaging.js'
 import type { Run } from './run.js'
 
 /** The part of Session a run context uses. */
-export interface RunHost {
+export interface RunHost extends MessagingHost {
   readonly id: string
   readonly model: { readonly messages: RunContext['history']; readonly state: Json }
   append(runId: string, body: EventBody): Promise<void> | undefined
@@ -31,7 +32,7 @@ export function createRunContext(
   host: RunHost,
   run: Run,
   agent: AgentDefinition,
-  limits: Pick<Limits, 'approvalTimeoutMs' | 'clientToolTimeoutMs'>,
+  limits: Pick<Limits, 'approvalTimeoutMs' | 'clientToolTimeoutMs' | 'typingMsPerChar' | 'typingMaxMs' | 'messageConfirmTimeoutMs'>,
   newToolCallId: () => string,
 ): RunContext {
   /** Appends for this run after checking it is still active; waits only when the store is backed up. */
@@ -101,7 +102,7 @@ export function createRunContext(
         return result
       }
       if (a.outcome === 'canceled') {
-        await emit({ type: 'tool.cancel', toolCallId, toolName: name, reason: 'canceled by the client' })
+        await emit({ type: 'tool.cancel', toolCallId, toolName: name, reason: 'canceled by the client', by: 'client' })
         throw new ParlanceError('tool_error', `client tool ${name} was canceled by the client`, { toolName: name, toolCallId })
       }
       const error = a.error ?? 'the client reported a failure'
@@ -124,7 +125,16 @@ export function createRunContext(
     },
     signal: run.signal,
 
-    say: (text) => streamText(text, 'text'),
+    async say(text) {
+      if (!host.confirmsDelivery()) return streamText(text, 'text')
+      // A subscriber confirms delivery (HUMA): the message goes out whole, as a messaging burst of one.
+      const sent = await sendBurst(host, run, emit, limits, newToolCallId(), () => collectText(text))
+      return sent.messageIds[0] ?? ''
+    },
+    async send(messages, opts) {
+      const { delivered, ok, error } = await sendBurst(host, run, emit, limits, newToolCallId(), messages.filter(Boolean), opts?.extra)
+      return error === undefined ? { delivered, ok } : { delivered, ok, error }
+    },
     think: async (text) => {
       await streamText(text, 'reasoning')
     },

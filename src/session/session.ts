@@ -6,6 +6,7 @@ import {
   toParlanceError,
   type Command,
   type EventBody,
+  type Json,
   type Limits,
   type Principal,
   type SessionId,
@@ -13,6 +14,7 @@ import {
 } from '../core/index.js'
 import type { AgentDefinition, RunInput } from '../agent/index.js'
 import type { CommitListener, EventStore, SessionRecord, SessionWrite } from '../store/index.js'
+import { closeBursts, confirmsDelivery, deliverAddonEvent } from './messaging.js'
 import { createRunContext } from './run-context.js'
 import { Run } from './run.js'
 import { Subscription, whenUncongested, type Subscriber } from './subscription.js'
@@ -153,10 +155,27 @@ export class Session implements CommitListener {
         }
         return
       case 'tool.result':
-        if (!this.run?.clientTools.resolve(cmd.toolCallId, cmd)) {
-          throw new ParlanceError('not_found', `no pending client tool call ${cmd.toolCallId}`, { toolCallId: cmd.toolCallId })
+        if (this.run?.clientTools.resolve(cmd.toolCallId, cmd)) return
+        if (cmd.triggering === false) {
+          // Nobody waits for it (a canceled result after cancel-tool-call, a side-effect-only tool): record only.
+          this.append(this.run?.id ?? '', { type: 'custom', name: 'tool.result.unsolicited', value: unsolicited(cmd) })
+          return
         }
+        throw new ParlanceError('not_found', `no pending client tool call ${cmd.toolCallId}`, { toolCallId: cmd.toolCallId })
+      case 'addon.event': {
+        const context = cmd.data.context
+        if (typeof context === 'object' && context !== null && !Array.isArray(context)) {
+          this.append(this.run?.id ?? '', {
+            type: 'context.update',
+            name: 'addon-tool-event',
+            description: `context from addon tool call ${cmd.toolCallId}`,
+            context: context as Record<string, unknown>,
+            triggering: false,
+          })
+        }
+        deliverAddonEvent(this.run, cmd)
         return
+      }
       case 'approval.response':
         if (!this.run?.approvals.resolve(cmd.approvalId, { approved: cmd.approved, feedback: cmd.feedback, by: 'user' })) {
           throw new ParlanceError('not_found', `no pending approval ${cmd.approvalId}`, { approvalId: cmd.approvalId })
@@ -221,6 +240,7 @@ export class Session implements CommitListener {
   end(run: Run, body: Extract<EventBody, { type: 'run.finished' | 'run.error' }>): void {
     if (run.ended) return
     run.ended = true
+    closeBursts(run, (b) => this.append(run.id, b), run.signal.reason)
     for (const messageId of run.openReasoning) this.append(run.id, { type: 'reasoning.end', messageId })
     for (const messageId of run.openText) this.append(run.id, { type: 'text.end', messageId })
     run.openText.clear()
@@ -229,6 +249,12 @@ export class Session implements CommitListener {
     if (this.run === run) this.run = null
     this.deps.store.touch(this)
     this.deps.hooks.runEnded?.(this, run.id, body.type === 'run.error' ? body.code : 'finished')
+  }
+
+  /** True when an attached subscriber confirms message delivery (the messaging addon then waits for it). */
+  confirmsDelivery(): boolean {
+    for (const s of this.subs) if (!s.closed && confirmsDelivery(s.subscriber)) return true
+    return false
   }
 
   /** Registers an outstanding approval / client tool call id with the manager's index. */
@@ -291,5 +317,15 @@ export class Session implements CommitListener {
       const e = toParlanceError(err, 'execution_error')
       this.end(run, { type: 'run.error', code: e.code, message: e.message, details: e.details })
     }
+  }
+}
+
+function unsolicited(cmd: Extract<Command, { type: 'tool.result' }>): Json {
+  return {
+    toolCallId: cmd.toolCallId,
+    outcome: cmd.outcome,
+    ...(cmd.toolName !== undefined ? { toolName: cmd.toolName } : {}),
+    ...(cmd.result !== undefined ? { result: cmd.result } : {}),
+    ...(cmd.error !== undefined ? { error: cmd.error } : {}),
   }
 }

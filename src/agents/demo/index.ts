@@ -77,7 +77,7 @@ async function plan(ctx: RunContext): Promise<void> {
 
 /**
  * The demo agent: deterministic, no network. Behaviour by trigger word (see
- * ARCHITECTURE.md): weather, delete, plan, state, fail, count N, slow, client;
+ * ARCHITECTURE.md): weather, delete, plan, state, fail, count N, slow, client, burst;
  * anything else is echoed.
  */
 export const demoAgent = defineAgent({
@@ -136,6 +136,12 @@ export const demoAgent = defineAgent({
       await ctx.status('executing_tools', 'Asking the client for get_client_info')
       const info = await ctx.callTool('get_client_info', {})
       return void (await say(ctx, `Client info: ${JSON.stringify(info)}`))
+    }
+    if (lower.includes('burst')) {
+      // A messaging burst: three whole messages, each confirmed by a client that confirms delivery (HUMA).
+      const sent = await ctx.send(['Here is the first message.', 'And a second one.', 'That was the burst.'])
+      if (!sent.ok) throw new ParlanceError('execution_error', `delivered ${sent.delivered} of 3 messages: ${sent.error ?? 'delivery failed'}`)
+      return
     }
     await ctx.status('thinking', 'Assistant is thinking...')
     await say(ctx, `Echo: ${text}`)

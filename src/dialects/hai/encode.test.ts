@@ -183,6 +183,11 @@ const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   'state.delta': { body: { type: 'state.delta', patch: [{ op: 'add', path: '/a', value: 1 }] }, wire: [] },
   'messages.snapshot': { body: { type: 'messages.snapshot', messages: [] }, wire: [] },
   typing: { body: { type: 'typing', active: true }, wire: [] },
+  'message.sent': {
+    body: { type: 'message.sent', toolCallId: 'c1', messageId: 'm1', message: 'Hi there', index: 0, count: 1, confirm: false },
+    wire: ['assistant_message'],
+  },
+  'message.delivery': { body: { type: 'message.delivery', toolCallId: 'c1', messageId: 'm1', index: 0, ok: true, by: 'client' }, wire: [] },
   custom: { body: { type: 'custom', name: 'x', value: [1] }, wire: [] },
   raw: { body: { type: 'raw', event: { a: 1 } }, wire: [] },
   error: { body: { type: 'error', code: 'not_found', message: 'no such approval', details: { approvalId: 'a' } }, wire: ['error'] },
@@ -199,8 +204,8 @@ test('every canonical event encodes to the seed shapes it maps to, or to nothing
     )
     for (const m of msgs) produced.add(m.type as string)
   }
-  // Every outbound seed type except assistant_message (history only, see below) is produced by some event.
-  assert.deepEqual([...produced].sort(), OUTBOUND_TYPES.filter((t) => t !== 'assistant_message').sort())
+  // Every outbound seed type is produced by some event (assistant_message: history, and messaging bursts).
+  assert.deepEqual([...produced].sort(), [...OUTBOUND_TYPES].sort())
 })
 
 test('events HAI has no word for yield no frame', () => {

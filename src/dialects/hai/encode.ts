@@ -103,6 +103,9 @@ export function encode(e: StoredEvent, view: HaiView): string[] {
           details: { approval_id: e.approvalId },
         }),
       ]
+    case 'message.sent':
+      // A whole message of a messaging burst (`ctx.send`): HAI's complete assistant message.
+      return [frame(view, e.seq, { type: 'assistant_message', content: e.message, metadata: { message_id: e.messageId } })]
     case 'plan':
       return [frame(view, e.seq, { type: 'status', status: 'thinking', message: `Plan: ${e.tasks.map((t) => t.title).join(' → ')}` })]
     case 'progress':

@@ -1,0 +1,172 @@
+import { io, type Socket } from 'socket.io-client'
+
+/** Events the server sends on the 'event' channel (seed §Server Events), plus Parlance's `seq`. */
+export type HumaServerEvent = { seq?: number } & (
+  | { type: 'tool-call'; toolCallId: string; toolName: string; arguments: Record<string, unknown> }
+  | { type: 'cancel-tool-call'; toolCallId: string; toolName: string; reason?: string }
+  | {
+      type: 'messaging'
+      event: 'typing_start' | 'message_sent' | 'typing_end'
+      toolCallId?: string
+      message?: string
+      messageIndex?: number
+      messageCount?: number
+      reason?: string
+      extra_args?: Record<string, unknown>
+    }
+)
+
+/** What arrives on the 'error' channel. */
+export interface HumaErrorEvent {
+  type: 'error'
+  message: string
+  code?: string
+}
+
+/** Options of `HumaClient.connect`. */
+export interface HumaClientOptions {
+  /** Server base URL (`http://127.0.0.1:8000`). */
+  url: string
+  /** Session to continue; the server picks one when absent (read it from `sessionId`). */
+  sessionId?: string
+  /** Replay events after this seq on connect (a reconnect that saw up to `lastSeq`). */
+  afterSeq?: number
+  /**
+   * Answer each `message_sent` with a delivery confirmation: true (success), or a function returning the
+   * addon `data` to send (null: send nothing, to test timeouts). @default true
+   */
+  confirm?: boolean | ((e: Extract<HumaServerEvent, { type: 'messaging' }>) => Record<string, unknown> | null)
+}
+
+/** A typed HUMA client over socket.io-client: emits client events, reads server events in order. */
+export class HumaClient {
+  /** Every 'event' received, in order. */
+  readonly received: HumaServerEvent[] = []
+  /** Every 'error' received, in order. */
+  readonly errors: HumaErrorEvent[] = []
+  /** Highest seq seen (pass as `afterSeq` to resume). */
+  lastSeq = 0
+  private waiters: Array<() => void> = []
+  private cursor = 0
+  private errorCursor = 0
+
+  private constructor(
+    readonly socket: Socket,
+    readonly sessionId: string,
+  ) {}
+
+  /** Connects and resolves once the server has bound the socket to its session. */
+  static connect(options: HumaClientOptions): Promise<HumaClient> {
+    const auth: Record<string, unknown> = {}
+    if (options.sessionId !== undefined) auth.sessionId = options.sessionId
+    if (options.afterSeq !== undefined) auth.afterSeq = options.afterSeq
+    const socket = io(options.url, { auth, transports: ['websocket'], reconnection: false, forceNew: true })
+    const early: Array<[string, unknown]> = []
+    socket.onAny((ch: string, p: unknown) => early.push([ch, p]))
+    return new Promise((resolve, reject) => {
+      socket.once('connect_error', (err) => reject(err))
+      socket.once('session', (s: { sessionId: string }) => {
+        const client = new HumaClient(socket, s.sessionId)
+        socket.offAny()
+        client.listen(options.confirm ?? true)
+        for (const [ch, p] of early) if (ch !== 'session') client.take(ch, p)
+        resolve(client)
+      })
+      socket.once('error', (e: HumaErrorEvent) => reject(new Error(e.message)))
+    })
+  }
+
+  /** Emits any payload on any channel as is (for protocol tests). */
+  sendRaw(channel: string, payload: unknown): void {
+    this.socket.emit(channel, payload)
+  }
+
+  /** Sends a context-update. */
+  contextUpdate(description: string, opts: { triggering?: boolean; name?: string; context?: Record<string, unknown> } = {}): void {
+    this.sendRaw('message', { type: 'context-update', triggering: opts.triggering ?? true, name: opts.name ?? 'new-message', context: opts.context ?? {}, description })
+  }
+
+  /** Sends a tool-result for a tool-call. */
+  toolResult(call: { toolCallId: string; toolName: string }, outcome: { result: unknown } | { error: string } | 'canceled', triggering = outcome !== 'canceled'): void {
+    const body = outcome === 'canceled' ? { outcome } : 'error' in outcome ? { outcome: 'failure', error: outcome.error } : { outcome: 'success', result: outcome.result }
+    this.sendRaw('message', { type: 'tool-result', triggering, toolCallId: call.toolCallId, toolName: call.toolName, ...body })
+  }
+
+  /** Sends an addon-tool-event. */
+  addonEvent(toolCallId: string, data: Record<string, unknown>): void {
+    this.sendRaw('message', { type: 'addon-tool-event', toolCallId, data })
+  }
+
+  /** Resolves with the next 'event' (after those already returned) that matches; rejects on disconnect or timeout. */
+  next<T extends HumaServerEvent['type']>(type: T | ((e: HumaServerEvent) => boolean), timeoutMs = 10_000): Promise<Extract<HumaServerEvent, { type: T }>> {
+    const match = typeof type === 'function' ? type : (e: HumaServerEvent) => e.type === type
+    return this.wait(() => {
+      while (this.cursor < this.received.length) {
+        const e = this.received[this.cursor++]!
+        if (match(e)) return e as Extract<HumaServerEvent, { type: T }>
+      }
+      return undefined
+    }, timeoutMs, typeof type === 'string' ? type : 'a matching event')
+  }
+
+  /** Resolves with the next messaging event of kind `event`. */
+  nextMessaging(event: 'typing_start' | 'message_sent' | 'typing_end', timeoutMs?: number): Promise<Extract<HumaServerEvent, { type: 'messaging' }>> {
+    return this.next((e) => e.type === 'messaging' && e.event === event, timeoutMs) as Promise<Extract<HumaServerEvent, { type: 'messaging' }>>
+  }
+
+  /** Resolves with the next 'error' event. */
+  nextError(timeoutMs = 10_000): Promise<HumaErrorEvent> {
+    return this.wait(() => (this.errorCursor < this.errors.length ? this.errors[this.errorCursor++] : undefined), timeoutMs, 'an error')
+  }
+
+  close(): void {
+    this.socket.disconnect()
+    this.wake()
+  }
+
+  private listen(confirm: NonNullable<HumaClientOptions['confirm']>): void {
+    this.socket.onAny((ch: string, p: unknown) => this.take(ch, p))
+    this.socket.on('disconnect', () => this.wake())
+    this.confirm = confirm
+  }
+
+  private confirm: NonNullable<HumaClientOptions['confirm']> = true
+
+  private take(channel: string, payload: unknown): void {
+    if (channel === 'error') this.errors.push(payload as HumaErrorEvent)
+    else if (channel === 'event') {
+      const e = payload as HumaServerEvent
+      if (typeof e.seq === 'number' && e.seq > this.lastSeq) this.lastSeq = e.seq
+      this.received.push(e)
+      if (e.type === 'messaging' && e.event === 'message_sent' && e.toolCallId && this.confirm !== false) {
+        const data = this.confirm === true ? { messageIndex: e.messageIndex, success: true } : this.confirm(e)
+        if (data) this.addonEvent(e.toolCallId, data)
+      }
+    }
+    this.wake()
+  }
+
+  private async wait<R>(take: () => R | undefined, timeoutMs: number, what: string): Promise<R> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const got = take()
+      if (got !== undefined) return got
+      if (!this.socket.connected) throw new Error(`socket disconnected while waiting for ${what}`)
+      const left = deadline - Date.now()
+      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left)
+        this.waiters.push(() => {
+          clearTimeout(t)
+          resolve()
+        })
+      })
+    }
+  }
+
+  private wake(): void {
+    const w = this.waiters
+    this.waiters = []
+    for (const f of w) f()
+  }
+}

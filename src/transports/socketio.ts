@@ -1,0 +1,98 @@
+import type { IncomingMessage, Server as HttpServer } from 'node:http'
+import { Server, type Socket } from 'socket.io'
+import { newId, type CloseReason, type Connection, type Principal } from '../core/index.js'
+
+/** What a Socket.IO connection writes: one emit on `channel`. */
+export interface SioFrame {
+  readonly channel: string
+  readonly payload: unknown
+}
+
+/** A Socket.IO socket as a `Connection`, plus what only Socket.IO has: channels and the handshake's `auth`. */
+export interface SioConnection extends Connection<SioFrame> {
+  /** The client's handshake `auth` object (`io(url, { auth })`); {} when it sent none. */
+  readonly auth: Readonly<Record<string, unknown>>
+  /** Each event the client emits: its channel name and first argument. */
+  onevent?: (channel: string, payload: unknown) => void
+}
+
+/** Options of the Socket.IO transport. */
+export interface SocketIoTransportOptions {
+  /** Mount path. @default '/socket.io/' */
+  path?: string
+  /** Largest inbound packet; engine.io closes the connection above it (bytes). */
+  hardMaxPayloadBytes: number
+  /** Outbound bytes buffered for a socket before it is dropped as a slow consumer. */
+  maxOutboundBufferBytes: number
+  /** Who a handshake request acts for. */
+  principal(req: IncomingMessage): Principal
+}
+
+/** The structural part of engine.io's websocket transport we read: the `ws` socket's unsent bytes. */
+interface EngineConn {
+  transport?: { socket?: { bufferedAmount?: number } }
+}
+
+/**
+ * Socket.IO transport: attaches a Socket.IO server to an existing node:http
+ * server (engine.io wraps the request listener and adds its own 'upgrade'
+ * listener for its path; other upgrades are left alone) and exposes each
+ * socket as a `SioConnection`. Knows nothing about agents.
+ */
+export class SocketIoTransport {
+  readonly path: string
+  private readonly io: Server
+
+  constructor(http: HttpServer, options: SocketIoTransportOptions, onConnection: (conn: SioConnection) => void) {
+    this.path = options.path ?? '/socket.io/'
+    this.io = new Server(http, {
+      path: this.path,
+      serveClient: false,
+      destroyUpgrade: false,
+      maxHttpBufferSize: options.hardMaxPayloadBytes,
+    })
+    this.io.on('connection', (socket) => onConnection(this.wrap(socket, options)))
+  }
+
+  /** Number of connected sockets. */
+  get size(): number {
+    return this.io.of('/').sockets.size
+  }
+
+  /** Disconnects every socket and closes the engine; the http server is left to its owner (`io.close()` would close it). */
+  async close(): Promise<void> {
+    this.io.disconnectSockets(true)
+    this.io.engine.close()
+  }
+
+  private wrap(socket: Socket, options: SocketIoTransportOptions): SioConnection {
+    const auth = typeof socket.handshake.auth === 'object' && socket.handshake.auth !== null ? (socket.handshake.auth as Record<string, unknown>) : {}
+    const backlog = () => (socket.conn as unknown as EngineConn).transport?.socket?.bufferedAmount ?? 0
+    const conn: SioConnection = {
+      id: newId('conn'),
+      principal: options.principal(socket.request),
+      auth,
+      send(frames) {
+        if (!socket.connected) return false
+        if (backlog() > options.maxOutboundBufferBytes) {
+          socket.disconnect(true)
+          return false
+        }
+        for (const f of frames) socket.emit(f.channel, f.payload)
+        return true
+      },
+      get bufferedBytes() {
+        return backlog()
+      },
+      close() {
+        socket.disconnect(true)
+      },
+    }
+    socket.onAny((channel: string, payload: unknown) => conn.onevent?.(channel, payload))
+    socket.on('disconnect', (reason) => {
+      const r: CloseReason = { code: 1000, reason: String(reason) }
+      conn.onclose?.(r)
+    })
+    return conn
+  }
+}
