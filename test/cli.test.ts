@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
 
-function run(args: string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'silent' } })
+function run(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
 }
 
 /** Resolves with all output once `pattern` appears in stdout. */
@@ -89,4 +89,19 @@ test('parlance serve --agent with a module that exports no agent fails clearly',
   rmSync(dir, { recursive: true, force: true })
   assert.equal(code, 2)
   assert.match(err, /does not export an agent/)
+})
+
+test('PARLANCE_TOKEN turns auth on for serve; chat --token gets in, a request without it is 401', async (t) => {
+  const server = run(['serve', '--port', '0', '--store', 'memory'], { PARLANCE_TOKEN: 'cli-secret' })
+  t.after(() => server.kill('SIGKILL'))
+  const banner = await waitFor(server, /listening on (http:\/\/\S+)/, 'serve')
+  assert.match(banner, /bearer token required/)
+  const url = /listening on (http:\/\/\S+)/.exec(banner)![1]!
+  assert.equal((await fetch(`${url}/`)).status, 401)
+  const chat = run(['chat', '--url', url, '--token', 'cli-secret'], { PARLANCE_TOKEN: '' })
+  t.after(() => chat.kill('SIGKILL'))
+  await waitFor(chat, /you> /, 'chat')
+  chat.stdin.write('hello token\n')
+  await waitFor(chat, /agent> Echo: hello token/, 'chat')
+  chat.stdin.end()
 })

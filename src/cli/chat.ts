@@ -5,13 +5,15 @@ import { HaiClient, type HaiServerMessage } from '../client/index.js'
 export interface ChatOptions {
   url: string
   sessionId?: string
+  /** Bearer token for a server started with --token. */
+  token?: string
 }
 
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s)
 
 /** An interactive HAI client in the terminal: streams replies, asks for approvals and client tool results. */
 export async function chat(options: ChatOptions): Promise<void> {
-  const client = await HaiClient.connect({ url: options.url, sessionId: options.sessionId, resumeAfter: options.sessionId ? -1 : undefined })
+  const client = await HaiClient.connect({ url: options.url, sessionId: options.sessionId, resumeAfter: options.sessionId ? -1 : undefined, token: options.token })
   const rl = createInterface({ input: process.stdin, output: process.stdout })
   process.stdout.write(dim(`connected to ${options.url} — session ${client.sessionId} (Ctrl-D to quit)\n`))
   let ended = false

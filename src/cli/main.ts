@@ -4,10 +4,11 @@ import { chat } from './chat.js'
 import { serve } from './serve.js'
 
 const USAGE = `usage:
-  parlance serve [--agent demo|./agent.js]… [--port 8000] [--host 127.0.0.1] [--data ./.parlance] [--store sqlite|memory]
-  parlance chat  [--url http://127.0.0.1:8000] [--session ID]
+  parlance serve [--agent demo|./agent.js]… [--port 8000] [--host 127.0.0.1] [--data ./.parlance] [--store sqlite|memory] [--token TOKEN]
+  parlance chat  [--url http://127.0.0.1:8000] [--session ID] [--token TOKEN]
 
-environment: PORT (default port), LOG_LEVEL (pino level, default info)`
+environment: PORT (default port), LOG_LEVEL (pino level, default info), PARLANCE_TOKEN (default --token),
+             PARLANCE_SECRET (key for signed exports)`
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv
@@ -20,17 +21,18 @@ async function main(argv: string[]): Promise<void> {
         host: { type: 'string' },
         data: { type: 'string' },
         store: { type: 'string' },
+        token: { type: 'string' },
       },
     })
     const port = Number(values.port ?? process.env.PORT ?? 8000)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${values.port ?? process.env.PORT}`)
     const store = values.store ?? 'sqlite'
     if (store !== 'sqlite' && store !== 'memory') throw new Error(`--store must be sqlite or memory, not ${store}`)
-    return serve({ port, host: values.host ?? '127.0.0.1', dataDir: values.data ?? './.parlance', store, agents: values.agent ?? [] })
+    return serve({ port, host: values.host ?? '127.0.0.1', dataDir: values.data ?? './.parlance', store, agents: values.agent ?? [], token: values.token ?? process.env.PARLANCE_TOKEN })
   }
   if (command === 'chat') {
-    const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, session: { type: 'string' } } })
-    return chat({ url: values.url ?? `http://127.0.0.1:${process.env.PORT ?? 8000}`, sessionId: values.session })
+    const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, session: { type: 'string' }, token: { type: 'string' } } })
+    return chat({ url: values.url ?? `http://127.0.0.1:${process.env.PORT ?? 8000}`, sessionId: values.session, token: values.token ?? process.env.PARLANCE_TOKEN })
   }
   if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`)

@@ -12,6 +12,8 @@ export interface ServeOptions {
   store: 'sqlite' | 'memory'
   /** 'demo' or paths of modules whose default (or `agent`) export is an agent. */
   agents: string[]
+  /** Static bearer token every client must present; absent: no auth. */
+  token?: string
 }
 
 /** Loads `demo` or an agent module (a built .js/.mjs file; for .ts run the CLI under tsx). */
@@ -26,10 +28,10 @@ export async function loadAgent(spec: string): Promise<AgentDefinition> {
 /** Starts a server and stops it cleanly on SIGINT/SIGTERM. */
 export async function serve(options: ServeOptions): Promise<void> {
   const agents = await Promise.all((options.agents.length ? options.agents : ['demo']).map(loadAgent))
-  const server = await createServer({ agents, store: options.store, dataDir: options.dataDir })
+  const server = await createServer({ agents, store: options.store, dataDir: options.dataDir, auth: options.token ? { token: options.token } : undefined })
   const url = await server.listen(options.port, options.host)
   process.stdout.write(
-    `parlance listening on ${url}\n  agents: ${agents.map((a) => a.name).join(', ')}\n  HAI:    ${url.replace('http', 'ws')}/ws\n  health: ${url}/healthz  metrics: ${url}/metrics\n`,
+    `parlance listening on ${url}\n  agents: ${agents.map((a) => a.name).join(', ')}\n  HAI:    ${url.replace('http', 'ws')}/ws\n  health: ${url}/healthz  metrics: ${url}/metrics\n${options.token ? '  auth:   bearer token required (Authorization: Bearer …, ?access_token=…, Socket.IO auth.token)\n' : ''}`,
   )
   let stopping = false
   const stop = (signal: string) => {

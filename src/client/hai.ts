@@ -42,6 +42,8 @@ export interface HaiClientOptions {
   history?: boolean
   /** WebSocket implementation; defaults to the global one, else the `ws` package. */
   WebSocket?: SocketCtor
+  /** Bearer token for a server started with auth; sent as `access_token` (browsers cannot set WebSocket headers). */
+  token?: string
 }
 
 /** A typed HAI client: send user messages and answers, read the server's messages in order. */
@@ -88,12 +90,13 @@ export class HaiClient {
       if (options.resumeAfter >= 0) url.searchParams.set('after', String(options.resumeAfter))
       if (options.history) url.searchParams.set('history', '1')
     }
+    if (options.token) url.searchParams.set('access_token', options.token)
     const socket = new Ctor(url.toString())
     // Handlers go on before 'open': frames the server sends right after the upgrade can arrive in the same tick.
     const client = new HaiClient(socket, sessionId)
     await new Promise<void>((resolve, reject) => {
       socket.onopen = () => resolve()
-      socket.onerror = (ev) => reject(new Error(`cannot connect to ${url}: ${(ev as { message?: string }).message ?? 'error'}`))
+      socket.onerror = (ev) => reject(new Error(`cannot connect to ${url.origin}${url.pathname}: ${(ev as { message?: string }).message ?? 'error'}`))
     })
     socket.onerror = null
     return client

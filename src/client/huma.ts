@@ -31,6 +31,8 @@ export interface HumaClientOptions {
   sessionId?: string
   /** Replay events after this seq on connect (a reconnect that saw up to `lastSeq`). */
   afterSeq?: number
+  /** Bearer token for a server started with auth (sent as handshake `auth.token`). */
+  token?: string
   /**
    * Answer each `message_sent` with a delivery confirmation: true (success), or a function returning the
    * addon `data` to send (null: send nothing, to test timeouts). @default true
@@ -60,6 +62,7 @@ export class HumaClient {
     const auth: Record<string, unknown> = {}
     if (options.sessionId !== undefined) auth.sessionId = options.sessionId
     if (options.afterSeq !== undefined) auth.afterSeq = options.afterSeq
+    if (options.token !== undefined) auth.token = options.token
     const socket = io(options.url, { auth, transports: ['websocket'], reconnection: false, forceNew: true })
     const early: Array<[string, unknown]> = []
     socket.onAny((ch: string, p: unknown) => early.push([ch, p]))

@@ -4,11 +4,13 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { pino, type Logger } from 'pino'
-import { ANONYMOUS, DEFAULT_LIMITS, type Limits } from '../core/index.js'
+import type { Duplex } from 'node:stream'
+import { ANONYMOUS, DEFAULT_LIMITS, ParlanceError, type Limits, type Principal } from '../core/index.js'
 import type { AgentDefinition } from '../agent/index.js'
 import { SessionManager } from '../session/index.js'
 import { EventStore, createMemoryStore, type StoreBackend } from '../store/index.js'
 import { WsTransport } from '../transports/ws.js'
+import { bearerToken, makeAuthenticator, principalOf, type AuthOptions } from './auth.js'
 import type { Endpoint, EndpointDeps } from './endpoint.js'
 import { ENDPOINTS } from './endpoints.js'
 import { sendJson } from './http-util.js'
@@ -37,6 +39,8 @@ export interface ServerOptions {
    * Nodes that must accept each other's exports share it.
    */
   secret?: string
+  /** Authentication (off by default: everyone is `anonymous`). See README "Auth". */
+  auth?: AuthOptions
 }
 
 /** A running (or ready to run) Parlance server. */
@@ -127,14 +131,48 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     })
   })
 
-  const deps: EndpointDeps = { sessions: manager, limits, metrics, log, ws, http, principal: () => ANONYMOUS, secret }
+  // Auth: the gate below authenticates every request and upgrade once and records the principal here;
+  // endpoints read it with `deps.principal(req)`.
+  const auth = makeAuthenticator({ token: options.auth?.token, authenticate: options.auth?.authenticate })
+  const principals = new WeakMap<IncomingMessage, Principal>()
+  const authenticate = async (req: IncomingMessage, token: string | null): Promise<Principal | null> => {
+    const p = await principalOf(auth, req, token)
+    if (p !== null) principals.set(req, p)
+    else metrics.authFailures.inc()
+    return p
+  }
+  const deps: EndpointDeps = {
+    sessions: manager,
+    limits,
+    metrics,
+    log,
+    ws,
+    http,
+    secret,
+    authenticate,
+    principal(req) {
+      const p = principals.get(req)
+      if (p !== undefined) return p
+      if (auth === null) return ANONYMOUS
+      // An endpoint served a request that bypassed the gate: fail closed, loudly.
+      throw new ParlanceError('unauthorized', 'request was not authenticated')
+    },
+  }
   const endpoints: Endpoint[] = ENDPOINTS.map((make) => make(deps))
+  const protectMetrics = auth !== null && options.auth?.protectMetrics !== false
+  const ownUpgrades = endpoints.flatMap((e) => e.ownUpgradePaths ?? [])
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost')
     if (req.method === 'GET' && url.pathname === '/healthz') {
       const storeOk = await backend.ping().catch(() => false)
       return sendJson(res, storeOk ? 200 : 503, { status: storeOk ? 'ok' : 'degraded', store: { kind: backend.kind, ok: storeOk } })
+    }
+    const principal = auth === null ? ANONYMOUS : await authenticate(req, bearerToken(req, url))
+    if (principal === null && (url.pathname !== '/metrics' || protectMetrics)) {
+      const message = 'missing or invalid credentials: send Authorization: Bearer <token>'
+      for (const e of endpoints) if (e.unauthorized?.(req, res, url, message)) return
+      return sendJson(res, 401, { error: { code: 'unauthorized', message } }, { 'www-authenticate': 'Bearer' })
     }
     if (req.method === 'GET' && url.pathname === '/metrics') {
       res.writeHead(200, { 'content-type': metrics.registry.contentType })
@@ -154,10 +192,22 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     sendJson(res, 404, { error: { code: 'not_found', message: `no route ${req.method} ${url.pathname}` } })
   }
 
-  http.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://localhost')
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void => {
     for (const e of endpoints) if (e.upgrade?.(req, socket, head, url)) return
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+  }
+  http.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    if (auth === null || ownUpgrades.some((p) => url.pathname.startsWith(p))) return upgrade(req, socket, head, url)
+    const onError = () => socket.destroy()
+    socket.on('error', onError)
+    void authenticate(req, bearerToken(req, url)).then((p) => {
+      socket.off('error', onError)
+      if (socket.destroyed) return
+      // WebSocket clients learn why from the close frame (4401), which browsers expose and HTTP 401 is not.
+      if (p === null) return ws.refuse(req, socket, head, 4401, 'unauthorized: missing or invalid token')
+      upgrade(req, socket, head, url)
+    })
   })
 
   let closed = false

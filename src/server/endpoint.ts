@@ -27,6 +27,11 @@ export interface EndpointDeps {
    */
   principal(req: IncomingMessage): Principal
   /**
+   * Authenticates a request that did not pass the server's own gate (a Socket.IO handshake, which engine.io
+   * handles itself): the principal, or null to refuse. Records it, so `principal(req)` answers afterwards.
+   */
+  authenticate(req: IncomingMessage, token: string | null): Promise<Principal | null>
+  /**
    * Key for signing what leaves the server and must come back unaltered (MyAgent state exports, resume
    * tokens). From `ServerOptions.secret` or PARLANCE_SECRET; otherwise random per process, so signatures
    * do not survive a restart (documented).
@@ -49,6 +54,13 @@ export interface Endpoint {
   request?(req: IncomingMessage, res: ServerResponse, url: URL): boolean
   /** Claims a WebSocket upgrade. Return true also for upgrades a self-attached transport handles (so the server leaves them alone). */
   upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): boolean
+  /**
+   * Path prefixes whose upgrades a self-attached transport completes and authenticates itself (Socket.IO);
+   * the server's auth gate leaves them alone.
+   */
+  readonly ownUpgradePaths?: readonly string[]
+  /** Answers a refused request (bad or missing credentials) in the dialect's own shape; default: 401 JSON. */
+  unauthorized?(req: IncomingMessage, res: ServerResponse, url: URL, message: string): boolean
   /** Releases what the endpoint holds (timers, its own servers). Sessions are shut down by the server. */
   close?(): Promise<void> | void
 }

@@ -17,13 +17,14 @@ export const humaEndpoint: EndpointFactory = (deps): Endpoint => {
       path: HUMA_PATH,
       hardMaxPayloadBytes: deps.limits.hardMaxPayloadBytes,
       maxOutboundBufferBytes: deps.limits.maxOutboundBufferBytes,
-      principal: (req) => deps.principal(req),
+      authenticate: (req, token) => deps.authenticate(req, token),
     },
     (conn) => serveHuma(conn, deps),
   )
   return {
     dialect: 'huma',
     paths: { huma: HUMA_PATH },
+    ownUpgradePaths: [HUMA_PATH],
     // engine.io's own 'upgrade' listener completes these; claiming them keeps the server from answering 404.
     upgrade: (_req, _socket, _head, url) => url.pathname.startsWith(HUMA_PATH),
     close: () => transport.close(),

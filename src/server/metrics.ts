@@ -8,6 +8,7 @@ export interface Metrics {
   readonly activeRuns: Gauge
   readonly storeCommit: Histogram
   readonly inboundErrors: Counter<'dialect' | 'code'>
+  readonly authFailures: Counter
 }
 
 /** Creates the metrics; `activeRuns` reads its value from `countRuns` at scrape time. */
@@ -38,5 +39,6 @@ export function createMetrics(countRuns: () => number): Metrics {
       labelNames: ['dialect', 'code'],
       registers: [registry],
     }),
+    authFailures: new Counter({ name: 'parlance_auth_failures_total', help: 'Requests and connections refused for missing or invalid credentials', registers: [registry] }),
   }
 }

@@ -24,8 +24,11 @@ export interface SocketIoTransportOptions {
   hardMaxPayloadBytes: number
   /** Outbound bytes buffered for a socket before it is dropped as a slow consumer. */
   maxOutboundBufferBytes: number
-  /** Who a handshake request acts for. */
-  principal(req: IncomingMessage): Principal
+  /**
+   * Checks a handshake: `token` is `auth.token` from `io(url, { auth: { token } })`, else the request's bearer
+   * header. Null refuses the connection (the client gets `connect_error` with message 'unauthorized').
+   */
+  authenticate(req: IncomingMessage, token: string | null): Promise<Principal | null>
 }
 
 /** The structural part of engine.io's websocket transport we read: the `ws` socket's unsent bytes. */
@@ -43,7 +46,11 @@ export class SocketIoTransport {
   readonly path: string
   private readonly io: Server
 
-  constructor(http: HttpServer, options: SocketIoTransportOptions, onConnection: (conn: SioConnection) => void) {
+  constructor(
+    http: HttpServer,
+    private readonly options: SocketIoTransportOptions,
+    onConnection: (conn: SioConnection) => void,
+  ) {
     this.path = options.path ?? '/socket.io/'
     this.io = new Server(http, {
       path: this.path,
@@ -51,7 +58,20 @@ export class SocketIoTransport {
       destroyUpgrade: false,
       maxHttpBufferSize: options.hardMaxPayloadBytes,
     })
-    this.io.on('connection', (socket) => onConnection(this.wrap(socket, options)))
+    const principals = new WeakMap<Socket, Principal>()
+    this.io.use((socket, next) => {
+      const t = (socket.handshake.auth as Record<string, unknown> | undefined)?.token
+      const header = /^Bearer\s+(\S+)\s*$/i.exec(socket.request.headers.authorization ?? '')?.[1]
+      options.authenticate(socket.request, typeof t === 'string' && t ? t : (header ?? null)).then(
+        (p) => {
+          if (p === null) return next(Object.assign(new Error('unauthorized'), { data: { code: 'UNAUTHORIZED', message: 'missing or invalid token' } }))
+          principals.set(socket, p)
+          next()
+        },
+        (err: unknown) => next(err instanceof Error ? err : new Error(String(err))),
+      )
+    })
+    this.io.on('connection', (socket) => onConnection(this.wrap(socket, principals.get(socket)!)))
   }
 
   /** Number of connected sockets. */
@@ -65,12 +85,13 @@ export class SocketIoTransport {
     this.io.engine.close()
   }
 
-  private wrap(socket: Socket, options: SocketIoTransportOptions): SioConnection {
+  private wrap(socket: Socket, principal: Principal): SioConnection {
+    const options = this.options
     const auth = typeof socket.handshake.auth === 'object' && socket.handshake.auth !== null ? (socket.handshake.auth as Record<string, unknown>) : {}
     const backlog = () => (socket.conn as unknown as EngineConn).transport?.socket?.bufferedAmount ?? 0
     const conn: SioConnection = {
       id: newId('conn'),
-      principal: options.principal(socket.request),
+      principal,
       auth,
       send(frames) {
         if (!socket.connected) return false

@@ -55,6 +55,11 @@ export class WsTransport {
     })
   }
 
+  /** Completes an upgrade only to close it at once with `code` and `reason` (e.g. 4401 unauthorized), so browsers see why. */
+  refuse(req: IncomingMessage, socket: Duplex, head: Buffer, code: number, reason: string): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => ws.close(code, reason))
+  }
+
   /** Number of open sockets. */
   get size(): number {
     return this.wss.clients.size
