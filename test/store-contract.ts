@@ -175,6 +175,16 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
     )
   })
 
+  test(`${name} store: countSessions counts the sessions an owner owns`, async (t) => {
+    const s = await open(t)
+    assert.equal(await s.countSessions('alice'), 0)
+    await s.commit({ events: [], sessions: [rec('a1'), rec('a2'), rec('b1', { owner: 'bob' })] })
+    await s.commit({ events: [], sessions: [rec('a1', { updatedAt: 9000 })] })
+    assert.equal(await s.countSessions('alice'), 2)
+    assert.equal(await s.countSessions('bob'), 1)
+    assert.equal(await s.countSessions('carol'), 0)
+  })
+
   test(`${name} store: unicode and nested JSON round-trip intact`, async (t) => {
     const s = await open(t)
     const weird = 'émoji 😀 𝄞 "quotes" \\ back\\slash\nnew\tline \u2028\u2029 \u0000 ключ 中文 \ud83d'

@@ -15,6 +15,12 @@ export interface Limits {
   typingMsPerChar: number
   typingMaxMs: number
   messageConfirmTimeoutMs: number
+  connectionRatePerSec: number
+  connectionBurst: number
+  principalRatePerSec: number
+  principalBurst: number
+  maxSessionsPerPrincipal: number
+  maxConcurrentRuns: number
 }
 
 /** Defaults for every limit and timeout; all are overridable through server options. */
@@ -50,6 +56,18 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   typingMaxMs: 2_000,
   /** Messaging bursts: how long a sent message waits for the client's delivery confirmation (ms), from the HUMA seed. */
   messageConfirmTimeoutMs: 30_000,
+  /** Inbound frames/requests per second one connection may send (token bucket refill); 0 disables. */
+  connectionRatePerSec: 50,
+  /** Burst one connection may send at once (token bucket size). */
+  connectionBurst: 100,
+  /** Inbound frames/requests per second across all of one principal's connections; 0 disables. */
+  principalRatePerSec: 200,
+  /** Burst across all of one principal's connections. */
+  principalBurst: 400,
+  /** Sessions one principal may own (checked when a session is created, against committed sessions); 0 disables. */
+  maxSessionsPerPrincipal: 10_000,
+  /** Agent runs in progress at once across the server; new input beyond it is answered `unavailable`. 0 disables. */
+  maxConcurrentRuns: 1_000,
   /** Events read per page when replaying from the store. */
   replayPageSize: 5000,
 }

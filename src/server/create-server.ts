@@ -13,6 +13,7 @@ import { WsTransport } from '../transports/ws.js'
 import { bearerToken, makeAuthenticator, principalOf, type AuthOptions } from './auth.js'
 import type { Endpoint, EndpointDeps } from './endpoint.js'
 import { ENDPOINTS } from './endpoints.js'
+import { RateLimiter } from './rate-limit.js'
 import { sendJson } from './http-util.js'
 import { createMetrics, type Metrics } from './metrics.js'
 
@@ -135,6 +136,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   // endpoints read it with `deps.principal(req)`.
   const auth = makeAuthenticator({ token: options.auth?.token, authenticate: options.auth?.authenticate })
   const principals = new WeakMap<IncomingMessage, Principal>()
+  const rateLimiter = new RateLimiter(limits)
   const authenticate = async (req: IncomingMessage, token: string | null): Promise<Principal | null> => {
     const p = await principalOf(auth, req, token)
     if (p !== null) principals.set(req, p)
@@ -150,6 +152,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     http,
     secret,
     authenticate,
+    admission: (principal) => rateLimiter.forConnection(principal),
     principal(req) {
       const p = principals.get(req)
       if (p !== undefined) return p

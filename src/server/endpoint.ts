@@ -5,6 +5,7 @@ import type { Limits, Principal } from '../core/index.js'
 import type { SessionManager } from '../session/index.js'
 import type { WsTransport } from '../transports/ws.js'
 import type { Metrics } from './metrics.js'
+import type { Admit } from './rate-limit.js'
 
 /**
  * What every dialect endpoint gets from the server. One object, so adding a
@@ -31,6 +32,11 @@ export interface EndpointDeps {
    * handles itself): the principal, or null to refuse. Records it, so `principal(req)` answers afterwards.
    */
   authenticate(req: IncomingMessage, token: string | null): Promise<Principal | null>
+  /**
+   * A rate-limit check for one new connection (or one HTTP request) of `principal`: call the returned function
+   * per inbound frame; a non-null result is the `rate_limited` error to answer, and the frame is dropped.
+   */
+  admission(principal: Principal): Admit
   /**
    * Key for signing what leaves the server and must come back unaltered (MyAgent state exports, resume
    * tokens). From `ServerOptions.secret` or PARLANCE_SECRET; otherwise random per process, so signatures

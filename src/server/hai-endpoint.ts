@@ -4,7 +4,7 @@ import type { Session, Subscription } from '../session/index.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
 
 /** What serving one HAI connection needs from the server. */
-export type HaiEndpointDeps = Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log'>
+export type HaiEndpointDeps = Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission'>
 
 /** HAI over WebSocket at `/ws`. */
 export const haiEndpoint: EndpointFactory = (deps): Endpoint => ({
@@ -111,7 +111,10 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
     throw new ParlanceError('invalid_message', `${cmd.type}: no session; send a user_message with a session_id first`)
   }
 
+  const admit = deps.admission(conn.principal)
   const handle = async (text: string): Promise<void> => {
+    const refused = admit()
+    if (refused) return reply(refused)
     const decoded = hai.decode(text, limits)
     if (!decoded.ok) return reply(decoded.error)
     try {

@@ -59,11 +59,12 @@ export function humaAuth(auth: Readonly<Record<string, unknown>>): HumaAuth | Pa
  * so the messaging addon waits for its confirmations. Disconnecting detaches
  * it; the run goes on and a reconnect with the same sessionId continues.
  */
-export function serveHuma(conn: SioConnection, deps: Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log'>): void {
+export function serveHuma(conn: SioConnection, deps: Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission'>): void {
   const { sessions, limits, metrics, log } = deps
   let sub: Subscription | null = null
   let sessionId: string | null = null
   let queue: Promise<void> = Promise.resolve()
+  const admit = deps.admission(conn.principal)
   metrics.connections.inc({ dialect: 'huma' })
 
   const reply = (err: unknown): void => {
@@ -111,6 +112,8 @@ export function serveHuma(conn: SioConnection, deps: Pick<EndpointDeps, 'session
       return reply(new ParlanceError('unknown_type', `unknown channel "${channel.slice(0, 64)}"; send client events on "message"`, { field: 'channel' }))
     }
     if (sessionId === null) return // the handshake failed; the socket is closing
+    const refused = admit()
+    if (refused) return reply(refused)
     let text: string | undefined
     try {
       text = JSON.stringify(payload)

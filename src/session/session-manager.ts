@@ -145,6 +145,7 @@ export class SessionManager {
       agent: (name: string) => this.options.agents.get(name),
       limits: this.options.limits,
       hooks: this.hooks,
+      admitRun: () => this.options.limits.maxConcurrentRuns <= 0 || this.activeRuns < this.options.limits.maxConcurrentRuns,
     }
     const record = await this.options.store.backend.getSession(id)
     if (record) {
@@ -154,6 +155,10 @@ export class SessionManager {
       return new Session(deps, record, closing)
     }
     if (opts.create === false) throw new ParlanceError('not_found', `no session ${id}`, { sessionId: id })
+    const max = this.options.limits.maxSessionsPerPrincipal
+    if (max > 0 && (await this.options.store.backend.countSessions(principal)) >= max) {
+      throw new ParlanceError('rate_limited', `you already own ${max} sessions, the limit; reuse or delete one`, { maxSessionsPerPrincipal: max })
+    }
     const agent = opts.agent ?? this.options.defaultAgent
     if (!this.options.agents.has(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
     const now = Date.now()

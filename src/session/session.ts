@@ -36,6 +36,8 @@ export interface SessionDeps {
   agent(name: string): AgentDefinition | undefined
   limits: Limits
   hooks: SessionHooks
+  /** May a new run start now (the server-wide concurrent-run limit)? @default always */
+  admitRun?(): boolean
 }
 
 /**
@@ -295,6 +297,11 @@ export class Session implements CommitListener {
     const name = agentName ?? this.agentName
     const agent = this.deps.agent(name)
     if (!agent) throw new ParlanceError('not_found', `no agent named "${name}"`, { agent: name })
+    if (!this.run && this.deps.admitRun && !this.deps.admitRun()) {
+      throw new ParlanceError('unavailable', `the server is running its limit of ${this.deps.limits.maxConcurrentRuns} agent runs; try again shortly`, {
+        maxConcurrentRuns: this.deps.limits.maxConcurrentRuns,
+      })
+    }
     if (this.run) this.stop('interrupted', 'interrupted by new input')
     this.agentName = name
     const run = new Run(newId('run'), name, input, this.seq + 1)

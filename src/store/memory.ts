@@ -60,6 +60,11 @@ export function createMemoryStore(): StoreBackend {
       }
       return out.sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit)
     },
+    async countSessions(owner) {
+      let n = 0
+      for (const r of sessions.values()) if (r.owner === owner) n++
+      return n
+    },
     async ping() {
       return !closed
     },

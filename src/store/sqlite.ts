@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS sessions (
   messages TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at);
+CREATE INDEX IF NOT EXISTS sessions_owner ON sessions(owner);
 `
 
 /**
@@ -93,6 +94,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   const selectSessions = db.prepare<[number], SessionRow>(
     'SELECT id, agent, owner, created_at, updated_at, last_seq, active_run_id FROM sessions ORDER BY updated_at DESC LIMIT ?',
   )
+
+  const countOwned = db.prepare<[string], number>('SELECT COUNT(*) FROM sessions WHERE owner = ?').pluck()
 
   // One row per session per commit: the commit's run of events for that session as one JSON array.
   // The row count, not the bytes, is what SQLite pays for, so a tick's batch costs one insert per session.
@@ -168,6 +171,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
           activeRunId: row.active_run_id,
         }),
       )
+    },
+    async countSessions(owner) {
+      return countOwned.get(owner) ?? 0
     },
     async ping() {
       return db.open

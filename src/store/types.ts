@@ -49,6 +49,8 @@ export interface StoreBackend {
   readEvents(sessionId: SessionId, afterSeq: number, limit: number): Promise<StoredEvent[]>
   getSession(id: SessionId): Promise<SessionRecord | undefined>
   listSessions(limit: number): Promise<SessionSummary[]>
+  /** Number of sessions `owner` owns (for the per-principal session limit). */
+  countSessions(owner: Principal): Promise<number>
   /** Is the backend reachable (for /healthz)? */
   ping(): Promise<boolean>
   close(): Promise<void>

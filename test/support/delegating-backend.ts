@@ -29,6 +29,9 @@ export class DelegatingBackend implements StoreBackend {
   listSessions(limit: number) {
     return this.inner.listSessions(limit)
   }
+  countSessions(owner: string) {
+    return this.inner.countSessions(owner)
+  }
   ping() {
     return this.inner.ping()
   }
