@@ -21,20 +21,31 @@ export interface FlowLimits {
 
 /**
  * Resolves once at least one of `subs` has less than half the high-water mark
- * unsent (or none is left); subscribers still congested after `stallMs` are
- * dropped as slow consumers. Returns undefined when nobody is congested, so
- * the hot path does not allocate.
+ * unsent (or none is left). A congested subscriber whose backlog has not gone
+ * down for `stallMs` (it read nothing) is dropped as a slow consumer; one that
+ * reads slowly but steadily is waited for. Returns undefined when nobody is
+ * congested, so the hot path does not allocate.
  */
 export function whenUncongested(subs: Iterable<Subscription>, limits: FlowLimits): Promise<void> | undefined {
   if (minBacklog(subs) < limits.deliveryHighWaterBytes) return undefined
-  const started = Date.now()
+  const progress = new Map<Subscription, { backlog: number; since: number }>()
   return new Promise((resolve) => {
     const check = () => {
       if (minBacklog(subs) < limits.deliveryHighWaterBytes / 2) return resolve()
-      if (Date.now() - started >= limits.slowConsumerStallMs) {
-        for (const s of subs) if (s.backlog() >= limits.deliveryHighWaterBytes) s.drop(`slow consumer: nothing read for ${limits.slowConsumerStallMs} ms`)
-        return resolve()
+      const now = Date.now()
+      let waiting = false
+      for (const s of subs) {
+        if (s.closed) continue
+        const b = s.backlog()
+        const p = progress.get(s)
+        if (!p || b < p.backlog) progress.set(s, { backlog: b, since: now })
+        else if (now - p.since >= limits.slowConsumerStallMs && b >= limits.deliveryHighWaterBytes) {
+          s.drop(`slow consumer: nothing read for ${limits.slowConsumerStallMs} ms; reconnect and resume from your last seq`)
+          continue
+        }
+        waiting = true
       }
+      if (!waiting) return resolve()
       setTimeout(check, 2)
     }
     setTimeout(check, 2)

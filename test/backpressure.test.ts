@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { WebSocket } from 'ws'
+import { startServer } from './harness.js'
+
+const N = 200_000
+
+test('a client that stops reading is dropped with 4008 and a reason, server memory stays bounded, and it resumes from its last seq', async (t) => {
+  const s = await startServer({ limits: { slowConsumerStallMs: 500, deliveryHighWaterBytes: 256 * 1024 } })
+  t.after(() => s.close())
+  const wsUrl = `${s.url.replace('http', 'ws')}/ws?session_id=bp-1`
+  const ws = new WebSocket(wsUrl)
+  await new Promise((r) => ws.once('open', r))
+  let lastSeq = 0
+  let frames = 0
+  ws.on('message', (d) => {
+    frames++
+    const m = JSON.parse(String(d)) as { seq?: number }
+    if (typeof m.seq === 'number') lastSeq = m.seq
+  })
+  const closed = new Promise<{ code: number; reason: string }>((r) => ws.once('close', (code, reason) => r({ code, reason: String(reason) })))
+  const heapBefore = process.memoryUsage().heapUsed
+  ws.send(JSON.stringify({ type: 'user_message', session_id: 'bp-1', content: `count ${N}` }))
+  // Stop reading: the kernel buffers fill, then the server's outbound buffer.
+  ;(ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause()
+  const session = await s.server.sessions.open('bp-1', 'anonymous')
+  // The consumer is dropped once the agent has waited slowConsumerStallMs for it.
+  const deadline = Date.now() + 15_000
+  while (session.subscriberCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  assert.equal(session.subscriberCount, 0, 'the stalled subscriber was detached')
+  const heapGrowth = process.memoryUsage().heapUsed - heapBefore
+  assert.ok(heapGrowth < 64 * 1024 * 1024, `heap grew by ${heapGrowth} bytes while the client was not reading`)
+  ;(ws as unknown as { _socket: { resume(): void } })._socket.resume()
+  const why = await closed
+  assert.equal(why.code, 4008)
+  assert.match(why.reason, /slow consumer|reconnect/)
+  assert.ok(lastSeq > 0 && frames < N, `received ${frames} frames before the drop`)
+
+  // The run was not stopped by the drop: resume after the last whole event and get exactly the rest.
+  const again = new WebSocket(`${wsUrl}&after=${lastSeq}`)
+  const seqs: number[] = []
+  let text = ''
+  await new Promise<void>((resolve, reject) => {
+    again.on('message', (d) => {
+      const m = JSON.parse(String(d)) as { type: string; seq?: number; content?: string; status?: string }
+      if (typeof m.seq === 'number') seqs.push(m.seq)
+      if (m.type === 'assistant_message_chunk') text += m.content ?? ''
+      if (m.type === 'status' && m.status === 'completed') resolve()
+    })
+    again.once('close', (code, reason) => reject(new Error(`closed before completion: ${code} ${String(reason)} after ${seqs.length} events`)))
+  })
+  again.close()
+  assert.equal(seqs[0], lastSeq + 1, 'no gap at the resume point')
+  for (let i = 1; i < seqs.length; i++) assert.equal(seqs[i], seqs[i - 1]! + 1, `contiguous at ${i}`)
+  assert.ok(text.endsWith(`${N} `), 'the stream ran to its end')
+})
