@@ -12,7 +12,7 @@ test('HAI: a burst over the connection rate limit is answered rate_limited, noth
   const codes = [(await c.next('error')).error_code, (await c.next('error')).error_code, (await c.next('error')).error_code]
   assert.deepEqual(codes, ['unknown_type', 'unknown_type', 'rate_limited'])
   const limited = c.received.at(-1)!
-  assert.ok(Number((limited.details as { retryAfterMs: number }).retryAfterMs) > 0)
+  assert.ok(Number((limited as { details?: { retryAfterMs?: number } }).details?.retryAfterMs) > 0)
   await new Promise((r) => setTimeout(r, 250))
   c.say('still here')
   await c.untilCompleted()
