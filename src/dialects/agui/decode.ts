@@ -1,0 +1,60 @@
+import { checkJsonShape, parseJson, ParlanceError, type Limits } from '../../core/index.js'
+import { messageChecker, runInputChecker, type AguiRunInput } from './schema.js'
+
+/** A decoded RunAgentInput, or the error naming the first bad field (`messages[2].role`). */
+export type DecodedInput = { ok: true; input: AguiRunInput } | { ok: false; error: ParlanceError }
+
+/** `/messages/2/role` → `messages[2].role`: the way a developer writes the path. */
+export function fieldOf(pointer: string): string {
+  let out = ''
+  for (const part of pointer.split('/').slice(1)) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part
+  return out
+}
+
+/**
+ * Decodes a `POST /agui` body into a RunAgentInput. Pure; never throws. The body size is checked by the
+ * transport before buffering (413), so this checks JSON, forbidden keys and depth, then the schema.
+ */
+export function decodeRunInput(body: string, limits: Pick<Limits, 'maxJsonDepth'>): DecodedInput {
+  const parsed = parseJson(body)
+  if (!parsed.ok) return parsed
+  const v = parsed.value
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail('RunAgentInput must be a JSON object', '')
+  const shape = checkJsonShape(v, limits.maxJsonDepth)
+  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { ...shape.details, field: fieldOf(String(shape.details?.path ?? '')) }) }
+  if (runInputChecker.Check(v)) return { ok: true, input: v as AguiRunInput }
+  return fail(...explain(v as Record<string, unknown>))
+}
+
+const ROLES = ['user', 'assistant', 'tool', 'system', 'developer', 'reasoning', 'activity']
+
+/** The first error, precise for messages: a union's errors name only the union, so the common fields are checked here. */
+function explain(v: Record<string, unknown>): [string, string] {
+  if (Array.isArray(v.messages)) {
+    for (let i = 0; i < v.messages.length; i++) {
+      const m: unknown = v.messages[i]
+      if (!messageChecker.Check(m)) return explainMessage(m, `messages[${i}]`)
+    }
+  }
+  const first = runInputChecker.Errors(v).First()
+  const field = fieldOf(first?.path ?? '')
+  return [`${field || 'RunAgentInput'}: ${first?.message.toLowerCase() ?? 'is invalid'}`, field]
+}
+
+function explainMessage(m: unknown, at: string): [string, string] {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return [`${at} must be an object`, at]
+  const r = m as Record<string, unknown>
+  if (!ROLES.includes(String(r.role))) return [`${at}.role must be one of ${ROLES.join(', ')}`, `${at}.role`]
+  if (typeof r.id !== 'string' || r.id.length === 0 || r.id.length > 256) return [`${at}.id must be a string of 1–256 characters`, `${at}.id`]
+  if (r.role === 'tool' && typeof r.toolCallId !== 'string') return [`${at}.toolCallId must be a string`, `${at}.toolCallId`]
+  const partsAllowed = r.role === 'user' || r.role === 'tool'
+  if (r.role !== 'assistant' && r.role !== 'activity' && typeof r.content !== 'string' && !(partsAllowed && Array.isArray(r.content))) {
+    return [`${at}.content must be a string${partsAllowed ? ' or an array of content parts' : ''}`, `${at}.content`]
+  }
+  const first = messageChecker.Errors(m).First()
+  return [`${at} is not a valid ${String(r.role)} message${first ? `: ${first.message.toLowerCase()}` : ''}`, at]
+}
+
+function fail(message: string, field: string): { ok: false; error: ParlanceError } {
+  return { ok: false, error: new ParlanceError('invalid_message', message, field ? { field } : {}) }
+}

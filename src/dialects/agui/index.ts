@@ -1,0 +1,6 @@
+export { decodeRunInput, fieldOf } from './decode.js'
+export type { DecodedInput } from './decode.js'
+export { CUSTOM, encode, ending, fromAguiMessage, runFinished, runStarted, sse, textOf, toAguiMessage } from './encode.js'
+export type { AguiView } from './encode.js'
+export { AGUI_HTTP_STATUS } from './errors.js'
+export type { AguiMessage, AguiRunInput } from './schema.js'

@@ -1,0 +1,48 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+
+/**
+ * AG-UI `RunAgentInput` (protocol 1.0, the `@ag-ui/core` types), compiled once.
+ * Open objects like the reference Zod schemas (`looseObject`): unknown fields
+ * pass. Content parts are accepted as objects; only their text is used.
+ */
+const Id = Type.String({ minLength: 1, maxLength: 256 })
+const Metadata = Type.Optional(Type.Record(Type.String(), Type.Unknown()))
+const Content = Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }))])
+
+const ToolCall = Type.Object({
+  id: Id,
+  type: Type.Literal('function'),
+  function: Type.Object({ name: Type.String({ minLength: 1 }), arguments: Type.String() }),
+})
+
+export const Message = Type.Union([
+  Type.Object({ id: Id, role: Type.Literal('user'), content: Content, metadata: Metadata }),
+  Type.Object({ id: Id, role: Type.Literal('assistant'), content: Type.Optional(Type.String()), toolCalls: Type.Optional(Type.Array(ToolCall)), metadata: Metadata }),
+  Type.Object({ id: Id, role: Type.Literal('tool'), toolCallId: Id, content: Content, error: Type.Optional(Type.String()), metadata: Metadata }),
+  Type.Object({ id: Id, role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('reasoning')]), content: Type.String(), metadata: Metadata }),
+  Type.Object({ id: Id, role: Type.Literal('activity') }),
+])
+
+export const RunAgentInput = Type.Object({
+  threadId: Id,
+  runId: Id,
+  protocolVersion: Type.Optional(Type.String()),
+  parentRunId: Type.Optional(Type.String()),
+  state: Type.Optional(Type.Unknown()),
+  messages: Type.Array(Message),
+  tools: Type.Optional(
+    Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), description: Type.Optional(Type.String()), parameters: Type.Optional(Type.Unknown()) })),
+  ),
+  context: Type.Optional(Type.Array(Type.Object({ description: Type.String(), value: Type.String() }))),
+  forwardedProps: Type.Optional(Type.Unknown()),
+  resume: Type.Optional(
+    Type.Array(Type.Object({ interruptId: Id, status: Type.Union([Type.Literal('resolved'), Type.Literal('cancelled')]), payload: Type.Optional(Type.Unknown()) })),
+  ),
+})
+
+export type AguiMessage = Static<typeof Message>
+export type AguiRunInput = Static<typeof RunAgentInput>
+
+export const runInputChecker = TypeCompiler.Compile(RunAgentInput)
+export const messageChecker = TypeCompiler.Compile(Message)

@@ -1,0 +1,227 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { ParlanceError, toParlanceError, type Command, type Json, type Principal, type StoredEvent } from '../core/index.js'
+import { AGUI_HTTP_STATUS, decodeRunInput, encode, ending, fromAguiMessage, runFinished, runStarted, textOf, type AguiRunInput, type AguiView } from '../dialects/agui/index.js'
+import type { Session } from '../session/index.js'
+import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
+import { BodyError, readBody, sendJson } from './http-util.js'
+
+/** SSE comment sent while a stream is idle, so proxies keep it open. */
+const HEARTBEAT_MS = 15_000
+const THREAD_ROUTE = /^\/agui\/threads\/([^/]{1,256})\/(events|cancel)$/
+const RUN_ROUTE = /^\/agui(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
+
+/**
+ * AG-UI over HTTP + Server-Sent Events:
+ * - `POST /agui`, `POST /agui/:agent`: a RunAgentInput in, AG-UI events out (threadId = session).
+ * - `GET /agui/threads/:threadId/events?after=SEQ`: resume a stream (also `POST` with `Last-Event-ID`).
+ * - `POST /agui/threads/:threadId/cancel`: stop the thread's active run.
+ */
+export const aguiEndpoint: EndpointFactory = (deps): Endpoint => ({
+  dialect: 'agui',
+  paths: { agui: '/agui' },
+  request(req, res, url) {
+    const thread = THREAD_ROUTE.exec(url.pathname)
+    if (thread) {
+      const threadId = decodeURIComponent(thread[1]!)
+      if (thread[2] === 'events' && req.method === 'GET') void guard(deps, res, () => resumeStream(deps, req, res, url, threadId))
+      else if (thread[2] === 'cancel' && req.method === 'POST') void guard(deps, res, () => cancel(deps, req, res, threadId))
+      else sendJson(res, 405, { error: { code: 'invalid_message', message: `${req.method} is not allowed on ${url.pathname}` } })
+      return true
+    }
+    const run = RUN_ROUTE.exec(url.pathname)
+    if (!run) return false
+    if (req.method !== 'POST') {
+      sendJson(res, 405, { error: { code: 'invalid_message', message: 'POST a RunAgentInput to this URL' } }, { allow: 'POST' })
+      return true
+    }
+    void guard(deps, res, () => startRun(deps, req, res, run[1]))
+    return true
+  },
+})
+
+/** Answers errors raised before the event stream started as JSON with the matching HTTP status. */
+async function guard(deps: EndpointDeps, res: ServerResponse, work: () => Promise<void>): Promise<void> {
+  try {
+    await work()
+  } catch (err) {
+    const e = err instanceof BodyError ? new ParlanceError(err.status === 413 ? 'frame_too_large' : 'invalid_message', err.message) : toParlanceError(err)
+    const status = err instanceof BodyError ? err.status : AGUI_HTTP_STATUS[e.code]
+    if (e.code === 'internal') deps.log.error({ err: e.cause ?? e }, 'AG-UI request failed')
+    deps.metrics.inboundErrors.inc({ dialect: 'agui', code: e.code })
+    if (res.headersSent) return void res.end()
+    sendJson(res, status, { error: { code: e.code, message: e.message, ...(e.details?.field !== undefined ? { field: e.details.field } : {}), ...(e.details ? { details: e.details } : {}) } })
+  }
+}
+
+function admit(deps: EndpointDeps, principal: Principal): void {
+  const refused = deps.admission(principal)()
+  if (refused) throw refused
+}
+
+async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, agent: string | undefined): Promise<void> {
+  const principal = deps.principal(req)
+  admit(deps, principal)
+  if (agent !== undefined && !deps.sessions.agent(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
+  const body = await readBody(req, deps.limits.maxFrameBytes, { json: true })
+  const decoded = decodeRunInput(body, deps.limits)
+  if (!decoded.ok) throw decoded.error
+  const input = decoded.input
+  const session = await deps.sessions.open(input.threadId, principal, agent ? { agent } : {})
+  const view: AguiView = { threadId: input.threadId, runId: input.runId }
+  const lastEventId = req.headers['last-event-id']
+  if (typeof lastEventId === 'string' && /^\d{1,15}$/.test(lastEventId)) {
+    // A reconnect: replay what the client missed and continue; the input was already applied.
+    return stream(deps, res, session, Number(lastEventId), view, null)
+  }
+  const commands = reconcile(deps, session, input, agent)
+  const from = session.lastSeq
+  for (const cmd of commands) session.handle(cmd)
+  stream(deps, res, session, from, view, session.activeRunId)
+}
+
+/**
+ * What a RunAgentInput asks for, as commands: history the server does not have (`history.replace`), a
+ * changed state (`state.replace`), tool messages answering pending client tool calls (`tool.result`),
+ * `resume` entries answering approvals (`approval.response`), and a new trailing user message
+ * (`user.message`). Messages the server already has (by id, or tool results by toolCallId) are skipped.
+ */
+function reconcile(deps: EndpointDeps, session: Session, input: AguiRunInput, agent: string | undefined): Command[] {
+  const sessionId = session.id
+  const stored = session.model.messages
+  const known = new Set<string>()
+  for (const m of stored) {
+    known.add(m.id)
+    if (m.role === 'tool') known.add(`tool:${m.toolCallId}`)
+  }
+  const isKnown = (m: AguiRunInput['messages'][number]) => known.has(m.id) || (m.role === 'tool' && known.has(`tool:${m.toolCallId}`))
+  const out: Command[] = []
+  const last = input.messages[input.messages.length - 1]
+  const newUser = last?.role === 'user' && !isKnown(last) ? last : undefined
+  const results: Command[] = []
+  let unknownHistory = false
+  for (const m of input.messages) {
+    if (m === newUser || isKnown(m)) continue
+    if (m.role === 'tool' && deps.sessions.findPending(m.toolCallId) === session) {
+      const content = textOf(m.content)
+      results.push({ type: 'tool.result', sessionId, toolCallId: m.toolCallId, outcome: m.error === undefined ? 'success' : 'failure', result: parseResult(content), ...(m.error !== undefined ? { error: m.error } : {}) })
+      continue
+    }
+    if (fromAguiMessage(m)) unknownHistory = true
+  }
+  if (unknownHistory) {
+    // The client holds history the server lacks (a thread started elsewhere, an edited conversation): theirs wins.
+    const messages = input.messages.filter((m) => m !== newUser).flatMap((m) => fromAguiMessage(m) ?? [])
+    out.push({ type: 'history.replace', sessionId, messages })
+  }
+  if (input.state !== undefined && JSON.stringify(input.state) !== JSON.stringify(session.model.state)) {
+    out.push({ type: 'state.replace', sessionId, state: input.state as Json })
+  }
+  out.push(...results)
+  for (const r of input.resume ?? []) {
+    // An interrupt that is no longer pending (answered elsewhere, timed out) is skipped: its outcome is in the log.
+    if (deps.sessions.findPending(r.interruptId) !== session) continue
+    const payload = (typeof r.payload === 'object' && r.payload !== null ? r.payload : {}) as { approved?: unknown; feedback?: unknown }
+    const approved = r.status === 'resolved' && (payload.approved === true || r.payload === true)
+    out.push({ type: 'approval.response', sessionId, approvalId: r.interruptId, approved, ...(typeof payload.feedback === 'string' ? { feedback: payload.feedback } : {}) })
+  }
+  if (newUser) {
+    out.push({
+      type: 'user.message',
+      sessionId,
+      content: textOf(newUser.content),
+      messageId: newUser.id,
+      clientTools: (input.tools ?? []).map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), ...(t.parameters !== undefined ? { parameters: t.parameters as Json } : {}) })),
+      ...(agent ? { agent } : {}),
+    })
+  }
+  return out
+}
+
+function parseResult(content: string): Json {
+  try {
+    return JSON.parse(content) as Json
+  } catch {
+    return content
+  }
+}
+
+async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, threadId: string): Promise<void> {
+  const principal = deps.principal(req)
+  admit(deps, principal)
+  const session = await deps.sessions.open(threadId, principal, { create: false })
+  const raw = url.searchParams.get('after') ?? (req.headers['last-event-id'] as string | undefined) ?? null
+  if (raw !== null && !/^\d{1,15}$/.test(raw)) throw new ParlanceError('invalid_message', '"after" must be a non-negative integer (a seq)', { field: 'after' })
+  const start = session.activeRunStartSeq
+  const after = raw !== null ? Number(raw) : start !== null ? start - 1 : session.lastSeq
+  const runId = url.searchParams.get('runId') ?? session.activeRunId ?? `replay_${after}`
+  stream(deps, res, session, after, { threadId, runId }, null)
+}
+
+async function cancel(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, threadId: string): Promise<void> {
+  const principal = deps.principal(req)
+  admit(deps, principal)
+  const session = await deps.sessions.open(threadId, principal, { create: false })
+  const runId = session.activeRunId
+  session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the client' })
+  sendJson(res, 202, { threadId, cancelled: runId })
+}
+
+let streamNo = 0
+
+/**
+ * Streams the session's events after `from` as one AG-UI run: RUN_STARTED, the events of run `follow`
+ * (and session-level ones), and RUN_FINISHED / RUN_ERROR when that run ends or pauses for the client.
+ * With `follow` null, the first run end or pause met ends it; with no run active, the end of the log does.
+ * Closing the request only detaches: the run goes on, and the events stay replayable by seq.
+ */
+function stream(deps: EndpointDeps, res: ServerResponse, session: Session, from: number, view: AguiView, follow: string | null): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+  res.write(runStarted(view))
+  // Nothing to follow and nothing to replay: an empty run.
+  const endAt = session.activeRunId === null ? session.lastSeq : Infinity
+  if (from >= endAt) return void res.end(runFinished(view))
+  deps.metrics.connections.inc({ dialect: 'agui' })
+  let done = false
+  const finish = () => {
+    if (done) return
+    done = true
+    clearInterval(heartbeat)
+    deps.metrics.connections.dec({ dialect: 'agui' })
+    sub.close()
+  }
+  const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
+  heartbeat.unref()
+  let ended = false
+  const sub = session.subscribe(
+    {
+      codecKey: `agui:${++streamNo}`,
+      encode(events) {
+        const out: string[] = []
+        for (const e of events as StoredEvent[]) {
+          if (ended) break
+          if (follow !== null && e.runId !== follow && e.runId !== '') continue
+          for (const f of encode(e, view)) out.push(f)
+          const last = ending(e, view) ?? (e.seq >= endAt ? runFinished(view, e.seq) : null)
+          if (last) {
+            out.push(last)
+            ended = true
+          }
+        }
+        return out
+      },
+      write(frames) {
+        if (res.writableEnded || res.destroyed) return false
+        res.write((frames as string[]).join(''))
+        if (ended) {
+          res.end()
+          finish()
+        }
+        return true
+      },
+      backlog: () => res.writableLength,
+      drop: () => res.destroy(),
+    },
+    from,
+  )
+  res.once('close', finish)
+}

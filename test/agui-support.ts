@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { HttpAgent } from '@ag-ui/client'
+import { EventSchema } from '@ag-ui/core/schemas'
+
+/** One run through the official client: every event it received, each validated with @ag-ui/core's Zod schema. */
+export async function run(agent: HttpAgent, text: string | null, params: Parameters<HttpAgent['runAgent']>[0] = {}): Promise<Array<Record<string, unknown>>> {
+  if (text !== null) agent.addMessage({ id: randomUUID(), role: 'user', content: text })
+  const events: Array<Record<string, unknown>> = []
+  await agent.runAgent(params, {
+    onEvent({ event }) {
+      const parsed = EventSchema.safeParse(event)
+      assert.ok(parsed.success, `event fails @ag-ui/core's schema: ${JSON.stringify(event)} ${parsed.error?.message ?? ''}`)
+      events.push(event as unknown as Record<string, unknown>)
+    },
+  })
+  return events
+}
+
+export const types = (events: Array<Record<string, unknown>>) => events.map((e) => String(e.type))
+export const text = (events: Array<Record<string, unknown>>) =>
+  events
+    .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
+    .map((e) => String(e.delta))
+    .join('')
+export const custom = (events: Array<Record<string, unknown>>, name: string) => events.filter((e) => e.type === 'CUSTOM' && e.name === name).map((e) => e.value)
+export const last = (events: Array<Record<string, unknown>>) => events[events.length - 1]!
+
+export function agentFor(url: string, threadId = randomUUID(), path = '/agui'): HttpAgent {
+  return new HttpAgent({ url: `${url}${path}`, threadId })
+}
