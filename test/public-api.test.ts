@@ -14,7 +14,7 @@ test('the public API is exactly these names', () => {
     'defineAgent',
     'demoAgent',
   ])
-  assert.deepEqual(Object.keys(client).sort(), ['HaiClient', 'HumaClient', 'textOf'])
+  assert.deepEqual(Object.keys(client).sort(), ['AguiClient', 'HaiClient', 'HumaClient', 'textOf'])
 })
 
 test('defineAgent rejects bad names and missing run', () => {

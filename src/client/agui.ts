@@ -1,0 +1,75 @@
+/** An AG-UI event as received, with its SSE id (the Parlance seq) when it carries one. */
+export interface AguiReceived {
+  id?: number
+  event: { type: string; [key: string]: unknown }
+}
+
+/** Options of `AguiClient`. */
+export interface AguiClientOptions {
+  /** Server base URL (`http://127.0.0.1:8000`). */
+  url: string
+  /** Agent to run (`POST /agui/:agent`); the server's default when absent. */
+  agent?: string
+  /** Bearer token for a server started with auth. */
+  token?: string
+}
+
+/**
+ * A thin AG-UI client over fetch, for Node and browsers: runs an agent and
+ * reads its Server-Sent Events, and resumes a dropped stream from the last
+ * seen id (Parlance's extension; the official `@ag-ui/client` HttpAgent works
+ * for everything else).
+ */
+export class AguiClient {
+  /** The highest SSE id seen, per thread: pass it to `resume`. */
+  readonly lastIds = new Map<string, number>()
+
+  constructor(private readonly options: AguiClientOptions) {}
+
+  /** Runs the agent with a RunAgentInput; yields each event as it arrives. */
+  run(input: { threadId: string; runId: string; messages: unknown[]; [key: string]: unknown }, signal?: AbortSignal): AsyncGenerator<AguiReceived> {
+    const path = this.options.agent ? `/agui/${encodeURIComponent(this.options.agent)}` : '/agui'
+    return this.read(input.threadId, path, { method: 'POST', body: JSON.stringify({ tools: [], context: [], ...input }), signal })
+  }
+
+  /** Replays the thread's events after `after` (default: the last id seen) and continues until the run ends or pauses. */
+  resume(threadId: string, after = this.lastIds.get(threadId) ?? 0, signal?: AbortSignal): AsyncGenerator<AguiReceived> {
+    return this.read(threadId, `/agui/threads/${encodeURIComponent(threadId)}/events?after=${after}`, { method: 'GET', signal })
+  }
+
+  /** Stops the thread's active run; its stream ends with RUN_FINISHED outcome `cancelled`. */
+  async cancel(threadId: string): Promise<void> {
+    const res = await fetch(`${this.options.url}/agui/threads/${encodeURIComponent(threadId)}/cancel`, { method: 'POST', headers: this.headers() })
+    if (!res.ok) throw new Error(`cancel failed: ${res.status} ${await res.text()}`)
+  }
+
+  private headers(): Record<string, string> {
+    const h: Record<string, string> = { accept: 'text/event-stream', 'content-type': 'application/json' }
+    if (this.options.token) h.authorization = `Bearer ${this.options.token}`
+    return h
+  }
+
+  private async *read(threadId: string, path: string, init: { method: string; body?: string; signal?: AbortSignal }): AsyncGenerator<AguiReceived> {
+    const res = await fetch(`${this.options.url}${path}`, { ...init, headers: this.headers() })
+    if (!res.ok || !res.body) throw new Error(`AG-UI request failed: ${res.status} ${await res.text()}`)
+    const decoder = new TextDecoder()
+    let buf = ''
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buf += decoder.decode(chunk, { stream: true })
+      let end: number
+      while ((end = buf.indexOf('\n\n')) >= 0) {
+        const block = buf.slice(0, end)
+        buf = buf.slice(end + 2)
+        let id: number | undefined
+        let data = ''
+        for (const line of block.split('\n')) {
+          if (line.startsWith('id: ')) id = Number(line.slice(4))
+          else if (line.startsWith('data: ')) data += line.slice(6)
+        }
+        if (!data) continue // a heartbeat comment
+        if (id !== undefined) this.lastIds.set(threadId, id)
+        yield id === undefined ? { event: JSON.parse(data) } : { id, event: JSON.parse(data) }
+      }
+    }
+  }
+}
