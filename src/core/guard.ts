@@ -8,9 +8,25 @@ const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype'])
  * deeper than `maxDepth`. Returns null when the value is clean.
  */
 export function checkJsonShape(value: unknown, maxDepth: number): ParlanceError | null {
-  return walk(value, 0, maxDepth, '')
+  // The hot path builds no strings: paths are worked out only once something is wrong.
+  return clean(value, 0, maxDepth) ? null : walk(value, 0, maxDepth, '')
 }
 
+function clean(value: unknown, depth: number, maxDepth: number): boolean {
+  if (value === null || typeof value !== 'object') return true
+  if (depth >= maxDepth) return false
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!clean(value[i], depth + 1, maxDepth)) return false
+    return true
+  }
+  for (const key in value) {
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype') return false
+    if (!clean((value as Record<string, unknown>)[key], depth + 1, maxDepth)) return false
+  }
+  return true
+}
+
+/** The slow path: finds the offending key or depth and names its path. */
 function walk(value: unknown, depth: number, maxDepth: number, path: string): ParlanceError | null {
   if (value === null || typeof value !== 'object') return null
   if (depth >= maxDepth) {
