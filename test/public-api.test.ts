@@ -14,7 +14,7 @@ test('the public API is exactly these names', () => {
     'defineAgent',
     'demoAgent',
   ])
-  assert.deepEqual(Object.keys(client).sort(), ['AguiClient', 'HaiClient', 'HumaClient', 'textOf'])
+  assert.deepEqual(Object.keys(client).sort(), ['AguiClient', 'HaiClient', 'HumaClient', 'MyAgentClient', 'textOf'])
 })
 
 test('defineAgent rejects bad names and missing run', () => {

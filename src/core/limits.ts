@@ -21,6 +21,8 @@ export interface Limits {
   principalBurst: number
   maxSessionsPerPrincipal: number
   maxConcurrentRuns: number
+  heartbeatMs: number
+  stateExportTtlMs: number
 }
 
 /** Defaults for every limit and timeout; all are overridable through server options. */
@@ -68,6 +70,10 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   maxSessionsPerPrincipal: 10_000,
   /** Agent runs in progress at once across the server; new input beyond it is answered `unavailable`. 0 disables. */
   maxConcurrentRuns: 1_000,
+  /** Protocol-level heartbeat interval (MyAgent `system.heartbeat`); 0 disables (ms). */
+  heartbeatMs: 15_000,
+  /** Lifetime of a signed state export (MyAgent `user.request_state`) (ms). */
+  stateExportTtlMs: 24 * 60 * 60_000,
   /** Events read per page when replaying from the store. */
   replayPageSize: 5000,
 }

@@ -1,0 +1,147 @@
+/** A MyAgent server event as received. */
+export interface MyAgentServerEvent {
+  event: string
+  session_id?: string
+  connection_id: string
+  step_id?: string
+  timestamp: string
+  content: unknown
+  metadata: { seq?: number; [key: string]: unknown }
+}
+
+type SocketLike = {
+  send(data: string): void
+  close(code?: number, reason?: string): void
+  readyState: number
+  onmessage: ((ev: { data: unknown }) => void) | null
+  onclose: ((ev: { code: number; reason: string }) => void) | null
+  onerror: ((ev: unknown) => void) | null
+  onopen: (() => void) | null
+}
+type SocketCtor = new (url: string) => SocketLike
+
+/** Options of `MyAgentClient.connect`. */
+export interface MyAgentClientOptions {
+  /** Server base URL (`http://127.0.0.1:8000`) or the full `ws://…/myagent` URL. */
+  url: string
+  /** Bearer token for a server started with auth (sent as `access_token`). */
+  token?: string
+  WebSocket?: SocketCtor
+}
+
+/** A thin typed MyAgent client: sends user.* events, reads server events in order, tracks `last_seq`. */
+export class MyAgentClient {
+  readonly received: MyAgentServerEvent[] = []
+  /** Highest `metadata.seq` seen: what `reconnect` and `ack` send. */
+  lastSeq = 0
+  sessionId: string | undefined
+  connectionId = ''
+  readonly closed: Promise<{ code: number; reason: string }>
+  private cursor = 0
+  private waiters: Array<() => void> = []
+
+  private constructor(private readonly socket: SocketLike) {
+    this.closed = new Promise((resolve) => {
+      socket.onclose = (ev) => {
+        resolve({ code: ev.code, reason: String(ev.reason) })
+        this.wake()
+      }
+    })
+    socket.onmessage = (ev) => {
+      const e = JSON.parse(String(ev.data)) as MyAgentServerEvent
+      if (typeof e.metadata?.seq === 'number' && e.metadata.seq > this.lastSeq) this.lastSeq = e.metadata.seq
+      if (e.event === 'system.connected') this.connectionId = e.connection_id
+      if (e.event === 'agent.session_created') this.sessionId = e.session_id
+      this.received.push(e)
+      this.wake()
+    }
+  }
+
+  /** Connects and waits for `system.connected`. */
+  static async connect(options: MyAgentClientOptions): Promise<MyAgentClient> {
+    const Ctor = options.WebSocket ?? (globalThis as { WebSocket?: SocketCtor }).WebSocket ?? ((await import('ws')).WebSocket as unknown as SocketCtor)
+    const url = new URL(options.url.replace(/^http/, 'ws'))
+    if (url.pathname === '/' || url.pathname === '') url.pathname = '/myagent'
+    if (options.token) url.searchParams.set('access_token', options.token)
+    const socket = new Ctor(url.toString())
+    const client = new MyAgentClient(socket)
+    await new Promise<void>((resolve, reject) => {
+      socket.onopen = () => resolve()
+      socket.onerror = () => reject(new Error(`cannot connect to ${url.origin}${url.pathname}`))
+    })
+    await client.next('system.connected')
+    return client
+  }
+
+  send(event: Record<string, unknown> | string): void {
+    this.socket.send(typeof event === 'string' ? event : JSON.stringify(event))
+  }
+
+  /** `user.create_session`; resolves with the new session id. */
+  async createSession(content: Record<string, unknown> = {}): Promise<string> {
+    this.send({ event: 'user.create_session', content })
+    return (await this.next('agent.session_created')).session_id!
+  }
+
+  message(content: string, sessionId = this.sessionId): void {
+    this.send({ event: 'user.message', session_id: sessionId, content, timestamp: new Date().toISOString() })
+  }
+
+  respond(stepId: string, approved: boolean, feedback?: string): void {
+    this.send({ event: 'user.response', session_id: this.sessionId, step_id: stepId, content: { approved, ...(feedback ? { feedback } : {}) } })
+  }
+
+  cancel(reason?: string): void {
+    this.send({ event: 'user.cancel', session_id: this.sessionId, content: reason ? { reason } : {} })
+  }
+
+  ack(lastSeq = this.lastSeq): void {
+    this.send({ event: 'user.ack', session_id: this.sessionId, content: { last_seq: lastSeq } })
+  }
+
+  reconnect(sessionId: string, lastSeq?: number): void {
+    this.sessionId = sessionId
+    this.send({ event: 'user.reconnect', content: { session_id: sessionId, ...(lastSeq !== undefined ? { last_seq: lastSeq } : {}) } })
+  }
+
+  /** `user.request_state`; resolves with the signed export. */
+  async requestState(): Promise<string> {
+    this.send({ event: 'user.request_state', session_id: this.sessionId })
+    return ((await this.next('agent.state_export')).content as { signed_state: string }).signed_state
+  }
+
+  reconnectWithState(signedState: string, lastSeq: number): void {
+    this.send({ event: 'user.reconnect_with_state', content: { signed_state: signedState, last_seq: lastSeq } })
+  }
+
+  /** The next event (after those already returned) with this name or matching `pred`. */
+  async next(pred: string | ((e: MyAgentServerEvent) => boolean), timeoutMs = 10_000): Promise<MyAgentServerEvent> {
+    const match = typeof pred === 'string' ? (e: MyAgentServerEvent) => e.event === pred : pred
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      while (this.cursor < this.received.length) {
+        const e = this.received[this.cursor++]!
+        if (match(e)) return e
+      }
+      if (this.socket.readyState >= 2) throw new Error(`socket closed while waiting for ${String(pred)}`)
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pred)}`)
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.max(1, deadline - Date.now()))
+        this.waiters.push(() => {
+          clearTimeout(t)
+          resolve()
+        })
+      })
+    }
+  }
+
+  close(): void {
+    this.socket.close(1000, 'bye')
+  }
+
+  private wake(): void {
+    const w = this.waiters
+    this.waiters = []
+    for (const f of w) f()
+  }
+}

@@ -1,0 +1,87 @@
+import { checkJsonShape, parseJson, ParlanceError, type Command, type Limits } from '../../core/index.js'
+import { checkers, type InboundEvent } from './schema.js'
+
+/** What a MyAgent frame asks for: a canonical command, or a connection-level request the endpoint serves. */
+export type MyAgentRequest =
+  | { kind: 'command'; command: Command }
+  | { kind: 'create_session'; projectName?: string; sessionName?: string }
+  | { kind: 'ack'; sessionId: string; lastSeq: number | null }
+  | { kind: 'reconnect'; sessionId: string; lastSeq: number | null }
+  | { kind: 'reconnect_with_state'; signedState: string; lastSeq: number }
+  | { kind: 'request_state'; sessionId: string; includeHistory: boolean }
+  | { kind: 'heartbeat' }
+
+export type DecodedRequest = { ok: true; request: MyAgentRequest; sessionId?: string } | { ok: false; error: ParlanceError }
+
+const NAMES = Object.keys(checkers).join(', ')
+
+/** Decodes one MyAgent text frame. Pure; never throws. Errors name the field and the constraint broken. */
+export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'maxJsonDepth' | 'maxUserMessageChars'>): DecodedRequest {
+  const bytes = frame.length * 3 <= limits.maxFrameBytes ? frame.length : Buffer.byteLength(frame, 'utf8')
+  if (bytes > limits.maxFrameBytes) return fail('frame_too_large', `frame exceeds the ${limits.maxFrameBytes}-byte limit`, '', `max ${limits.maxFrameBytes} bytes`)
+  const parsed = parseJson(frame)
+  if (!parsed.ok) return { ok: false, error: new ParlanceError('invalid_json', parsed.error.message, { constraint: 'valid JSON' }) }
+  const v = parsed.value
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail('invalid_message', 'an event must be a JSON object', '', 'type: object')
+  const m = v as Record<string, unknown>
+  if (typeof m.event !== 'string') return fail('invalid_message', 'missing "event" (string)', 'event', 'required')
+  const sessionId = typeof m.session_id === 'string' ? m.session_id : undefined
+  if (!Object.hasOwn(checkers, m.event)) {
+    return fail('unknown_type', `unknown event "${m.event.slice(0, 64)}"; accepted: ${NAMES}`, 'event', 'one of the user.* events', sessionId)
+  }
+  const shape = checkJsonShape(v, limits.maxJsonDepth)
+  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: String(shape.details?.path ?? '').replace(/^\//, '').replace(/\//g, '.'), constraint: shape.code }) }
+  const event = m.event as InboundEvent
+  const checker = checkers[event]
+  if (!checker.Check(v)) {
+    const first = checker.Errors(v).First()
+    const field = (first?.path ?? '').replace(/^\//, '').replace(/\//g, '.') || 'event'
+    const constraint = contentRule(event, field) ?? first?.message ?? 'invalid'
+    return fail('invalid_message', `${event}: "${field}" ${first?.message.toLowerCase() ?? 'is invalid'}`, field, constraint, sessionId)
+  }
+  const c = (m.content ?? {}) as Record<string, unknown>
+  switch (event) {
+    case 'user.create_session':
+      return { ok: true, request: { kind: 'create_session', projectName: c.project_name as string | undefined, sessionName: c.session_name as string | undefined } }
+    case 'user.message': {
+      const content = m.content as string
+      const chars = content.length > limits.maxUserMessageChars ? [...content].length : content.length
+      if (chars > limits.maxUserMessageChars) return fail('message_too_long', `content has ${chars} characters; the limit is ${limits.maxUserMessageChars}`, 'content', `max ${limits.maxUserMessageChars} characters`, sessionId)
+      const metadata = m.metadata as Record<string, unknown> | undefined
+      return { ok: true, sessionId, request: { kind: 'command', command: { type: 'user.message', sessionId: sessionId!, content, ...(metadata ? { metadata } : {}) } } }
+    }
+    case 'user.response':
+      return {
+        ok: true,
+        sessionId,
+        request: {
+          kind: 'command',
+          command: { type: 'approval.response', sessionId, approvalId: m.step_id as string, approved: c.approved as boolean, ...(typeof c.feedback === 'string' ? { feedback: c.feedback } : {}) },
+        },
+      }
+    case 'user.ack':
+      return { ok: true, sessionId, request: { kind: 'ack', sessionId: sessionId!, lastSeq: typeof c.last_seq === 'number' ? c.last_seq : null } }
+    case 'user.cancel':
+      return { ok: true, sessionId, request: { kind: 'command', command: { type: 'run.cancel', sessionId, reason: typeof c.reason === 'string' ? c.reason : 'cancelled by the user' } } }
+    case 'user.reconnect':
+      return { ok: true, request: { kind: 'reconnect', sessionId: c.session_id as string, lastSeq: typeof c.last_seq === 'number' ? c.last_seq : null } }
+    case 'user.reconnect_with_state':
+      return { ok: true, request: { kind: 'reconnect_with_state', signedState: c.signed_state as string, lastSeq: c.last_seq as number } }
+    case 'user.request_state':
+      return { ok: true, sessionId, request: { kind: 'request_state', sessionId: sessionId!, includeHistory: (m.metadata as { include_history?: unknown } | undefined)?.include_history !== false } }
+    case 'system.heartbeat':
+      return { ok: true, request: { kind: 'heartbeat' } }
+  }
+}
+
+/** The seed's validation rules table, in its own words, for the `content` field. */
+function contentRule(event: InboundEvent, field: string): string | undefined {
+  if (field !== 'content' && !field.startsWith('content.')) return field === 'session_id' || field === 'step_id' ? 'required' : undefined
+  if (event === 'user.message') return 'content type: string'
+  if (event === 'user.response') return field === 'content.approved' ? 'content.approved: boolean, required' : 'content type: object'
+  return undefined
+}
+
+function fail(code: 'invalid_message' | 'unknown_type' | 'frame_too_large' | 'message_too_long', message: string, field: string, constraint: string, sessionId?: string): DecodedRequest {
+  return { ok: false, error: new ParlanceError(code, message, { ...(field ? { field } : {}), constraint, ...(sessionId ? { sessionId } : {}) }) }
+}

@@ -1,0 +1,215 @@
+import type { ErrorCode, ParlanceError, StoredEvent } from '../../core/index.js'
+
+/** A server event on the wire (seed: EventProtocol base structure). */
+export interface MyAgentEvent {
+  session_id?: string
+  connection_id: string
+  step_id?: string
+  event: string
+  timestamp: string
+  content: unknown
+  metadata: Record<string, unknown>
+}
+
+/**
+ * What encoding needs across events of one connection: its ids, the question of the current run (for
+ * plan.start), the text of open messages (agent.final_answer carries it whole), and the plan in progress.
+ */
+export interface MyAgentView {
+  readonly connectionId: string
+  sessionId: string
+  question: string
+  readonly texts: Map<string, { parts: string[]; started: number }>
+  readonly reasoning: Map<string, string[]>
+  plan: { id: string; tasks: Array<{ id: string; title: string }>; completed: number; started: number } | null
+}
+
+export function view(connectionId: string, sessionId = ''): MyAgentView {
+  return { connectionId, sessionId, question: '', texts: new Map(), reasoning: new Map(), plan: null }
+}
+
+/** Server events a custom event (`ctx.emit(name, {content, metadata})`) may be sent as, verbatim. */
+const PASSTHROUGH = new Set(['plan.validation_error', 'solver.retry', 'error.retry', 'error.recovery_started', 'error.recovery_success', 'error.recovery_failed'])
+
+/** Error codes of the seed, by canonical code. */
+export const MYAGENT_ERROR: Record<ErrorCode, { event: string; code: string }> = {
+  invalid_json: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
+  invalid_message: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
+  unknown_type: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
+  message_too_long: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
+  frame_too_large: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
+  forbidden_key: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
+  too_deep: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
+  unauthorized: { event: 'system.error', code: 'ERR_UNAUTHORIZED_401' },
+  forbidden: { event: 'system.error', code: 'ERR_FORBIDDEN_403' },
+  not_found: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
+  rate_limited: { event: 'system.error', code: 'ERR_RATE_LIMITED_429' },
+  conflict: { event: 'system.error', code: 'ERR_CONFLICT_409' },
+  interrupted: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
+  cancelled: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
+  timeout: { event: 'error.timeout', code: 'ERR_TIMEOUT_500' },
+  tool_error: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
+  execution_error: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
+  unavailable: { event: 'system.error', code: 'ERR_UNAVAILABLE_503' },
+  internal: { event: 'system.error', code: 'ERR_INTERNAL_500' },
+}
+
+function base(v: MyAgentView, event: string, content: unknown, metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentEvent {
+  const e: MyAgentEvent = { session_id: v.sessionId, connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
+  if (stepId !== undefined) e.step_id = stepId
+  return e
+}
+
+/** An error answer (not in the session log: no seq). */
+export function encodeError(err: ParlanceError, v: MyAgentView, stepId?: string): string {
+  const { event, code } = MYAGENT_ERROR[err.code]
+  const d = err.details ?? {}
+  const metadata: Record<string, unknown> =
+    event === 'error.validation'
+      ? { error_code: code, field: d.field ?? null, constraint: d.constraint ?? err.code, recoverable: true, parlance_code: err.code }
+      : event === 'system.error'
+        ? { error_code: code, severity: 'error', parlance_code: err.code }
+        : { error_code: code, error_type: err.code, context: d, recoverable: err.code !== 'internal', parlance_code: err.code }
+  const e = base(v, event, err.message, metadata, Date.now(), stepId)
+  if (!v.sessionId && typeof d.sessionId === 'string') e.session_id = d.sessionId
+  return JSON.stringify(e)
+}
+
+/** A connection-level event (system.*, agent.session_created …): not in the session log, so no seq. */
+export function encodeSystem(v: MyAgentView, event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string): string {
+  return JSON.stringify(base(v, event, content, metadata, Date.now(), stepId))
+}
+
+/**
+ * Encodes one canonical event as MyAgent events (zero or more). Each carries the session seq in
+ * `metadata.seq`; when one event becomes several, only the last does, so `last_seq` always marks a whole
+ * event. Updates the view (text being assembled, the plan in progress).
+ */
+export function encode(e: StoredEvent, v: MyAgentView): string[] {
+  const out: MyAgentEvent[] = []
+  const push = (event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string) => out.push(base(v, event, content, metadata, e.ts, stepId))
+  switch (e.type) {
+    case 'message.user':
+      v.question = e.content
+      break
+    case 'plan': {
+      v.plan = { id: e.planId, tasks: e.tasks, completed: 0, started: e.ts }
+      push('plan.start', { question: v.question }, { plan_id: e.planId, timeout_seconds: 0, model: 'parlance' }, e.planId)
+      push('plan.completed', { tasks: e.tasks.map((t) => ({ id: t.id, title: t.title, description: t.title })) }, { task_count: e.tasks.length, plan_summary: e.tasks.map((t) => t.title).join('; '), total_estimated_tokens: 0, llm_calls: 0, planning_time_ms: 0 }, e.planId)
+      push('solver.start', null, { task_count: e.tasks.length, total_tasks: e.tasks.length, estimated_duration_sec: 0 }, e.planId)
+      break
+    }
+    case 'step.finished':
+      if (!e.ok) {
+        push('solver.step_failed', { error_message: e.error ?? 'step failed', step_name: e.name }, { step_index: v.plan?.completed ?? 0, error_code: 'ERR_EXECUTION_600', error_type: 'StepError', recovery_possible: false }, e.stepId)
+      } else if (v.plan) {
+        v.plan.completed++
+        push('plan.step_completed', { step_name: e.name, step_result: null }, { step_index: v.plan.completed - 1, step_duration_ms: 0, tokens_used: 0 }, e.stepId)
+      }
+      break
+    case 'progress': {
+      const total = v.plan?.tasks.length ?? 0
+      const index = v.plan && e.taskId ? v.plan.tasks.findIndex((t) => t.id === e.taskId) + 1 : 0
+      push('solver.progress', { current_task: e.message ?? '', status: e.percent >= 100 ? 'completed' : 'processing' }, {
+        progress_percent: e.percent,
+        current_step: index,
+        completed_steps: v.plan?.completed ?? 0,
+        total_steps: total,
+        elapsed_time_ms: v.plan ? e.ts - v.plan.started : 0,
+      }, e.planId)
+      break
+    }
+    case 'status':
+      if (e.status === 'thinking') push('agent.thinking', e.message ?? 'thinking', { model: 'parlance', max_tokens: 0, temperature: 0, thinking_type: 'analysis' }, e.runId)
+      break
+    case 'reasoning.start':
+      v.reasoning.set(e.messageId, [])
+      break
+    case 'reasoning.delta':
+      v.reasoning.get(e.messageId)?.push(e.delta)
+      break
+    case 'reasoning.end':
+      push('agent.thinking', (v.reasoning.get(e.messageId) ?? []).join(''), { model: 'parlance', max_tokens: 0, temperature: 0, thinking_type: 'reasoning' }, e.messageId)
+      v.reasoning.delete(e.messageId)
+      break
+    case 'tool.call':
+      push('agent.tool_call', { tool_name: e.toolName, tool_description: '', arguments: e.args }, { call_id: e.toolCallId, tool_type: e.target }, e.toolCallId)
+      break
+    case 'tool.result':
+      push('agent.tool_result', { result: e.result, status: 'success' }, { call_id: e.toolCallId, execution_time_ms: 0 }, e.toolCallId)
+      break
+    case 'tool.error':
+    case 'tool.cancel': {
+      const error = e.type === 'tool.error' ? e.error : `cancelled: ${e.reason}`
+      push('agent.tool_result', { result: { error }, status: 'failed' }, { call_id: e.toolCallId, execution_time_ms: 0 }, e.toolCallId)
+      if (e.type === 'tool.error') push('solver.step_failed', { error_message: error, step_name: e.toolName }, { step_index: v.plan?.completed ?? 0, error_code: 'ERR_EXECUTION_600', error_type: 'ToolError', recovery_possible: false }, e.toolCallId)
+      break
+    }
+    case 'text.start':
+      v.texts.set(e.messageId, { parts: [], started: e.ts })
+      break
+    case 'text.delta': {
+      let t = v.texts.get(e.messageId)
+      if (!t) v.texts.set(e.messageId, (t = { parts: [], started: e.ts })) // attached mid-message
+      push('agent.partial_answer', e.delta, { chunk_index: t.parts.length }, e.messageId)
+      t.parts.push(e.delta)
+      break
+    }
+    case 'text.end': {
+      const t = v.texts.get(e.messageId)
+      v.texts.delete(e.messageId)
+      push('agent.final_answer', { answer: t?.parts.join('') ?? '', answer_type: 'text' }, { generation_time_ms: t ? e.ts - t.started : 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
+      break
+    }
+    case 'message.sent':
+      push('agent.final_answer', { answer: e.message, answer_type: 'text' }, { generation_time_ms: 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
+      break
+    case 'approval.requested':
+      push(
+        'agent.user_confirm',
+        { message: e.reasoning, confirmation_type: 'approve', options: [{ id: 'approve', label: 'Approve' }, { id: 'reject', label: 'Reject' }] },
+        { timeout_seconds: Math.round(e.timeoutMs / 1000), critical: e.risk === 'high' || e.risk === 'critical', tool_name: e.toolName, tool_description: e.toolDescription, arguments: e.args, risk_level: e.risk },
+        e.approvalId,
+      )
+      break
+    case 'approval.resolved':
+      if (e.by === 'timeout') {
+        push('error.timeout', `no answer to confirmation ${e.approvalId} in time`, { error_code: 'ERR_TIMEOUT_500', timeout_seconds: 0, elapsed_seconds: 0, stage: 'user_confirm', attempt: 1, max_attempts: 1, retry_after_ms: 0, recovery_strategy: 'continue_without_approval' }, e.approvalId)
+      }
+      break
+    case 'run.finished':
+      if (v.plan) {
+        const p = v.plan
+        push('solver.completed', { task_results: p.tasks.map((t, i) => ({ task_id: t.id, result: null, status: i < p.completed ? 'success' : 'partial' })) }, { total_tasks: p.tasks.length, successful_tasks: p.completed, failed_tasks: p.tasks.length - p.completed, total_execution_time_ms: e.ts - p.started, total_tokens_used: 0 }, p.id)
+        v.plan = null
+      }
+      break
+    case 'run.error': {
+      v.plan = null
+      const { event, code } = MYAGENT_ERROR[e.code]
+      if (event === 'error.timeout') push(event, e.message, { error_code: code, timeout_seconds: 0, elapsed_seconds: 0, stage: 'run', attempt: 1, max_attempts: 1, retry_after_ms: 0, recovery_strategy: 'none' }, e.runId)
+      else push('error.execution', e.message, { error_code: 'ERR_EXECUTION_600', error_type: e.code, context: e.details ?? {}, recoverable: e.code !== 'internal' }, e.runId)
+      break
+    }
+    case 'state.snapshot':
+      push('agent.state', e.snapshot, { kind: 'snapshot' })
+      break
+    case 'state.delta':
+      push('agent.state', e.patch, { kind: 'delta' })
+      break
+    case 'error':
+      push('system.error', e.message, { error_code: MYAGENT_ERROR[e.code].code, severity: 'error' })
+      break
+    case 'custom':
+      if (PASSTHROUGH.has(e.name) && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
+        const val = e.value as { content?: unknown; metadata?: Record<string, unknown>; step_id?: string }
+        push(e.name, val.content ?? null, val.metadata ?? {}, val.step_id)
+      } else push('agent.custom', { name: e.name, value: e.value })
+      break
+    default:
+      break
+  }
+  const lastOut = out[out.length - 1]
+  if (lastOut) lastOut.metadata.seq = e.seq
+  return out.map((x) => JSON.stringify(x))
+}

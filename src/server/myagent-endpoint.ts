@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto'
+import { ParlanceError, toParlanceError, type Connection } from '../core/index.js'
+import { myagent, type MyAgentRequest, type MyAgentView } from '../dialects/myagent/index.js'
+import type { Session, Subscription } from '../session/index.js'
+import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
+import { signState, verifyState } from './signed-state.js'
+
+const SERVER_VERSION = 'parlance/0.1.0'
+const started = Date.now()
+const uptime = () => Math.round((Date.now() - started) / 1000)
+
+/** MyAgent over WebSocket at `/myagent`. */
+export const myagentEndpoint: EndpointFactory = (deps): Endpoint => {
+  const live = new Set<{ end(reason: string): void }>()
+  return {
+    dialect: 'myagent',
+    paths: { myagent: '/myagent' },
+    upgrade(req, socket, head, url) {
+      if (url.pathname !== '/myagent') return false
+      deps.ws.upgrade(req, socket, head, deps.principal(req), (conn) => {
+        const handle = serveMyAgent(conn, deps)
+        live.add(handle)
+        conn.onclose = ((inner) => (why) => {
+          live.delete(handle)
+          inner?.(why)
+        })(conn.onclose)
+      })
+      return true
+    },
+    close() {
+      for (const c of live) c.end('the server is shutting down')
+    },
+  }
+}
+
+type Deps = Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission' | 'secret'>
+
+/**
+ * Serves one MyAgent connection: `system.connected` first, `system.heartbeat` on an interval, frames
+ * decoded in arrival order, the connection bound to one session at a time and fed its events (each with
+ * `metadata.seq`). Closing the socket detaches it; the run goes on and `user.reconnect` resumes exactly.
+ */
+export function serveMyAgent(conn: Connection, deps: Deps): { end(reason: string): void } {
+  const { sessions, limits, metrics, log } = deps
+  const view: MyAgentView = myagent.view(conn.id)
+  let bound: { session: Session; sub: Subscription } | null = null
+  let acked = 0
+  let queue: Promise<void> = Promise.resolve()
+  const admit = deps.admission(conn.principal)
+  metrics.connections.inc({ dialect: 'myagent' })
+
+  const send = (frames: string[]) => conn.send(frames)
+  const reply = (err: unknown): void => {
+    const e = toParlanceError(err)
+    if (e.code === 'internal') log.error({ err: e.cause ?? e, conn: conn.id }, 'internal error handling a MyAgent event')
+    metrics.inboundErrors.inc({ dialect: 'myagent', code: e.code })
+    send([myagent.encodeError(e, view)])
+  }
+
+  const bind = (session: Session, afterSeq: number): void => {
+    if (bound?.session === session) return
+    bound?.sub.close()
+    view.sessionId = session.id
+    view.texts.clear()
+    view.plan = null
+    const sub = session.subscribe(
+      {
+        codecKey: `myagent:${conn.id}`, // every frame names its connection, so nothing is shared
+        encode(events) {
+          const out: string[] = []
+          for (const e of events) for (const f of myagent.encode(e, view)) out.push(f)
+          return out
+        },
+        write: (frames) => conn.send(frames as string[]),
+        backlog: () => conn.bufferedBytes,
+        drop: (reason) => conn.close(4008, reason),
+      },
+      afterSeq,
+    )
+    bound = { session, sub }
+  }
+  const resumePoint = (session: Session) => {
+    const start = session.activeRunStartSeq
+    return start !== null ? start - 1 : session.lastSeq
+  }
+
+  const serve = async (r: MyAgentRequest): Promise<void> => {
+    switch (r.kind) {
+      case 'create_session': {
+        const session = await sessions.open(`sess_${randomUUID().replace(/-/g, '')}`, conn.principal)
+        bind(session, session.lastSeq)
+        send([myagent.encodeSystem(view, 'agent.session_created', { session_id: session.id, project_name: r.projectName ?? null, session_name: r.sessionName ?? null }, { created_at: new Date(session.createdAt).toISOString(), agent: session.agentName })])
+        return
+      }
+      case 'command': {
+        const cmd = r.command
+        const id = cmd.sessionId!
+        const session = await sessions.open(id, conn.principal, { create: cmd.type === 'user.message' })
+        if (bound?.session !== session) bind(session, session.lastSeq)
+        session.handle(cmd)
+        return
+      }
+      case 'ack': {
+        const session = await sessions.open(r.sessionId, conn.principal, { create: false })
+        if (r.lastSeq !== null && r.lastSeq > session.lastSeq) throw new ParlanceError('invalid_message', `last_seq ${r.lastSeq} is ahead of the session (${session.lastSeq})`, { field: 'content.last_seq', constraint: `≤ ${session.lastSeq}` })
+        acked = Math.max(acked, r.lastSeq ?? bound?.sub.lastSeq ?? 0)
+        return
+      }
+      case 'reconnect': {
+        const session = await sessions.open(r.sessionId, conn.principal, { create: false })
+        if (r.lastSeq !== null && r.lastSeq > session.lastSeq) throw new ParlanceError('invalid_message', `last_seq ${r.lastSeq} is ahead of the session (${session.lastSeq})`, { field: 'content.last_seq', constraint: `≤ ${session.lastSeq}` })
+        bound?.sub.close()
+        bound = null
+        send([myagent.encodeSystem({ ...view, sessionId: session.id }, 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount, resumed: true, last_seq: session.lastSeq })])
+        bind(session, r.lastSeq ?? resumePoint(session))
+        return
+      }
+      case 'request_state': {
+        const session = await sessions.open(r.sessionId, conn.principal, { create: false })
+        await sessions.store.flush()
+        const signed = signState(deps.secret, { session_id: session.id, agent: session.agentName, last_seq: session.lastSeq, state: session.model.state, history: r.includeHistory ? session.model.messages : [] }, limits.stateExportTtlMs)
+        send([myagent.encodeSystem({ ...view, sessionId: session.id }, 'agent.state_export', { signed_state: signed, last_seq: session.lastSeq }, { expires_at: new Date(Date.now() + limits.stateExportTtlMs).toISOString(), algorithm: 'HMAC-SHA256' })])
+        return
+      }
+      case 'reconnect_with_state': {
+        const t0 = Date.now()
+        let s
+        try {
+          s = verifyState(deps.secret, r.signedState)
+        } catch (err) {
+          reply(err)
+          send([myagent.encodeSystem(view, 'error.recovery_failed', 'state recovery failed', { error_code: 'ERR_VALIDATION_400', attempts: 1, original_error: 'disconnected', recovery_error: (err as Error).message })])
+          return
+        }
+        send([myagent.encodeSystem({ ...view, sessionId: s.session_id }, 'error.recovery_started', 'restoring the session from a signed state export', { recovery_action: 'reconnect_with_state' })])
+        let session: Session
+        let restored: 'log' | 'export'
+        try {
+          session = await sessions.open(s.session_id, conn.principal, { create: false })
+          restored = 'log'
+          bind(session, Math.min(r.lastSeq, session.lastSeq))
+        } catch (err) {
+          if (!(err instanceof ParlanceError && err.code === 'not_found')) throw err
+          // Not in this server's store (another node, or gone): rebuild it from the export.
+          session = await sessions.open(s.session_id, conn.principal, { agent: sessions.agent(s.agent) ? s.agent : undefined })
+          restored = 'export'
+          bind(session, session.lastSeq)
+          session.handle({ type: 'history.replace', sessionId: session.id, messages: s.history })
+          session.handle({ type: 'state.replace', sessionId: session.id, state: s.state })
+        }
+        send([myagent.encodeSystem(view, 'error.recovery_success', `session restored from the ${restored === 'log' ? 'event log' : 'signed export'}`, { recovery_time_ms: Date.now() - t0, attempts: 1, restored_from: restored, last_seq: session.lastSeq })])
+        return
+      }
+      case 'heartbeat':
+        return
+    }
+  }
+
+  const handle = async (text: string): Promise<void> => {
+    const refused = admit()
+    if (refused) return reply(refused)
+    const d = myagent.decode(text, limits)
+    if (!d.ok) return reply(d.error)
+    try {
+      await serve(d.request)
+    } catch (err) {
+      reply(err)
+    }
+  }
+
+  const heartbeat =
+    limits.heartbeatMs > 0
+      ? setInterval(() => {
+          send([myagent.encodeSystem(view, 'system.heartbeat', { server_time: new Date().toISOString() }, { seq: bound?.session.lastSeq ?? 0, acked_seq: acked, server_uptime_seconds: uptime() })])
+        }, limits.heartbeatMs)
+      : undefined
+  heartbeat?.unref()
+
+  conn.onframe = (text) => {
+    queue = queue.then(() => handle(text)).catch(reply)
+  }
+  conn.onclose = () => {
+    if (heartbeat) clearInterval(heartbeat)
+    metrics.connections.dec({ dialect: 'myagent' })
+    bound?.sub.close()
+    bound = null
+  }
+  send([myagent.encodeSystem(view, 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount })])
+  return {
+    end(reason) {
+      if (bound) send([myagent.encodeSystem(view, 'agent.session_ended', reason, { last_seq: bound.session.lastSeq, reason: 'server_shutdown' })])
+    },
+  }
+}
