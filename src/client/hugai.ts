@@ -1,0 +1,160 @@
+/** A JSON-RPC error from the hub, with its code and data. */
+export class RpcError extends Error {
+  override readonly name = 'RpcError'
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+type SocketLike = {
+  send(data: string): void
+  close(code?: number, reason?: string): void
+  readyState: number
+  onmessage: ((ev: { data: unknown }) => void) | null
+  onclose: ((ev: { code: number; reason: string }) => void) | null
+  onerror: ((ev: unknown) => void) | null
+  onopen: (() => void) | null
+}
+type SocketCtor = new (url: string) => SocketLike
+
+/** A notification the hub sent (`event` with task-progress, checkpoint, tool-result …). */
+export interface RpcNotification {
+  method: string
+  params: { event?: string; data?: Record<string, unknown>; [key: string]: unknown }
+}
+
+/** Options of `HugaiClient.connect`. */
+export interface HugaiClientOptions {
+  /** Server base URL (`http://127.0.0.1:8000`) or the full `ws://…/rpc` URL. */
+  url: string
+  token?: string
+  WebSocket?: SocketCtor
+}
+
+/**
+ * A thin JSON-RPC 2.0 client for the HugAI hub over WebSocket: calls methods,
+ * sends notifications, answers requests the hub sends (a registered agent
+ * receives `agent/request` this way) and keeps the notifications it gets.
+ */
+export class HugaiClient {
+  readonly notifications: RpcNotification[] = []
+  private nextId = 0
+  private readonly pending = new Map<string | number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
+  private readonly handlers = new Map<string, (params: unknown) => unknown>()
+  private waiters: Array<() => void> = []
+  private cursor = 0
+
+  private constructor(private readonly socket: SocketLike) {
+    socket.onmessage = (ev) => this.receive(JSON.parse(String(ev.data)) as unknown)
+    socket.onclose = () => {
+      for (const p of this.pending.values()) p.reject(new Error('connection closed'))
+      this.pending.clear()
+      this.wake()
+    }
+  }
+
+  static async connect(options: HugaiClientOptions): Promise<HugaiClient> {
+    const Ctor = options.WebSocket ?? (globalThis as { WebSocket?: SocketCtor }).WebSocket ?? ((await import('ws')).WebSocket as unknown as SocketCtor)
+    const url = new URL(options.url.replace(/^http/, 'ws'))
+    if (url.pathname === '/' || url.pathname === '') url.pathname = '/rpc'
+    if (options.token) url.searchParams.set('access_token', options.token)
+    const socket = new Ctor(url.toString())
+    const client = new HugaiClient(socket)
+    await new Promise<void>((resolve, reject) => {
+      socket.onopen = () => resolve()
+      socket.onerror = () => reject(new Error(`cannot connect to ${url.origin}${url.pathname}`))
+    })
+    return client
+  }
+
+  /** Calls a method; rejects with RpcError on an error response. */
+  call<T = unknown>(method: string, params?: unknown): Promise<T> {
+    const id = ++this.nextId
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      this.sendRaw({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) })
+    })
+  }
+
+  notify(method: string, params?: unknown): void {
+    this.sendRaw({ jsonrpc: '2.0', method, ...(params !== undefined ? { params } : {}) })
+  }
+
+  /** Answers requests the hub sends for `method` (return a result, or throw an RpcError). */
+  handle(method: string, fn: (params: unknown) => unknown): void {
+    this.handlers.set(method, fn)
+  }
+
+  sendRaw(msg: unknown): void {
+    this.socket.send(typeof msg === 'string' ? msg : JSON.stringify(msg))
+  }
+
+  /** Raw answers to `sendRaw` (responses whose id this client did not issue, and batches). */
+  readonly raw: unknown[] = []
+
+  /** The next notification (after those already returned) matching `pred`. */
+  async nextNotification(pred: (n: RpcNotification) => boolean, timeoutMs = 10_000): Promise<RpcNotification> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      while (this.cursor < this.notifications.length) {
+        const n = this.notifications[this.cursor++]!
+        if (pred(n)) return n
+      }
+      if (this.socket.readyState >= 2) throw new Error('connection closed')
+      if (Date.now() > deadline) throw new Error('timed out waiting for a notification')
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.max(1, deadline - Date.now()))
+        this.waiters.push(() => {
+          clearTimeout(t)
+          resolve()
+        })
+      })
+    }
+  }
+
+  close(): void {
+    this.socket.close(1000, 'bye')
+  }
+
+  private receive(msg: unknown): void {
+    if (Array.isArray(msg)) {
+      this.raw.push(msg)
+      return this.wake()
+    }
+    const m = msg as { id?: string | number | null; method?: string; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } }
+    if (typeof m.method === 'string') {
+      if (m.id === undefined) this.notifications.push({ method: m.method, params: (m.params ?? {}) as RpcNotification['params'] })
+      else void this.serve(m.id, m.method, m.params)
+      return this.wake()
+    }
+    const p = m.id !== undefined && m.id !== null ? this.pending.get(m.id) : undefined
+    if (!p) {
+      this.raw.push(msg)
+      return this.wake()
+    }
+    this.pending.delete(m.id!)
+    if (m.error) p.reject(new RpcError(m.error.code, m.error.message, m.error.data))
+    else p.resolve(m.result)
+  }
+
+  private async serve(id: string | number | null, method: string, params: unknown): Promise<void> {
+    const fn = this.handlers.get(method)
+    if (!fn) return this.sendRaw({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } })
+    try {
+      this.sendRaw({ jsonrpc: '2.0', id, result: (await fn(params)) ?? null })
+    } catch (err) {
+      const e = err instanceof RpcError ? err : new RpcError(-32603, (err as Error).message)
+      this.sendRaw({ jsonrpc: '2.0', id, error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } })
+    }
+  }
+
+  private wake(): void {
+    const w = this.waiters
+    this.waiters = []
+    for (const f of w) f()
+  }
+}
