@@ -30,8 +30,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   const agents = await Promise.all((options.agents.length ? options.agents : ['demo']).map(loadAgent))
   const server = await createServer({ agents, store: options.store, dataDir: options.dataDir, auth: options.token ? { token: options.token } : undefined })
   const url = await server.listen(options.port, options.host)
+  const ws = url.replace('http', 'ws')
   process.stdout.write(
-    `parlance listening on ${url}\n  agents: ${agents.map((a) => a.name).join(', ')}\n  HAI:    ${url.replace('http', 'ws')}/ws\n  health: ${url}/healthz  metrics: ${url}/metrics\n${options.token ? '  auth:   bearer token required (Authorization: Bearer …, ?access_token=…, Socket.IO auth.token)\n' : ''}`,
+    `parlance listening on ${url}\n  agents: ${agents.map((a) => a.name).join(', ')}\n` +
+      `  HAI:     ${ws}/ws\n  AG-UI:   POST ${url}/agui\n  HUMA:    Socket.IO ${url}/socket.io/\n  MyAgent: ${ws}/myagent\n  HugAI:   ${ws}/rpc, POST ${url}/rpc\n` +
+      `  health:  ${url}/healthz  metrics: ${url}/metrics\n` +
+      (options.token ? '  auth:    bearer token required (Authorization: Bearer …, ?access_token=…, Socket.IO auth.token)\n' : ''),
   )
   let stopping = false
   const stop = (signal: string) => {
