@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { HaiClient, HumaClient } from '../src/client/index.js'
+import { HaiClient, HugaiClient, HumaClient, MyAgentClient, RpcError } from '../src/client/index.js'
 import { startServer } from './harness.js'
 
 const TOKENS: Record<string, string> = { 'alice-token': 'alice', 'bob-token': 'bob' }
@@ -104,4 +104,60 @@ test('HUMA hijack: bob naming alice\'s session in the handshake is refused and r
   // A different principal with its own session is fine.
   const bob = await HumaClient.connect({ url: s.url, token: 'bob-token', sessionId: 'bob-1' })
   bob.close()
+})
+
+test("AG-UI hijack: bob's POST, resume and cancel on alice's thread are 403 and show nothing", async (t) => {
+  const s = await startServer({ auth: twoUsers })
+  t.after(() => s.close())
+  const as = (token: string) => ({ 'content-type': 'application/json', authorization: `Bearer ${token}` })
+  const alice = await fetch(`${s.url}/agui`, { method: 'POST', headers: as('alice-token'), body: JSON.stringify({ threadId: 'alice-t', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'secret plans' }] }) })
+  assert.match(await alice.text(), /RUN_FINISHED/)
+  const post = await fetch(`${s.url}/agui`, { method: 'POST', headers: as('bob-token'), body: JSON.stringify({ threadId: 'alice-t', runId: 'r2', messages: [] }) })
+  assert.equal(post.status, 403)
+  const body = await post.text()
+  assert.doesNotMatch(body, /secret plans/)
+  assert.equal((await fetch(`${s.url}/agui/threads/alice-t/events?after=0`, { headers: as('bob-token') })).status, 403)
+  assert.equal((await fetch(`${s.url}/agui/threads/alice-t/cancel`, { method: 'POST', headers: as('bob-token') })).status, 403)
+  assert.equal((await fetch(`${s.url}/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status, 401)
+})
+
+test("MyAgent hijack: bob's reconnect, message and state request on alice's session are refused", async (t) => {
+  const s = await startServer({ auth: twoUsers })
+  t.after(() => s.close())
+  const alice = await MyAgentClient.connect({ url: s.url, token: 'alice-token' })
+  t.after(() => alice.close())
+  const id = await alice.createSession()
+  alice.message('secret plans')
+  await alice.next('agent.final_answer')
+  const bob = await MyAgentClient.connect({ url: s.url, token: 'bob-token' })
+  t.after(() => bob.close())
+  bob.reconnect(id, 0)
+  assert.equal((await bob.next('system.error')).metadata.error_code, 'ERR_FORBIDDEN_403')
+  bob.message('hello', id)
+  assert.equal((await bob.next('system.error')).metadata.error_code, 'ERR_FORBIDDEN_403')
+  bob.send({ event: 'user.request_state', session_id: id })
+  assert.equal((await bob.next('system.error')).metadata.error_code, 'ERR_FORBIDDEN_403')
+  assert.ok(!bob.received.some((e) => JSON.stringify(e).includes('secret plans')))
+  const anon = await MyAgentClient.connect({ url: s.url }).catch((e: Error) => e)
+  assert.ok(anon instanceof Error, 'no token: the socket is closed 4401 before system.connected')
+})
+
+test("HugAI: no token → 401 over HTTP and 4401 over WebSocket; bob cannot decide alice's checkpoint", async (t) => {
+  const s = await startServer({ auth: twoUsers })
+  t.after(() => s.close())
+  const res = await fetch(`${s.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'agent/list' }) })
+  assert.equal(res.status, 401)
+  await assert.rejects(HugaiClient.connect({ url: s.url }).then((c) => c.call('agent/list')), /closed/)
+  const init = { processId: 1, capabilities: {}, governanceLevel: 'supervised' }
+  const alice = await HugaiClient.connect({ url: s.url, token: 'alice-token' })
+  t.after(() => alice.close())
+  await alice.call('initialize', { ...init, agentId: 'alice' })
+  const bob = await HugaiClient.connect({ url: s.url, token: 'bob-token' })
+  t.after(() => bob.close())
+  await bob.call('initialize', { ...init, agentId: 'bob' })
+  const task = alice.call<{ output: string }>('agent/request', { sourceAgent: 'alice', targetAgent: 'demo', task: 'delete the notes' })
+  const cp = await alice.nextNotification((n) => n.params.event === 'checkpoint')
+  await assert.rejects(bob.call('governance/approval', { checkpoint: cp.params.data!.checkpoint, artifact: {}, approver: 'bob', decision: 'approved' }), (e: unknown) => e instanceof RpcError && e.code === -32004)
+  await alice.call('governance/approval', { checkpoint: cp.params.data!.checkpoint, artifact: {}, approver: 'alice', decision: 'rejected' })
+  assert.match((await task).output, /Not approved/)
 })
