@@ -25,7 +25,10 @@ export async function loadAgent(spec: string): Promise<AgentDefinition> {
   return candidate
 }
 
-/** Starts a server and stops it cleanly on SIGINT/SIGTERM. */
+/** Longest a graceful shutdown may take before the process exits anyway (ms). */
+const SHUTDOWN_MS = 10_000
+
+/** Starts a server and stops it cleanly on SIGINT/SIGTERM (a second signal exits at once). */
 export async function serve(options: ServeOptions): Promise<void> {
   const agents = await Promise.all((options.agents.length ? options.agents : ['demo']).map(loadAgent))
   const server = await createServer({ agents, store: options.store, dataDir: options.dataDir, auth: options.token ? { token: options.token } : undefined })
@@ -42,6 +45,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (stopping) process.exit(1)
     stopping = true
     process.stdout.write(`\n${signal}: stopping (active runs are recorded as interrupted)…\n`)
+    // Bounded: a store that does not flush in time must not keep the process alive forever.
+    setTimeout(() => {
+      process.stderr.write(`still stopping after ${SHUTDOWN_MS} ms; exiting\n`)
+      process.exit(1)
+    }, SHUTDOWN_MS).unref()
     server.close().then(
       () => process.exit(0),
       (err: unknown) => {
