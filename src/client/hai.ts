@@ -1,3 +1,5 @@
+import { Inbox, opened, socketCtor, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
+
 /** Messages the server sends on HAI (seed §Message Types), plus Parlance's `seq`. */
 export type HaiServerMessage = { seq?: number; session_id?: string; agent_id?: string } & (
   | { type: 'assistant_message'; content: string; metadata?: Record<string, unknown> }
@@ -18,17 +20,6 @@ export type HaiServerMessage = { seq?: number; session_id?: string; agent_id?: s
   | { type: 'error'; error_code: string; message: string; details?: Record<string, unknown> }
 )
 
-/** The structural WebSocket we need: the browser's, Node 22's global, or the `ws` package's. */
-interface SocketLike {
-  readonly readyState: number
-  send(data: string): void
-  close(code?: number, reason?: string): void
-  onopen: ((ev: unknown) => void) | null
-  onmessage: ((ev: { data: unknown }) => void) | null
-  onclose: ((ev: { code: number; reason: string }) => void) | null
-  onerror: ((ev: unknown) => void) | null
-}
-type SocketCtor = new (url: string) => SocketLike
 
 /** Options of `HaiClient.connect`. */
 export interface HaiClientOptions {
@@ -48,16 +39,15 @@ export interface HaiClientOptions {
 
 /** A typed HAI client: send user messages and answers, read the server's messages in order. */
 export class HaiClient {
+  private readonly inbox = new Inbox<HaiServerMessage>()
   /** Everything received, in order. */
-  readonly received: HaiServerMessage[] = []
+  readonly received: HaiServerMessage[] = this.inbox.items
   /** Highest seq seen (resume from here after a disconnect). */
   lastSeq = 0
   /** Called for each message as it arrives. */
   onmessage?: (m: HaiServerMessage) => void
   /** Resolves when the socket closes. */
   readonly closed: Promise<{ code: number; reason: string }>
-  private waiters: Array<() => void> = []
-  private cursor = 0
 
   private constructor(
     private readonly socket: SocketLike,
@@ -66,39 +56,31 @@ export class HaiClient {
     this.closed = new Promise((resolve) => {
       socket.onclose = (ev) => {
         resolve({ code: ev.code, reason: String(ev.reason) })
-        this.wake()
+        this.inbox.wake()
       }
     })
     socket.onmessage = (ev) => {
       const m = JSON.parse(String(ev.data)) as HaiServerMessage
       if (typeof m.seq === 'number' && m.seq > this.lastSeq) this.lastSeq = m.seq
-      this.received.push(m)
       this.onmessage?.(m)
-      this.wake()
+      this.inbox.push(m)
     }
   }
 
   /** Opens a connection. */
   static async connect(options: HaiClientOptions): Promise<HaiClient> {
-    const Ctor: SocketCtor =
-      options.WebSocket ?? (globalThis as { WebSocket?: SocketCtor }).WebSocket ?? ((await import('ws')).WebSocket as unknown as SocketCtor)
+    const Ctor = await socketCtor(options.WebSocket)
     const sessionId = options.sessionId ?? globalThis.crypto.randomUUID()
-    const url = new URL(options.url.replace(/^http/, 'ws'))
-    if (url.pathname === '/' || url.pathname === '') url.pathname = '/ws'
+    const url = socketUrl(options.url, '/ws', options.token)
     if (options.resumeAfter !== undefined) {
       url.searchParams.set('session_id', sessionId)
       if (options.resumeAfter >= 0) url.searchParams.set('after', String(options.resumeAfter))
       if (options.history) url.searchParams.set('history', '1')
     }
-    if (options.token) url.searchParams.set('access_token', options.token)
     const socket = new Ctor(url.toString())
     // Handlers go on before 'open': frames the server sends right after the upgrade can arrive in the same tick.
     const client = new HaiClient(socket, sessionId)
-    await new Promise<void>((resolve, reject) => {
-      socket.onopen = () => resolve()
-      socket.onerror = (ev) => reject(new Error(`cannot connect to ${url.origin}${url.pathname}: ${(ev as { message?: string }).message ?? 'error'}`))
-    })
-    socket.onerror = null
+    await opened(socket, url)
     return client
   }
 
@@ -136,40 +118,19 @@ export class HaiClient {
     timeoutMs = 10_000,
   ): Promise<Extract<HaiServerMessage, { type: T }>> {
     const match = typeof type === 'function' ? type : (m: HaiServerMessage) => m.type === type
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      while (this.cursor < this.received.length) {
-        const m = this.received[this.cursor++]!
-        if (match(m)) return m as Extract<HaiServerMessage, { type: T }>
-      }
-      if (this.socket.readyState >= 2) throw new Error(`socket closed while waiting for ${String(type)}`)
-      const left = deadline - Date.now()
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof type === 'string' ? type : 'a matching message'}`)
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left)
-        this.waiters.push(() => {
-          clearTimeout(t)
-          resolve()
-        })
-      })
-    }
+    const what = typeof type === 'string' ? type : 'a matching message'
+    return (await this.inbox.next(match, timeoutMs, () => this.socket.readyState >= 2, what)) as Extract<HaiServerMessage, { type: T }>
   }
 
   /** Waits for the end of the current run (`status: completed`) and returns the messages up to it. */
   async untilCompleted(timeoutMs = 10_000): Promise<HaiServerMessage[]> {
-    const from = this.cursor
+    const from = this.inbox.position
     await this.next((m) => m.type === 'status' && m.status === 'completed', timeoutMs)
-    return this.received.slice(from, this.cursor)
+    return this.received.slice(from, this.inbox.position)
   }
 
   close(code = 1000, reason = 'bye'): void {
     this.socket.close(code, reason)
-  }
-
-  private wake(): void {
-    const w = this.waiters
-    this.waiters = []
-    for (const f of w) f()
   }
 }
 

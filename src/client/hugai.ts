@@ -1,3 +1,5 @@
+import { Inbox, opened, socketCtor, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
+
 /** A JSON-RPC error from the hub, with its code and data. */
 export class RpcError extends Error {
   override readonly name = 'RpcError'
@@ -10,16 +12,6 @@ export class RpcError extends Error {
   }
 }
 
-type SocketLike = {
-  send(data: string): void
-  close(code?: number, reason?: string): void
-  readyState: number
-  onmessage: ((ev: { data: unknown }) => void) | null
-  onclose: ((ev: { code: number; reason: string }) => void) | null
-  onerror: ((ev: unknown) => void) | null
-  onopen: (() => void) | null
-}
-type SocketCtor = new (url: string) => SocketLike
 
 /** A notification the hub sent (`event` with task-progress, checkpoint, tool-result …). */
 export interface RpcNotification {
@@ -41,33 +33,27 @@ export interface HugaiClientOptions {
  * receives `agent/request` this way) and keeps the notifications it gets.
  */
 export class HugaiClient {
-  readonly notifications: RpcNotification[] = []
+  private readonly inbox = new Inbox<RpcNotification>()
+  readonly notifications: RpcNotification[] = this.inbox.items
   private nextId = 0
   private readonly pending = new Map<string | number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
   private readonly handlers = new Map<string, (params: unknown) => unknown>()
-  private waiters: Array<() => void> = []
-  private cursor = 0
 
   private constructor(private readonly socket: SocketLike) {
     socket.onmessage = (ev) => this.receive(JSON.parse(String(ev.data)) as unknown)
     socket.onclose = () => {
       for (const p of this.pending.values()) p.reject(new Error('connection closed'))
       this.pending.clear()
-      this.wake()
+      this.inbox.wake()
     }
   }
 
   static async connect(options: HugaiClientOptions): Promise<HugaiClient> {
-    const Ctor = options.WebSocket ?? (globalThis as { WebSocket?: SocketCtor }).WebSocket ?? ((await import('ws')).WebSocket as unknown as SocketCtor)
-    const url = new URL(options.url.replace(/^http/, 'ws'))
-    if (url.pathname === '/' || url.pathname === '') url.pathname = '/rpc'
-    if (options.token) url.searchParams.set('access_token', options.token)
+    const Ctor = await socketCtor(options.WebSocket)
+    const url = socketUrl(options.url, '/rpc', options.token)
     const socket = new Ctor(url.toString())
     const client = new HugaiClient(socket)
-    await new Promise<void>((resolve, reject) => {
-      socket.onopen = () => resolve()
-      socket.onerror = () => reject(new Error(`cannot connect to ${url.origin}${url.pathname}`))
-    })
+    await opened(socket, url)
     return client
   }
 
@@ -98,22 +84,7 @@ export class HugaiClient {
 
   /** The next notification (after those already returned) matching `pred`. */
   async nextNotification(pred: (n: RpcNotification) => boolean, timeoutMs = 10_000): Promise<RpcNotification> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      while (this.cursor < this.notifications.length) {
-        const n = this.notifications[this.cursor++]!
-        if (pred(n)) return n
-      }
-      if (this.socket.readyState >= 2) throw new Error('connection closed')
-      if (Date.now() > deadline) throw new Error('timed out waiting for a notification')
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.max(1, deadline - Date.now()))
-        this.waiters.push(() => {
-          clearTimeout(t)
-          resolve()
-        })
-      })
-    }
+    return this.inbox.next(pred, timeoutMs, () => this.socket.readyState >= 2, 'a notification')
   }
 
   close(): void {
@@ -121,21 +92,15 @@ export class HugaiClient {
   }
 
   private receive(msg: unknown): void {
-    if (Array.isArray(msg)) {
-      this.raw.push(msg)
-      return this.wake()
-    }
+    if (Array.isArray(msg)) return void this.raw.push(msg)
     const m = msg as { id?: string | number | null; method?: string; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } }
     if (typeof m.method === 'string') {
-      if (m.id === undefined) this.notifications.push({ method: m.method, params: (m.params ?? {}) as RpcNotification['params'] })
+      if (m.id === undefined) this.inbox.push({ method: m.method, params: (m.params ?? {}) as RpcNotification['params'] })
       else void this.serve(m.id, m.method, m.params)
-      return this.wake()
+      return
     }
     const p = m.id !== undefined && m.id !== null ? this.pending.get(m.id) : undefined
-    if (!p) {
-      this.raw.push(msg)
-      return this.wake()
-    }
+    if (!p) return void this.raw.push(msg)
     this.pending.delete(m.id!)
     if (m.error) p.reject(new RpcError(m.error.code, m.error.message, m.error.data))
     else p.resolve(m.result)
@@ -150,11 +115,5 @@ export class HugaiClient {
       const e = err instanceof RpcError ? err : new RpcError(-32603, (err as Error).message)
       this.sendRaw({ jsonrpc: '2.0', id, error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } })
     }
-  }
-
-  private wake(): void {
-    const w = this.waiters
-    this.waiters = []
-    for (const f of w) f()
   }
 }

@@ -1,3 +1,5 @@
+import { Inbox, opened, socketCtor, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
+
 /** A MyAgent server event as received. */
 export interface MyAgentServerEvent {
   event: string
@@ -9,16 +11,6 @@ export interface MyAgentServerEvent {
   metadata: { seq?: number; [key: string]: unknown }
 }
 
-type SocketLike = {
-  send(data: string): void
-  close(code?: number, reason?: string): void
-  readyState: number
-  onmessage: ((ev: { data: unknown }) => void) | null
-  onclose: ((ev: { code: number; reason: string }) => void) | null
-  onerror: ((ev: unknown) => void) | null
-  onopen: (() => void) | null
-}
-type SocketCtor = new (url: string) => SocketLike
 
 /** Options of `MyAgentClient.connect`. */
 export interface MyAgentClientOptions {
@@ -31,20 +23,19 @@ export interface MyAgentClientOptions {
 
 /** A thin typed MyAgent client: sends user.* events, reads server events in order, tracks `last_seq`. */
 export class MyAgentClient {
-  readonly received: MyAgentServerEvent[] = []
+  private readonly inbox = new Inbox<MyAgentServerEvent>()
+  readonly received: MyAgentServerEvent[] = this.inbox.items
   /** Highest `metadata.seq` seen: what `reconnect` and `ack` send. */
   lastSeq = 0
   sessionId: string | undefined
   connectionId = ''
   readonly closed: Promise<{ code: number; reason: string }>
-  private cursor = 0
-  private waiters: Array<() => void> = []
 
   private constructor(private readonly socket: SocketLike) {
     this.closed = new Promise((resolve) => {
       socket.onclose = (ev) => {
         resolve({ code: ev.code, reason: String(ev.reason) })
-        this.wake()
+        this.inbox.wake()
       }
     })
     socket.onmessage = (ev) => {
@@ -52,23 +43,17 @@ export class MyAgentClient {
       if (typeof e.metadata?.seq === 'number' && e.metadata.seq > this.lastSeq) this.lastSeq = e.metadata.seq
       if (e.event === 'system.connected') this.connectionId = e.connection_id
       if (e.event === 'agent.session_created') this.sessionId = e.session_id
-      this.received.push(e)
-      this.wake()
+      this.inbox.push(e)
     }
   }
 
   /** Connects and waits for `system.connected`. */
   static async connect(options: MyAgentClientOptions): Promise<MyAgentClient> {
-    const Ctor = options.WebSocket ?? (globalThis as { WebSocket?: SocketCtor }).WebSocket ?? ((await import('ws')).WebSocket as unknown as SocketCtor)
-    const url = new URL(options.url.replace(/^http/, 'ws'))
-    if (url.pathname === '/' || url.pathname === '') url.pathname = '/myagent'
-    if (options.token) url.searchParams.set('access_token', options.token)
+    const Ctor = await socketCtor(options.WebSocket)
+    const url = socketUrl(options.url, '/myagent', options.token)
     const socket = new Ctor(url.toString())
     const client = new MyAgentClient(socket)
-    await new Promise<void>((resolve, reject) => {
-      socket.onopen = () => resolve()
-      socket.onerror = () => reject(new Error(`cannot connect to ${url.origin}${url.pathname}`))
-    })
+    await opened(socket, url)
     await client.next('system.connected')
     return client
   }
@@ -117,31 +102,10 @@ export class MyAgentClient {
   /** The next event (after those already returned) with this name or matching `pred`. */
   async next(pred: string | ((e: MyAgentServerEvent) => boolean), timeoutMs = 10_000): Promise<MyAgentServerEvent> {
     const match = typeof pred === 'string' ? (e: MyAgentServerEvent) => e.event === pred : pred
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      while (this.cursor < this.received.length) {
-        const e = this.received[this.cursor++]!
-        if (match(e)) return e
-      }
-      if (this.socket.readyState >= 2) throw new Error(`socket closed while waiting for ${String(pred)}`)
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pred)}`)
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.max(1, deadline - Date.now()))
-        this.waiters.push(() => {
-          clearTimeout(t)
-          resolve()
-        })
-      })
-    }
+    return this.inbox.next(match, timeoutMs, () => this.socket.readyState >= 2, typeof pred === 'string' ? pred : 'a matching event')
   }
 
   close(): void {
     this.socket.close(1000, 'bye')
-  }
-
-  private wake(): void {
-    const w = this.waiters
-    this.waiters = []
-    for (const f of w) f()
   }
 }
