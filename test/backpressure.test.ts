@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import { WebSocket } from 'ws'
 import { startServer } from './harness.js'
 
-const N = 200_000
+const N = 1_000_000
 
 test('a client that stops reading is dropped with 4008 and a reason, server memory stays bounded, and it resumes from its last seq', async (t) => {
   const s = await startServer({ limits: { slowConsumerStallMs: 500, deliveryHighWaterBytes: 256 * 1024 } })
