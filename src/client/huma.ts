@@ -1,4 +1,5 @@
 import { io, type Socket } from 'socket.io-client'
+import { Inbox } from './socket.js'
 
 /** Events the server sends on the 'event' channel (seed §Server Events), plus Parlance's `seq`. */
 export type HumaServerEvent = { seq?: number } & (
@@ -42,15 +43,14 @@ export interface HumaClientOptions {
 
 /** A typed HUMA client over socket.io-client: emits client events, reads server events in order. */
 export class HumaClient {
+  private readonly events = new Inbox<HumaServerEvent>()
+  private readonly errorInbox = new Inbox<HumaErrorEvent>()
   /** Every 'event' received, in order. */
-  readonly received: HumaServerEvent[] = []
+  readonly received: HumaServerEvent[] = this.events.items
   /** Every 'error' received, in order. */
-  readonly errors: HumaErrorEvent[] = []
+  readonly errors: HumaErrorEvent[] = this.errorInbox.items
   /** Highest seq seen (pass as `afterSeq` to resume). */
   lastSeq = 0
-  private waiters: Array<() => void> = []
-  private cursor = 0
-  private errorCursor = 0
 
   private constructor(
     readonly socket: Socket,
@@ -103,13 +103,7 @@ export class HumaClient {
   /** Resolves with the next 'event' (after those already returned) that matches; rejects on disconnect or timeout. */
   next<T extends HumaServerEvent['type']>(type: T | ((e: HumaServerEvent) => boolean), timeoutMs = 10_000): Promise<Extract<HumaServerEvent, { type: T }>> {
     const match = typeof type === 'function' ? type : (e: HumaServerEvent) => e.type === type
-    return this.wait(() => {
-      while (this.cursor < this.received.length) {
-        const e = this.received[this.cursor++]!
-        if (match(e)) return e as Extract<HumaServerEvent, { type: T }>
-      }
-      return undefined
-    }, timeoutMs, typeof type === 'string' ? type : 'a matching event')
+    return this.events.next(match, timeoutMs, () => !this.socket.connected, typeof type === 'string' ? type : 'a matching event') as Promise<Extract<HumaServerEvent, { type: T }>>
   }
 
   /** Resolves with the next messaging event of kind `event`. */
@@ -119,7 +113,7 @@ export class HumaClient {
 
   /** Resolves with the next 'error' event. */
   nextError(timeoutMs = 10_000): Promise<HumaErrorEvent> {
-    return this.wait(() => (this.errorCursor < this.errors.length ? this.errors[this.errorCursor++] : undefined), timeoutMs, 'an error')
+    return this.errorInbox.next(() => true, timeoutMs, () => !this.socket.connected, 'an error')
   }
 
   close(): void {
@@ -136,40 +130,20 @@ export class HumaClient {
   private confirm: NonNullable<HumaClientOptions['confirm']> = true
 
   private take(channel: string, payload: unknown): void {
-    if (channel === 'error') this.errors.push(payload as HumaErrorEvent)
+    if (channel === 'error') this.errorInbox.push(payload as HumaErrorEvent)
     else if (channel === 'event') {
       const e = payload as HumaServerEvent
       if (typeof e.seq === 'number' && e.seq > this.lastSeq) this.lastSeq = e.seq
-      this.received.push(e)
+      this.events.push(e)
       if (e.type === 'messaging' && e.event === 'message_sent' && e.toolCallId && this.confirm !== false) {
         const data = this.confirm === true ? { messageIndex: e.messageIndex, success: true } : this.confirm(e)
         if (data) this.addonEvent(e.toolCallId, data)
       }
     }
-    this.wake()
-  }
-
-  private async wait<R>(take: () => R | undefined, timeoutMs: number, what: string): Promise<R> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const got = take()
-      if (got !== undefined) return got
-      if (!this.socket.connected) throw new Error(`socket disconnected while waiting for ${what}`)
-      const left = deadline - Date.now()
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left)
-        this.waiters.push(() => {
-          clearTimeout(t)
-          resolve()
-        })
-      })
-    }
   }
 
   private wake(): void {
-    const w = this.waiters
-    this.waiters = []
-    for (const f of w) f()
+    this.events.wake()
+    this.errorInbox.wake()
   }
 }
