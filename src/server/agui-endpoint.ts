@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, toParlanceError, type Command, type Json, type Principal, type StoredEvent } from '../core/index.js'
+import { ParlanceError, toParlanceError, type Command, type Json, type Principal } from '../core/index.js'
 import { AGUI_HTTP_STATUS, decodeRunInput, encode, ending, fromAguiMessage, runFinished, runStarted, textOf, type AguiRunInput, type AguiView } from '../dialects/agui/index.js'
 import type { Session } from '../session/index.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
 import { BodyError, readBody, sendJson } from './http-util.js'
+import { streamRun } from './sse.js'
 
-/** SSE comment sent while a stream is idle, so proxies keep it open. */
-const HEARTBEAT_MS = 15_000
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' }
 const THREAD_ROUTE = /^\/agui\/threads\/([^/]{1,256})\/(events|cancel)$/
 const RUN_ROUTE = /^\/agui(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
 
@@ -166,62 +166,14 @@ async function cancel(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
   sendJson(res, 202, { threadId, cancelled: runId })
 }
 
-let streamNo = 0
-
-/**
- * Streams the session's events after `from` as one AG-UI run: RUN_STARTED, the events of run `follow`
- * (and session-level ones), and RUN_FINISHED / RUN_ERROR when that run ends or pauses for the client.
- * With `follow` null, the first run end or pause met ends it; with no run active, the end of the log does.
- * Closing the request only detaches: the run goes on, and the events stay replayable by seq.
- */
+/** Streams `from` onwards as one AG-UI run (see `streamRun`). */
 function stream(deps: EndpointDeps, res: ServerResponse, session: Session, from: number, view: AguiView, follow: string | null): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' })
-  res.write(runStarted(view))
-  // Nothing to follow and nothing to replay: an empty run.
-  const endAt = session.activeRunId === null ? session.lastSeq : Infinity
-  if (from >= endAt) return void res.end(runFinished(view))
-  deps.metrics.connections.inc({ dialect: 'agui' })
-  let done = false
-  const finish = () => {
-    if (done) return
-    done = true
-    clearInterval(heartbeat)
-    deps.metrics.connections.dec({ dialect: 'agui' })
-    sub.close()
-  }
-  const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
-  heartbeat.unref()
-  let ended = false
-  const sub = session.subscribe(
-    {
-      codecKey: `agui:${++streamNo}`,
-      encode(events) {
-        const out: string[] = []
-        for (const e of events as StoredEvent[]) {
-          if (ended) break
-          if (follow !== null && e.runId !== follow && e.runId !== '') continue
-          for (const f of encode(e, view)) out.push(f)
-          const last = ending(e, view) ?? (e.seq >= endAt ? runFinished(view, e.seq) : null)
-          if (last) {
-            out.push(last)
-            ended = true
-          }
-        }
-        return out
-      },
-      write(frames) {
-        if (res.writableEnded || res.destroyed) return false
-        res.write((frames as string[]).join(''))
-        if (ended) {
-          res.end()
-          finish()
-        }
-        return true
-      },
-      backlog: () => res.writableLength,
-      drop: () => res.destroy(),
-    },
-    from,
-  )
-  res.once('close', finish)
+  streamRun(deps, res, session, from, follow, {
+    dialect: 'agui',
+    headers: SSE_HEADERS,
+    opening: runStarted(view),
+    encode: (e) => encode(e, view),
+    ending: (e) => ending(e, view),
+    empty: runFinished(view),
+  })
 }
