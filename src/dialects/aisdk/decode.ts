@@ -1,0 +1,18 @@
+import { checkJsonShape, parseJson, ParlanceError, type Limits } from '../../core/index.js'
+import { chatRequestChecker, type ChatRequest } from './schema.js'
+
+export type DecodedChat = { ok: true; request: ChatRequest } | { ok: false; error: ParlanceError }
+
+/** Decodes a `POST /api/chat` body. Pure; never throws; errors name the field (`messages[1].parts`). */
+export function decodeChat(body: string, limits: Pick<Limits, 'maxJsonDepth'>): DecodedChat {
+  const parsed = parseJson(body)
+  if (!parsed.ok) return parsed
+  const v = parsed.value
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { ok: false, error: new ParlanceError('invalid_message', 'the body must be a JSON object', {}) }
+  const shape = checkJsonShape(v, limits.maxJsonDepth)
+  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: String(shape.details?.path ?? '').replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') }) }
+  if (chatRequestChecker.Check(v)) return { ok: true, request: v as ChatRequest }
+  const first = chatRequestChecker.Errors(v).First()
+  const field = (first?.path ?? '').replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')
+  return { ok: false, error: new ParlanceError('invalid_message', `${field || 'body'}: ${first?.message.toLowerCase() ?? 'is invalid'}`, { field }) }
+}
