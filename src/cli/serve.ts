@@ -36,7 +36,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const ws = url.replace('http', 'ws')
   process.stdout.write(
     `parlance listening on ${url}\n  agents: ${agents.map((a) => a.name).join(', ')}\n` +
-      `  HAI:     ${ws}/ws\n  AG-UI:   POST ${url}/agui\n  HUMA:    Socket.IO ${url}/socket.io/\n  MyAgent: ${ws}/myagent\n  HugAI:   ${ws}/rpc, POST ${url}/rpc\n` +
+      `  HAI:     ${ws}/ws\n  AG-UI:   POST ${url}/agui\n  HUMA:    Socket.IO ${url}/socket.io/\n  MyAgent: ${ws}/myagent\n  HugAI:   ${ws}/rpc, POST ${url}/rpc\n  AI SDK:  POST ${url}/api/chat\n` +
       `  health:  ${url}/healthz  metrics: ${url}/metrics\n` +
       (options.token ? '  auth:    bearer token required (Authorization: Bearer …, ?access_token=…, Socket.IO auth.token)\n' : ''),
   )
