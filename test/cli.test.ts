@@ -105,3 +105,24 @@ test('PARLANCE_TOKEN turns auth on for serve; chat --token gets in, a request wi
   await waitFor(chat, /agent> Echo: hello token/, 'chat')
   chat.stdin.end()
 })
+
+test('parlance serve --agent openai --model NAME talks to OPENAI_BASE_URL; without --model it says what is missing', async (t) => {
+  const { fakeOpenAI } = await import('./support/fake-openai.js')
+  const llm = await fakeOpenAI()
+  t.after(() => llm.close())
+  const server = run(['serve', '--port', '0', '--store', 'memory', '--agent', 'openai', '--model', 'fake-1'], { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'k' })
+  t.after(() => server.kill('SIGKILL'))
+  const banner = await waitFor(server, /listening on (http:\/\/\S+)/, 'serve')
+  assert.match(banner, /agents: openai/)
+  const c = await HaiClient.connect({ url: /listening on (http:\/\/\S+)/.exec(banner)![1]! })
+  t.after(() => c.close())
+  c.say('from the cli')
+  assert.equal(textOf(await c.untilCompleted()), 'You said: from the cli')
+  assert.equal(llm.requests[0]!.messages.at(-1)!.content, 'from the cli')
+
+  const bad = run(['serve', '--port', '0', '--store', 'memory', '--agent', 'openai'])
+  let err = ''
+  bad.stderr.on('data', (d: Buffer) => (err += d.toString()))
+  assert.equal(await new Promise((r) => bad.once('exit', r)), 2)
+  assert.match(err, /--agent openai needs --model NAME/)
+})

@@ -5,6 +5,7 @@ import { serve } from './serve.js'
 
 const USAGE = `usage:
   parlance serve [--agent demo|./agent.js]… [--port 8000] [--host 127.0.0.1] [--data ./.parlance] [--store sqlite|memory] [--token TOKEN]
+                 [--agent openai --model NAME]   (OPENAI_BASE_URL, OPENAI_API_KEY)
   parlance chat  [--url http://127.0.0.1:8000] [--session ID] [--token TOKEN]
 
 environment: PORT (default port), LOG_LEVEL (pino level, default info), PARLANCE_TOKEN (default --token),
@@ -22,13 +23,14 @@ async function main(argv: string[]): Promise<void> {
         data: { type: 'string' },
         store: { type: 'string' },
         token: { type: 'string' },
+        model: { type: 'string' },
       },
     })
     const port = Number(values.port ?? process.env.PORT ?? 8000)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${values.port ?? process.env.PORT}`)
     const store = values.store ?? 'sqlite'
     if (store !== 'sqlite' && store !== 'memory') throw new Error(`--store must be sqlite or memory, not ${store}`)
-    return serve({ port, host: values.host ?? '127.0.0.1', dataDir: values.data ?? './.parlance', store, agents: values.agent ?? [], token: values.token ?? process.env.PARLANCE_TOKEN })
+    return serve({ port, host: values.host ?? '127.0.0.1', dataDir: values.data ?? './.parlance', store, agents: values.agent ?? [], token: values.token ?? process.env.PARLANCE_TOKEN, model: values.model })
   }
   if (command === 'chat') {
     const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, session: { type: 'string' }, token: { type: 'string' } } })

@@ -14,11 +14,18 @@ export interface ServeOptions {
   agents: string[]
   /** Static bearer token every client must present; absent: no auth. */
   token?: string
+  /** Model of `--agent openai` (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY). */
+  model?: string
 }
 
-/** Loads `demo` or an agent module (a built .js/.mjs file; for .ts run the CLI under tsx). */
-export async function loadAgent(spec: string): Promise<AgentDefinition> {
+/** Loads `demo`, `openai` (needs `model`) or an agent module (a built .js/.mjs file; for .ts run the CLI under tsx). */
+export async function loadAgent(spec: string, opts: { model?: string } = {}): Promise<AgentDefinition> {
   if (spec === 'demo') return demoAgent
+  if (spec === 'openai') {
+    if (!opts.model) throw new Error('--agent openai needs --model NAME (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY)')
+    const { openaiAgent } = await import('../agents/openai/index.js')
+    return openaiAgent({ model: opts.model })
+  }
   const mod = (await import(pathToFileURL(resolve(spec)).href)) as Record<string, unknown>
   const candidate = mod.default ?? mod.agent
   if (!isAgent(candidate)) throw new Error(`${spec} does not export an agent (export default defineAgent({...}))`)
@@ -30,7 +37,7 @@ const SHUTDOWN_MS = 10_000
 
 /** Starts a server and stops it cleanly on SIGINT/SIGTERM (a second signal exits at once). */
 export async function serve(options: ServeOptions): Promise<void> {
-  const agents = await Promise.all((options.agents.length ? options.agents : ['demo']).map(loadAgent))
+  const agents = await Promise.all((options.agents.length ? options.agents : ['demo']).map((a) => loadAgent(a, { model: options.model })))
   const server = await createServer({ agents, store: options.store, dataDir: options.dataDir, auth: options.token ? { token: options.token } : undefined })
   const url = await server.listen(options.port, options.host)
   const ws = url.replace('http', 'ws')

@@ -1,0 +1,124 @@
+import OpenAI from 'openai'
+import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
+import { ParlanceError, type HistoryMessage, type Json } from '../../core/index.js'
+
+/** Options of `openaiAgent`. */
+export interface OpenAIAgentOptions {
+  /** Model name, e.g. `gpt-4o-mini` or whatever the compatible server serves. */
+  model: string
+  /** @default 'openai' */
+  name?: string
+  /** @default env OPENAI_BASE_URL, else the OpenAI API */
+  baseURL?: string
+  /** @default env OPENAI_API_KEY ('none' when unset, for local servers) */
+  apiKey?: string
+  /** System prompt. */
+  system?: string
+  /** Tools the model may call: with `execute` they run here, without they go to the client. */
+  tools?: Record<string, ToolDefinition>
+  /** Model calls per run, tool rounds included; the run fails clearly beyond it. @default 8 */
+  maxSteps?: number
+}
+
+type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam
+type ToolCall = { id: string; name: string; arguments: string }
+
+function toChat(m: HistoryMessage): ChatMessage {
+  if (m.role === 'user') return { role: 'user', content: m.content }
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.error ? `error: ${m.error}` : m.content }
+  return m.toolCalls?.length
+    ? { role: 'assistant', content: m.content || null, tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+    : { role: 'assistant', content: m.content }
+}
+
+/**
+ * An agent backed by any OpenAI-compatible chat completions API (the official `openai` client): streams
+ * text as it arrives, runs server tools and sends client tools through `ctx.callTool` in a multi-step loop,
+ * aborts the upstream request when the run is cancelled, and turns upstream failures into run errors.
+ */
+export function openaiAgent(options: OpenAIAgentOptions): AgentDefinition {
+  const client = new OpenAI({ baseURL: options.baseURL ?? process.env.OPENAI_BASE_URL, apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? 'none', maxRetries: 0 })
+  const maxSteps = options.maxSteps ?? 8
+  const tools = options.tools ?? {}
+  return defineAgent({
+    name: options.name ?? 'openai',
+    description: `OpenAI-compatible model ${options.model}`,
+    tools,
+    async run(ctx) {
+      const messages: ChatMessage[] = [...(options.system ? [{ role: 'system' as const, content: options.system }] : []), ...ctx.history.map(toChat)]
+      if (ctx.input.kind === 'context') messages.push({ role: 'user', content: ctx.input.text })
+      const offered = [...Object.entries(tools).map(([name, t]) => ({ name, description: t.description, parameters: t.parameters })), ...ctx.input.clientTools]
+      const fns = offered.map((t) => ({ type: 'function' as const, function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: (t.parameters ?? { type: 'object', properties: {} }) as Record<string, unknown> } }))
+      for (let step = 1; step <= maxSteps; step++) {
+        const calls = await streamStep(client, ctx, { model: options.model, messages, ...(fns.length ? { tools: fns } : {}) })
+        if (calls.length === 0) return
+        messages.push({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) })
+        for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: await runTool(ctx, c) })
+      }
+      throw new ParlanceError('execution_error', `stopped after ${maxSteps} model calls without a final answer (maxSteps)`, { maxSteps })
+    },
+  })
+}
+
+/** One model call, streamed: text goes to the client as it arrives; the tool calls it asked for are returned. */
+async function streamStep(client: OpenAI, ctx: RunContext, body: { model: string; messages: ChatMessage[]; tools?: OpenAI.Chat.Completions.ChatCompletionTool[] }): Promise<ToolCall[]> {
+  let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
+  try {
+    stream = await client.chat.completions.create({ ...body, stream: true }, { signal: ctx.signal })
+  } catch (err) {
+    throw upstream(err, ctx)
+  }
+  const calls: ToolCall[] = []
+  async function* text(): AsyncGenerator<string> {
+    try {
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta
+        if (delta?.content) yield delta.content
+        for (const t of delta?.tool_calls ?? []) {
+          const c = (calls[t.index] ??= { id: '', name: '', arguments: '' })
+          if (t.id) c.id = t.id
+          if (t.function?.name) c.name += t.function.name
+          if (t.function?.arguments) c.arguments += t.function.arguments
+        }
+      }
+    } catch (err) {
+      throw upstream(err, ctx)
+    }
+  }
+  const it = text()
+  const first = await it.next()
+  if (!first.done) {
+    await ctx.say(
+      (async function* () {
+        yield first.value
+        yield* it
+      })(),
+    )
+  }
+  return calls.filter(Boolean)
+}
+
+async function runTool(ctx: RunContext, c: ToolCall): Promise<string> {
+  let args: Record<string, unknown>
+  try {
+    args = c.arguments ? (JSON.parse(c.arguments) as Record<string, unknown>) : {}
+  } catch {
+    return `error: the arguments were not valid JSON: ${c.arguments.slice(0, 200)}`
+  }
+  try {
+    const result: Json = await ctx.callTool(c.name, args)
+    return typeof result === 'string' ? result : JSON.stringify(result)
+  } catch (err) {
+    if (ctx.signal.aborted) throw err
+    // The model sees the failure and may recover; the run goes on.
+    return `error: ${(err as Error).message}`
+  }
+}
+
+function upstream(err: unknown, ctx: RunContext): unknown {
+  if (ctx.signal.aborted) return ctx.signal.reason
+  if (err instanceof OpenAI.APIError) {
+    return new ParlanceError('execution_error', `the model server answered ${err.status ?? 'an error'}: ${err.message}`, { status: err.status ?? null }, { cause: err })
+  }
+  return new ParlanceError('unavailable', `cannot reach the model server: ${(err as Error).message}`, undefined, { cause: err })
+}

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { textOf } from '../src/client/index.js'
+import { openaiAgent } from '../src/agents/openai/index.js'
+import { demoAgent } from '../src/index.js'
+import { startServer } from './harness.js'
+import { fakeOpenAI } from './support/fake-openai.js'
+
+async function setup(t: import('node:test').TestContext, maxSteps?: number) {
+  const llm = await fakeOpenAI()
+  const agent = openaiAgent({ model: 'fake-1', baseURL: llm.url, apiKey: 'test', system: 'Be brief.', tools: { get_weather: demoAgent.tools.get_weather!, get_client_info: demoAgent.tools.get_client_info! }, maxSteps })
+  const s = await startServer({ agents: [agent], limits: { clientToolTimeoutMs: 3000 } })
+  t.after(async () => {
+    await s.close()
+    await llm.close()
+  })
+  return { llm, s }
+}
+
+test('streams the model text through the normal agent API, with history and the system prompt', async (t) => {
+  const { llm, s } = await setup(t)
+  const c = await s.hai()
+  c.say('hello model')
+  assert.equal(textOf(await c.untilCompleted()), 'You said: hello model')
+  c.say('again')
+  await c.untilCompleted()
+  const second = llm.requests.at(-1)!.messages.map((m) => `${m.role}:${m.content ?? ''}`)
+  assert.deepEqual(second, ['system:Be brief.', 'user:hello model', 'assistant:You said: hello model', 'user:again'])
+})
+
+test('a server tool call runs the tool and feeds the result back for a second model call', async (t) => {
+  const { llm, s } = await setup(t)
+  const c = await s.hai()
+  c.say('weather please')
+  const all = await c.untilCompleted()
+  const start = all.find((m) => m.type === 'tool_call_start')!
+  assert.equal((start as { tool_name: string }).tool_name, 'get_weather')
+  assert.match(textOf(all), /The tool said: \{"city":"Paris","temperature_c":18,"conditions":"cloudy"\}/)
+  assert.equal(llm.requests.length, 2)
+  assert.equal(llm.requests[1]!.messages.at(-1)!.role, 'tool')
+})
+
+test('a client tool goes to the client through ctx.callTool and its result back to the model', async (t) => {
+  const { s } = await setup(t)
+  const c = await s.hai()
+  c.say('client info please')
+  const call = await c.next('tool_call_start')
+  assert.equal((call as { metadata?: { target?: string } }).metadata?.target, 'client')
+  c.toolResult(String((call as { tool_call_id: string }).tool_call_id), { result: { os: 'test' } })
+  assert.match(textOf(await c.untilCompleted()), /The tool said: \{"os":"test"\}/)
+})
+
+test('upstream errors and the step limit end the run with a clear error; cancel aborts the upstream request', async (t) => {
+  const { llm, s } = await setup(t, 3)
+  const c = await s.hai()
+  c.say('boom')
+  const err = await c.next('error')
+  assert.equal(err.error_code, 'execution_error')
+  assert.match(String(err.message), /model server answered 500.*model overloaded/)
+  await c.untilCompleted()
+  c.say('loop forever')
+  const loop = await c.next('error')
+  assert.match(String(loop.message), /stopped after 3 model calls/)
+  await c.untilCompleted()
+  c.say('slow')
+  await c.next('assistant_message_chunk')
+  c.cancel()
+  assert.equal((await c.next('error')).error_code, 'cancelled')
+  const deadline = Date.now() + 2000
+  while (llm.aborted() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  assert.equal(llm.aborted(), 1, 'the upstream request was aborted')
+})
