@@ -1,94 +1,96 @@
-// npm run bench [-- --quick]: stream throughput of Parlance HAI (memory and SQLite stores) against a raw
-// `ws` server sending the same frames. Server and load generator run in separate processes on 127.0.0.1;
-// each figure is a ratio to the baseline measured in the same run (median of the repetitions, with min–max).
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+// npm run bench [-- --quick] [-- <name> ...]: runs the benchmark modules (bench/<name>.ts, each exporting
+// `run(ctx)`), writes bench/results/<name>.json (quick runs: bench/results/quick/), and after a full run
+// regenerates BENCHMARKS.md and the SVG charts from every result JSON. Servers and load generators run in
+// separate processes on 127.0.0.1 and are killed on exit or timeout (bench/lib/proc.ts).
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { printTable, writeResult, type BenchContext, type BenchResult } from './lib/result.js'
+import { writeReport } from './lib/report.js'
+import { PROFILE, TODO } from './lib/sections.js'
+import * as haiStream from './hai-stream.js'
+import * as humaStream from './huma-stream.js'
+import * as aguiStream from './agui-stream.js'
+import * as myagentStream from './myagent-stream.js'
+import * as replay from './replay.js'
+import * as storeAppend from './store-append.js'
+import * as fanout from './fanout.js'
+import * as concurrency from './concurrency.js'
+import * as validation from './validation.js'
 
-const quick = process.argv.includes('--quick')
-const N = quick ? 20_000 : 200_000
-const REPS = 3
+interface Bench {
+  title: string
+  run(ctx: BenchContext): Promise<BenchResult>
+}
 
-function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /listening (?:on http:\/\/127\.0\.0\.1:)?(\d+)/.exec(out)
-      if (m) resolve({ child, port: Number(m[1]) })
+/** Every benchmark, in the order they run and appear in BENCHMARKS.md. */
+const BENCHMARKS: Record<string, Bench> = {
+  'hai-stream': haiStream,
+  'huma-stream': humaStream,
+  'agui-stream': aguiStream,
+  'myagent-stream': myagentStream,
+  replay,
+  'store-append': storeAppend,
+  fanout,
+  concurrency,
+  validation,
+}
+
+/** Longest one benchmark may take before the runner gives up on it (ms). */
+const BENCH_TIMEOUT_MS = { quick: 60_000, full: 600_000 }
+
+const args = process.argv.slice(2)
+const quick = args.includes('--quick')
+const names = args.filter((a) => !a.startsWith('--'))
+for (const n of names) if (!(n in BENCHMARKS)) throw new Error(`unknown benchmark "${n}"; one of: ${Object.keys(BENCHMARKS).join(', ')}`)
+const selected = names.length ? names : Object.keys(BENCHMARKS)
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms / 1000} s`)), ms)))]).finally(() => clearTimeout(timer))
+}
+
+/** bench/agui-validate.ts belongs to another module: run it as a child process when it exists. */
+function aguiValidate(): Promise<void> {
+  if (!existsSync('bench/agui-validate.ts')) return Promise.resolve()
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/agui-validate.ts', ...(quick ? ['--quick'] : [])], { stdio: ['ignore', 'inherit', 'inherit'] })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      if (code !== 0) process.stderr.write(`bench/agui-validate.ts failed (${code})\n`)
+      resolve()
     })
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)))
   })
 }
 
-async function measure(url: string): Promise<number[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/stream-client.ts', url, String(N), String(REPS)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  let out = ''
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-  if (code !== 0) throw new Error(`load generator failed (${code})`)
-  return (JSON.parse(out) as { eventsPerSecond: number[] }).eventsPerSecond
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-
-async function target(name: string, args: string[], path: string): Promise<{ name: string; eventsPerSecond: number[] }> {
-  const { child, port } = await start(args)
-  try {
-    process.stderr.write(`  ${name}…\n`)
-    return { name, eventsPerSecond: await measure(`ws://127.0.0.1:${port}${path}`) }
-  } finally {
-    child.kill('SIGTERM')
-  }
-}
-
-const data = mkdtempSync(join(tmpdir(), 'parlance-bench-'))
-process.stderr.write(`stream throughput, count ${N}, ${REPS} repetitions each\n`)
-const rows = []
+const started = performance.now()
+const tmp = mkdtempSync(join(tmpdir(), 'parlance-bench-'))
+const failed: string[] = []
 try {
-  rows.push(await target('raw ws (baseline)', ['bench/raw-ws-server.ts', '0'], '/'))
-  rows.push(await target('parlance HAI, memory store', ['src/cli/main.ts', 'serve', '--port', '0', '--store', 'memory'], '/ws'))
-  rows.push(await target('parlance HAI, SQLite store', ['src/cli/main.ts', 'serve', '--port', '0', '--store', 'sqlite', '--data', data], '/ws'))
+  for (const name of selected) {
+    const bench = BENCHMARKS[name]!
+    process.stderr.write(`\n${name}: ${bench.title}${quick ? ' (quick)' : ''}\n`)
+    const ctx: BenchContext = { quick, reps: 3, tmp: mkdtempSync(join(tmp, `${name}-`)), log: (l) => process.stderr.write(`${l}\n`) }
+    try {
+      const result = await withTimeout(bench.run(ctx), quick ? BENCH_TIMEOUT_MS.quick : BENCH_TIMEOUT_MS.full, name)
+      for (const t of result.tables) printTable(t)
+      for (const t of result.targets) process.stderr.write(`  target: ${t.text}: ${t.measured} ${t.met === null ? '' : t.met ? '(met)' : '(NOT met)'}\n`)
+      process.stderr.write(`  → ${writeResult(result)}\n`)
+    } catch (err) {
+      failed.push(name)
+      process.stderr.write(`  ${name} FAILED: ${(err as Error).stack ?? String(err)}\n`)
+    }
+    if (name === 'validation') await aguiValidate()
+  }
 } finally {
-  rmSync(data, { recursive: true, force: true })
+  rmSync(tmp, { recursive: true, force: true })
 }
-const base = median(rows[0]!.eventsPerSecond)
-const result = {
-  benchmark: 'hai-stream-throughput',
-  date: new Date().toISOString(),
-  node: process.version,
-  events: N,
-  repetitions: REPS,
-  rows: rows.map((r) => ({
-    ...r,
-    median: median(r.eventsPerSecond),
-    ratio: median(r.eventsPerSecond) / base,
-    ratioMin: Math.min(...r.eventsPerSecond) / base,
-    ratioMax: Math.max(...r.eventsPerSecond) / base,
-  })),
+if (!quick) {
+  const order = Object.entries(BENCHMARKS).map(([name, b]) => ({ name, title: b.title }))
+  const reported = writeReport({ order, todo: TODO, profile: PROFILE })
+  process.stderr.write(`\nBENCHMARKS.md regenerated from ${reported.length} result files (${reported.join(', ')})\n`)
 }
-mkdirSync('bench/results', { recursive: true })
-writeFileSync(`bench/results/hai-stream${quick ? '-quick' : ''}.json`, `${JSON.stringify(result, null, 2)}\n`)
-const table = result.rows
-  .map((r) => `| ${r.name} | ${Math.round(r.median).toLocaleString('en-US')} | ${r.ratio.toFixed(2)}× (${r.ratioMin.toFixed(2)}–${r.ratioMax.toFixed(2)}) |`)
-  .join('\n')
-writeFileSync(
-  'BENCHMARKS.md',
-  `# Benchmarks
-
-Generated by \`npm run bench${quick ? ' -- --quick' : ''}\` on ${result.date.slice(0, 10)} (Node ${process.version}, ${N.toLocaleString('en-US')} events, median of ${REPS} runs).
-Figures are ratios to a baseline measured in the same run, because the machine is shared and noisy.
-
-## HAI stream throughput (one session, demo \`count ${N}\`)
-
-Baseline: a bare \`ws\` server sending the same frames with no store, no session and no encoder.
-Parlance commits every event to the store before sending it.
-
-| server | events/s (median) | ratio to baseline (min–max) |
-|---|---|---|
-${table}
-`,
-)
-process.stdout.write(`${table}\n`)
+process.stderr.write(`done in ${((performance.now() - started) / 1000).toFixed(1)} s${failed.length ? `; FAILED: ${failed.join(', ')}` : ''}\n`)
+process.exit(failed.length ? 1 : 0)

@@ -1,0 +1,147 @@
+// Child processes of a benchmark: servers and load generators, always separate processes on 127.0.0.1,
+// each bounded in time. Every child is killed when the runner exits, is interrupted or times out.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+
+const children = new Set<ChildProcess>()
+
+function killAll(): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+}
+process.once('exit', killAll)
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    killAll()
+    process.exit(130)
+  })
+}
+
+/** Registers a child so that it is killed when the runner exits. */
+export function track(child: ChildProcess): ChildProcess {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
+/** A server process listening on 127.0.0.1. */
+export interface ServerProcess {
+  readonly port: number
+  readonly pid: number
+  /** Resident set size of the server process now (bytes), from /proc. */
+  rss(): number
+  /** SIGTERM, then SIGKILL after 5 s. */
+  close(): Promise<void>
+}
+
+/** Options of a child process. */
+export interface ChildOptions {
+  env?: NodeJS.ProcessEnv
+  /** Kill the child (and fail) after this long (ms). */
+  timeoutMs?: number
+  /** Extra node flags (e.g. --expose-gc). */
+  nodeFlags?: string[]
+}
+
+function nodeArgs(script: string, args: readonly string[], flags: readonly string[] = []): string[] {
+  return [...flags, '--import', 'tsx', script, ...args]
+}
+
+/** Reads VmRSS of a process (bytes); 0 when it is gone. */
+export function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) * 1024 : 0
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * Starts a server script (run under tsx) and resolves once it prints `listening PORT`.
+ * The server lives until `close()` or until the runner exits.
+ */
+export function startServer(script: string, args: readonly string[] = [], options: ChildOptions = {}): Promise<ServerProcess> {
+  const child = track(
+    spawn(process.execPath, nodeArgs(script, args, options.nodeFlags), {
+      env: { ...process.env, LOG_LEVEL: 'silent', ...options.env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  )
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${script} did not start within 30 s: ${out}`))
+    }, 30_000)
+    const onExit = (code: number | null) => {
+      clearTimeout(timer)
+      reject(new Error(`${script} ${args.join(' ')} exited with ${code}: ${out}`))
+    }
+    child.once('exit', onExit)
+    child.stdout!.on('data', (d: Buffer) => {
+      if (out.length < 10_000) out += d.toString()
+      const m = /listening (?:on http:\/\/127\.0\.0\.1:)?(\d+)/.exec(out)
+      if (!m) return
+      clearTimeout(timer)
+      child.off('exit', onExit)
+      out = '\0' // matched once; later output is ignored
+      const port = Number(m[1])
+      resolve({
+        port,
+        pid: child.pid!,
+        rss: () => rssOf(child.pid!),
+        close: () =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done()
+            const kill = setTimeout(() => child.kill('SIGKILL'), 5_000)
+            child.once('exit', () => {
+              clearTimeout(kill)
+              done()
+            })
+            child.kill('SIGTERM')
+          }),
+      })
+    })
+  })
+}
+
+/** Runs a load generator script to completion and parses the JSON it prints last on stdout. */
+export function runLoad<T>(script: string, args: readonly string[], options: ChildOptions = {}): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 120_000
+  const child = track(
+    spawn(process.execPath, nodeArgs(script, args, options.nodeFlags), {
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  )
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${script} ${args.join(' ')} timed out after ${timeoutMs} ms`))
+    }, timeoutMs)
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      if (code !== 0) return reject(new Error(`${script} ${args.join(' ')} failed (${code ?? signal})`))
+      const last = out.trim().split('\n').pop() ?? ''
+      try {
+        resolve(JSON.parse(last) as T)
+      } catch {
+        reject(new Error(`${script} printed no JSON: ${out.slice(-500)}`))
+      }
+    })
+  })
+}
+
+/** Runs `fn` with a server, closing the server afterwards whatever happens. */
+export async function withServer<T>(script: string, args: readonly string[], fn: (s: ServerProcess) => Promise<T>, options: ChildOptions = {}): Promise<T> {
+  const server = await startServer(script, args, options)
+  try {
+    return await fn(server)
+  } finally {
+    await server.close()
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))

@@ -1,0 +1,22 @@
+// A Parlance server for benchmarks: the demo agent on 127.0.0.1, port 0, no logging.
+// Usage: parlance.ts --store memory|sqlite [--data DIR] [--limits '{"typingMsPerChar":0}']
+import { createServer, demoAgent, type Limits } from '../../src/index.js'
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name)
+  return i >= 0 ? process.argv[i + 1] : undefined
+}
+const store = arg('--store') === 'memory' ? 'memory' : 'sqlite'
+const limits = JSON.parse(arg('--limits') ?? '{}') as Partial<Limits>
+const server = await createServer({ agents: [demoAgent], store, dataDir: arg('--data') ?? '.parlance-bench', limits, logger: false })
+const url = await server.listen(0, '127.0.0.1')
+process.stdout.write(`listening ${new URL(url).port}\n`)
+const stop = () => {
+  setTimeout(() => process.exit(1), 5_000).unref()
+  server.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  )
+}
+process.once('SIGTERM', stop)
+process.once('SIGINT', stop)
