@@ -98,3 +98,40 @@ test('POST /agui/:agent picks the agent; an unknown one is a 404 JSON error', as
   assert.equal(res.status, 404)
   assert.match(((await res.json()) as { error: { message: string } }).error.message, /no agent named "nobody"/)
 })
+
+test('slow interrupted by a new message: the first stream ends with RUN_ERROR interrupted, the second runs the new message', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const first = agentFor(s.url)
+  first.addMessage({ id: 'u-slow', role: 'user', content: 'slow' })
+  const got: Array<Record<string, unknown>> = []
+  let started!: () => void
+  const streaming = new Promise<void>((r) => (started = r))
+  const slow = first.runAgent({}, { onEvent: ({ event }) => void (got.push(event as never), event.type === 'TEXT_MESSAGE_CONTENT' && started()) })
+  await streaming
+  // A second tab on the same thread sends a new message while the slow run streams.
+  const second = agentFor(s.url, first.threadId)
+  const events = await run(second, 'hello again')
+  await slow
+  assert.equal(text(events), 'Echo: hello again')
+  assert.equal(last(events).type, 'RUN_FINISHED')
+  const end = got.at(-1)!
+  assert.equal(end.type, 'RUN_ERROR')
+  assert.equal(end.code, 'interrupted')
+  assert.ok(got.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').length < 50, 'the slow run stopped early')
+})
+
+test('state: null is "no state" (as in @ag-ui/core) and leaves the stored state alone', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const agent = agentFor(s.url)
+  await run(agent, 'state')
+  const res = await fetch(`${s.url}/agui`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ threadId: agent.threadId, runId: 'r-null', state: null, messages: [...agent.messages, { id: 'u-n', role: 'user', content: 'hi' }] }),
+  })
+  assert.match(await res.text(), /RUN_FINISHED/)
+  const session = await s.server.sessions.open(agent.threadId, 'anonymous')
+  assert.deepEqual(session.model.state, { counter: 1 })
+})

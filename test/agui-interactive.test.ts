@@ -26,6 +26,29 @@ test('frontend tool: the run ends with the pending call; the next run carrying t
   assert.equal((await s.server.sessions.store.read(session.id, 0, 1000)).filter((e) => e.type === 'messages.snapshot').length, 0)
 })
 
+test('a client tool answered after clientToolTimeoutMs: the run already ended with timeout; the late answer is an empty run and rewrites nothing', async (t) => {
+  const s = await startServer({ limits: { clientToolTimeoutMs: 150 } })
+  t.after(() => s.close())
+  const agent = agentFor(s.url)
+  const tools = [{ name: 'get_client_info', description: 'Information about the client', parameters: { type: 'object', properties: {} } }]
+  const first = await run(agent, 'client', { tools })
+  const callId = String(first.find((e) => e.type === 'TOOL_CALL_START')!.toolCallId)
+  await new Promise((r) => setTimeout(r, 250))
+  const session = await s.server.sessions.open(agent.threadId, 'anonymous')
+  assert.equal(session.activeRunId, null, 'the run gave up waiting')
+  agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: callId, content: '{"late":true}' })
+  const late = await run(agent, null, { tools })
+  assert.deepEqual(
+    late.map((e) => e.type),
+    ['RUN_STARTED', 'RUN_FINISHED'],
+  )
+  const log = await s.server.sessions.store.read(session.id, 0, 1000)
+  const timedOut = log.find((e) => e.type === 'tool.error')
+  assert.match(timedOut?.type === 'tool.error' ? timedOut.error : '', /within 150 ms/)
+  assert.equal(log.filter((e) => e.type === 'messages.snapshot' || e.type === 'tool.result').length, 0, 'the late answer neither rewrote history nor counted as a result')
+  assert.equal(log.filter((e) => e.type === 'run.error' && e.code === 'timeout').length, 1)
+})
+
 for (const approved of [true, false]) {
   test(`approval across runs (interrupt and resume): ${approved ? 'approved → the tool runs' : 'rejected → it does not'}`, async (t) => {
     const s = await startServer()

@@ -26,6 +26,6 @@ export const text = (events: Array<Record<string, unknown>>) =>
 export const custom = (events: Array<Record<string, unknown>>, name: string) => events.filter((e) => e.type === 'CUSTOM' && e.name === name).map((e) => e.value)
 export const last = (events: Array<Record<string, unknown>>) => events[events.length - 1]!
 
-export function agentFor(url: string, threadId = randomUUID(), path = '/agui'): HttpAgent {
+export function agentFor(url: string, threadId: string = randomUUID(), path = '/agui'): HttpAgent {
   return new HttpAgent({ url: `${url}${path}`, threadId })
 }

@@ -113,7 +113,8 @@ function reconcile(deps: EndpointDeps, session: Session, input: AguiRunInput, ag
     const messages = input.messages.filter((m) => m !== newUser).flatMap((m) => fromAguiMessage(m) ?? [])
     out.push({ type: 'history.replace', sessionId, messages })
   }
-  if (input.state !== undefined && JSON.stringify(input.state) !== JSON.stringify(session.model.state)) {
+  // `state: null` means no state, as in @ag-ui/core's schema (null → undefined).
+  if (input.state !== undefined && input.state !== null && JSON.stringify(input.state) !== JSON.stringify(session.model.state)) {
     out.push({ type: 'state.replace', sessionId, state: input.state as Json })
   }
   out.push(...results)

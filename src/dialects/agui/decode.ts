@@ -1,5 +1,5 @@
 import { checkJsonShape, parseJson, ParlanceError, type Limits } from '../../core/index.js'
-import { messageChecker, runInputChecker, type AguiRunInput } from './schema.js'
+import { messageChecker, roleCheckers, runInputChecker, type AguiRunInput } from './schema.js'
 
 /** A decoded RunAgentInput, or the error naming the first bad field (`messages[2].role`). */
 export type DecodedInput = { ok: true; input: AguiRunInput } | { ok: false; error: ParlanceError }
@@ -36,8 +36,15 @@ function explain(v: Record<string, unknown>): [string, string] {
       if (!messageChecker.Check(m)) return explainMessage(m, `messages[${i}]`)
     }
   }
-  const first = runInputChecker.Errors(v).First()
-  const field = fieldOf(first?.path ?? '')
+  return described(runInputChecker.Errors(v).First(), '')
+}
+
+/** A TypeBox error as [message, field]; a union of literals is spelled out ("must be one of resolved, cancelled"). */
+function described(first: { path: string; message: string; schema: unknown } | undefined, at: string): [string, string] {
+  const rel = fieldOf(first?.path ?? '')
+  const field = at && rel ? `${at}${rel.startsWith('[') ? '' : '.'}${rel}` : at || rel
+  const anyOf = (first?.schema as { anyOf?: Array<{ const?: unknown }> } | undefined)?.anyOf
+  if (anyOf?.length && anyOf.every((s) => typeof s.const === 'string')) return [`${field} must be one of ${anyOf.map((s) => String(s.const)).join(', ')}`, field]
   return [`${field || 'RunAgentInput'}: ${first?.message.toLowerCase() ?? 'is invalid'}`, field]
 }
 
@@ -51,8 +58,7 @@ function explainMessage(m: unknown, at: string): [string, string] {
   if (r.role !== 'assistant' && r.role !== 'activity' && typeof r.content !== 'string' && !(partsAllowed && Array.isArray(r.content))) {
     return [`${at}.content must be a string${partsAllowed ? ' or an array of content parts' : ''}`, `${at}.content`]
   }
-  const first = messageChecker.Errors(m).First()
-  return [`${at} is not a valid ${String(r.role)} message${first ? `: ${first.message.toLowerCase()}` : ''}`, at]
+  return described(roleCheckers[r.role as keyof typeof roleCheckers].Errors(m).First(), at)
 }
 
 function fail(message: string, field: string): { ok: false; error: ParlanceError } {

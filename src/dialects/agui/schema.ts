@@ -1,5 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 
 /**
  * AG-UI `RunAgentInput` (protocol 1.0, the `@ag-ui/core` types), compiled once.
@@ -16,13 +16,19 @@ const ToolCall = Type.Object({
   function: Type.Object({ name: Type.String({ minLength: 1 }), arguments: Type.String() }),
 })
 
-export const Message = Type.Union([
-  Type.Object({ id: Id, role: Type.Literal('user'), content: Content, metadata: Metadata }),
-  Type.Object({ id: Id, role: Type.Literal('assistant'), content: Type.Optional(Type.String()), toolCalls: Type.Optional(Type.Array(ToolCall)), metadata: Metadata }),
-  Type.Object({ id: Id, role: Type.Literal('tool'), toolCallId: Id, content: Content, error: Type.Optional(Type.String()), metadata: Metadata }),
-  Type.Object({ id: Id, role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('reasoning')]), content: Type.String(), metadata: Metadata }),
-  Type.Object({ id: Id, role: Type.Literal('activity') }),
-])
+/** Each message role's schema: `Message` is their union, and decode names the exact bad field of a message through its role's. */
+export const MessageByRole = {
+  user: Type.Object({ id: Id, role: Type.Literal('user'), content: Content, metadata: Metadata }),
+  assistant: Type.Object({ id: Id, role: Type.Literal('assistant'), content: Type.Optional(Type.String()), toolCalls: Type.Optional(Type.Array(ToolCall)), metadata: Metadata }),
+  tool: Type.Object({ id: Id, role: Type.Literal('tool'), toolCallId: Id, content: Content, error: Type.Optional(Type.String()), metadata: Metadata }),
+  system: Type.Object({ id: Id, role: Type.Literal('system'), content: Type.String(), metadata: Metadata }),
+  developer: Type.Object({ id: Id, role: Type.Literal('developer'), content: Type.String(), metadata: Metadata }),
+  reasoning: Type.Object({ id: Id, role: Type.Literal('reasoning'), content: Type.String(), metadata: Metadata }),
+  activity: Type.Object({ id: Id, role: Type.Literal('activity') }),
+}
+
+const R = MessageByRole
+export const Message = Type.Union([R.user, R.assistant, R.tool, R.system, R.developer, R.reasoning, R.activity])
 
 export const RunAgentInput = Type.Object({
   threadId: Id,
@@ -46,3 +52,6 @@ export type AguiRunInput = Static<typeof RunAgentInput>
 
 export const runInputChecker = TypeCompiler.Compile(RunAgentInput)
 export const messageChecker = TypeCompiler.Compile(Message)
+/** Compiled per-role message schemas (used only to explain a rejected message). */
+export const roleCheckers = {} as Record<keyof typeof MessageByRole, TypeCheck<TSchema>>
+for (const role of Object.keys(MessageByRole) as Array<keyof typeof MessageByRole>) roleCheckers[role] = TypeCompiler.Compile(MessageByRole[role])
