@@ -133,29 +133,46 @@ test('confirmation timeout → error.timeout ERR_TIMEOUT_500; cancel → error.e
   assert.equal(cancelled.metadata.error_type, 'cancelled')
 })
 
-test('reconnect with last_seq mid-"slow": exactly the missed events, then live — no gap, no duplicate', async (t) => {
+test('reconnect with last_seq mid-"slow" (within the window): the unacked frames from memory, then live — contiguous seqs, whole final answer', async (t) => {
   const s = await startServer()
   t.after(() => s.close())
   const a = await client(s)
   const sessionId = await a.createSession()
   a.message('slow')
-  for (let i = 0; i < 5; i++) await a.next('agent.partial_answer')
-  const seen = a.received.flatMap((e) => (typeof e.metadata.seq === 'number' ? [e.metadata.seq] : []))
+  for (let i = 0; i < 3; i++) await a.next('agent.partial_answer')
+  a.ack() // prunes the server's buffer up to here
+  for (let i = 0; i < 3; i++) await a.next('agent.partial_answer')
+  const seqsOf = (c: MyAgentClient) => c.received.flatMap((e) => (typeof e.metadata.seq === 'number' ? [e.metadata.seq] : []))
+  const seen = seqsOf(a)
   const lastSeq = a.lastSeq
-  a.ack()
   a.close()
-  await new Promise((r) => setTimeout(r, 400)) // the agent keeps streaming meanwhile
+  await a.closed
+  await new Promise((r) => setTimeout(r, 250)) // the agent keeps streaming meanwhile
   const b = await client(s)
   t.after(() => b.close())
-  b.reconnect(sessionId, lastSeq)
+  b.reconnect(sessionId, lastSeq - 2) // the client lost its last two events: the server's buffer still has them
   const resumed = await b.next('system.connected')
   assert.equal(resumed.metadata.resumed, true)
-  await b.next(answer)
-  const after = b.received.flatMap((e) => (typeof e.metadata.seq === 'number' ? [e.metadata.seq] : []))
-  assert.equal(after[0], lastSeq + 1, 'starts right after last_seq')
-  const all = [...seen, ...after]
-  assert.equal(new Set(all).size, all.length, 'no duplicate')
-  assert.equal(b.received.filter((e) => e.event === 'agent.partial_answer').length + a.received.filter((e) => e.event === 'agent.partial_answer').length, 50)
+  assert.equal(resumed.metadata.replay, 'buffer')
+  const final = await b.next(answer)
+  const after = seqsOf(b)
+  assert.deepEqual(
+    after,
+    Array.from({ length: final.metadata.seq! - lastSeq + 2 }, (_, i) => lastSeq - 1 + i),
+    'exactly last_seq+1 … the end, each once, in order',
+  )
+  assert.deepEqual(seen.slice(-2), after.slice(0, 2))
+  for (const e of b.received.slice(1)) assert.equal(e.connection_id, b.connectionId)
+  const text = Array.from({ length: 50 }, (_, i) => `${i + 1} `).join('')
+  assert.equal((final.content as { answer: string }).answer, text, 'the final answer holds the text streamed across the drop')
+  const partials = [...a.received, ...b.received].filter((e) => e.event === 'agent.partial_answer' && e.metadata.seq! <= lastSeq - 2)
+  const rest = b.received.filter((e) => e.event === 'agent.partial_answer')
+  assert.equal(partials.length + rest.length, 50)
+  assert.deepEqual(
+    rest.map((e) => e.metadata.chunk_index),
+    Array.from({ length: rest.length }, (_, i) => partials.length + i),
+    'chunk_index continues',
+  )
 })
 
 test('reconnect after a server restart on SQLite resumes from the log', async (t) => {

@@ -23,6 +23,8 @@ export interface Limits {
   maxConcurrentRuns: number
   heartbeatMs: number
   stateExportTtlMs: number
+  reconnectWindowMs: number
+  ackBufferEvents: number
 }
 
 /** Defaults for every limit and timeout; all are overridable through server options. */
@@ -74,6 +76,10 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   heartbeatMs: 15_000,
   /** Lifetime of a signed state export (MyAgent `user.request_state`) (ms). */
   stateExportTtlMs: 24 * 60 * 60_000,
+  /** How long a closed MyAgent connection's unacknowledged events stay in memory for a fast `user.reconnect` (ms); later reconnects replay from the store. */
+  reconnectWindowMs: 60_000,
+  /** Unacknowledged events a MyAgent connection keeps for fast replay; older ones are dropped (they stay in the store). */
+  ackBufferEvents: 4096,
   /** Events read per page when replaying from the store. */
   replayPageSize: 5000,
 }

@@ -3,6 +3,7 @@ import { ParlanceError, toParlanceError, type Connection } from '../core/index.j
 import { myagent, type MyAgentRequest, type MyAgentView } from '../dialects/myagent/index.js'
 import type { Session, Subscription } from '../session/index.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
+import { AckBuffer, ParkedBuffers } from './myagent-ack-buffer.js'
 import { signState, verifyState } from './signed-state.js'
 
 const SERVER_VERSION = 'parlance/0.1.0'
@@ -12,13 +13,14 @@ const uptime = () => Math.round((Date.now() - started) / 1000)
 /** MyAgent over WebSocket at `/myagent`. */
 export const myagentEndpoint: EndpointFactory = (deps): Endpoint => {
   const live = new Set<{ end(reason: string): void }>()
+  const parked = new ParkedBuffers(deps.limits.reconnectWindowMs)
   return {
     dialect: 'myagent',
     paths: { myagent: '/myagent' },
     upgrade(req, socket, head, url) {
       if (url.pathname !== '/myagent') return false
       deps.ws.upgrade(req, socket, head, deps.principal(req), (conn) => {
-        const handle = serveMyAgent(conn, deps)
+        const handle = serveMyAgent(conn, deps, parked)
         live.add(handle)
         conn.onclose = ((inner) => (why) => {
           live.delete(handle)
@@ -29,6 +31,7 @@ export const myagentEndpoint: EndpointFactory = (deps): Endpoint => {
     },
     close() {
       for (const c of live) c.end('the server is shutting down')
+      parked.clear()
     },
   }
 }
@@ -40,10 +43,10 @@ type Deps = Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admi
  * decoded in arrival order, the connection bound to one session at a time and fed its events (each with
  * `metadata.seq`). Closing the socket detaches it; the run goes on and `user.reconnect` resumes exactly.
  */
-export function serveMyAgent(conn: Connection, deps: Deps): { end(reason: string): void } {
+export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers): { end(reason: string): void } {
   const { sessions, limits, metrics, log } = deps
   const view: MyAgentView = myagent.view(conn.id)
-  let bound: { session: Session; sub: Subscription } | null = null
+  let bound: { session: Session; sub: Subscription; buffer: AckBuffer } | null = null
   let acked = 0
   let queue: Promise<void> = Promise.resolve()
   const admit = deps.admission(conn.principal)
@@ -57,18 +60,32 @@ export function serveMyAgent(conn: Connection, deps: Deps): { end(reason: string
     send([myagent.encodeError(e, view)])
   }
 
-  const bind = (session: Session, afterSeq: number): void => {
-    if (bound?.session === session) return
+  /** Feeds the connection `session`'s events after `afterSeq`; `from`/`kept` continue a parked view and buffer instead of fresh ones. */
+  const bind = (session: Session, afterSeq: number, from?: MyAgentView, kept?: AckBuffer): void => {
+    if (bound?.session === session && !from) return
     bound?.sub.close()
     view.sessionId = session.id
     view.texts.clear()
-    view.plan = null
+    view.reasoning.clear()
+    view.approvals.clear()
+    view.question = from?.question ?? ''
+    view.plan = from?.plan ?? null
+    if (from) {
+      for (const [k, t] of from.texts) view.texts.set(k, t)
+      for (const [k, r] of from.reasoning) view.reasoning.set(k, r)
+      for (const [k, a] of from.approvals) view.approvals.set(k, a)
+    }
+    const buffer = kept ?? new AckBuffer(limits.ackBufferEvents, afterSeq)
     const sub = session.subscribe(
       {
         codecKey: `myagent:${conn.id}`, // every frame names its connection, so nothing is shared
         encode(events) {
           const out: string[] = []
-          for (const e of events) for (const f of myagent.encode(e, view)) out.push(f)
+          for (const e of events) {
+            const frames = myagent.encode(e, view)
+            buffer.add(e.seq, frames)
+            for (const f of frames) out.push(f)
+          }
           return out
         },
         write: (frames) => conn.send(frames as string[]),
@@ -77,7 +94,7 @@ export function serveMyAgent(conn: Connection, deps: Deps): { end(reason: string
       },
       afterSeq,
     )
-    bound = { session, sub }
+    bound = { session, sub, buffer }
   }
   const resumePoint = (session: Session) => {
     const start = session.activeRunStartSeq
@@ -97,13 +114,15 @@ export function serveMyAgent(conn: Connection, deps: Deps): { end(reason: string
         const id = cmd.sessionId!
         const session = await sessions.open(id, conn.principal, { create: cmd.type === 'user.message' })
         if (bound?.session !== session) bind(session, session.lastSeq)
-        session.handle(cmd)
+        session.handle(cmd) // throws (nothing recorded) when refused, e.g. an unknown step_id
+        if (r.record) session.handle({ type: 'custom.record', sessionId: session.id, name: r.record.name, value: r.record.value })
         return
       }
       case 'ack': {
         const session = await sessions.open(r.sessionId, conn.principal, { create: false })
         if (r.lastSeq !== null && r.lastSeq > session.lastSeq) throw new ParlanceError('invalid_message', `last_seq ${r.lastSeq} is ahead of the session (${session.lastSeq})`, { field: 'content.last_seq', constraint: `≤ ${session.lastSeq}` })
         acked = Math.max(acked, r.lastSeq ?? bound?.sub.lastSeq ?? 0)
+        if (bound?.session === session) bound.buffer.ack(acked)
         return
       }
       case 'reconnect': {
@@ -111,8 +130,18 @@ export function serveMyAgent(conn: Connection, deps: Deps): { end(reason: string
         if (r.lastSeq !== null && r.lastSeq > session.lastSeq) throw new ParlanceError('invalid_message', `last_seq ${r.lastSeq} is ahead of the session (${session.lastSeq})`, { field: 'content.last_seq', constraint: `≤ ${session.lastSeq}` })
         bound?.sub.close()
         bound = null
-        send([myagent.encodeSystem({ ...view, sessionId: session.id }, 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount, resumed: true, last_seq: session.lastSeq })])
-        bind(session, r.lastSeq ?? resumePoint(session))
+        const p = parked.take(session.id, conn.principal)
+        const fromBuffer = p !== undefined && r.lastSeq !== null && p.buffer.after(r.lastSeq) !== null
+        const meta = { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount, resumed: true, last_seq: session.lastSeq, replay: fromBuffer ? 'buffer' : 'log' }
+        send([myagent.encodeSystem({ ...view, sessionId: session.id }, 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, meta)])
+        if (p && fromBuffer) {
+          // Within the window and covered: the unacked frames from memory, then the log from where they end.
+          p.buffer.ack(r.lastSeq!)
+          p.buffer.restamp(p.connectionId, conn.id)
+          const frames = p.buffer.after(r.lastSeq!)!
+          if (frames.length > 0) send(frames)
+          bind(session, p.buffer.lastSeq, p.view, p.buffer)
+        } else bind(session, r.lastSeq ?? resumePoint(session))
         return
       }
       case 'request_state': {
@@ -182,6 +211,7 @@ export function serveMyAgent(conn: Connection, deps: Deps): { end(reason: string
   conn.onclose = () => {
     if (heartbeat) clearInterval(heartbeat)
     metrics.connections.dec({ dialect: 'myagent' })
+    if (bound) parked.park(bound.session.id, { principal: conn.principal, connectionId: conn.id, buffer: bound.buffer, view })
     bound?.sub.close()
     bound = null
   }

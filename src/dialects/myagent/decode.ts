@@ -1,9 +1,9 @@
-import { checkJsonShape, parseJson, ParlanceError, type Command, type Limits } from '../../core/index.js'
-import { checkers, type InboundEvent } from './schema.js'
+import { checkJsonShape, parseJson, ParlanceError, type Command, type Json, type Limits } from '../../core/index.js'
+import { checkers, NULLABLE_CONTENT, type InboundEvent } from './schema.js'
 
 /** What a MyAgent frame asks for: a canonical command, or a connection-level request the endpoint serves. */
 export type MyAgentRequest =
-  | { kind: 'command'; command: Command }
+  | { kind: 'command'; command: Command; /** Recorded in the log first (`custom.record`): what the canonical command has no field for. */ record?: { name: string; value: Json } }
   | { kind: 'create_session'; projectName?: string; sessionName?: string }
   | { kind: 'ack'; sessionId: string; lastSeq: number | null }
   | { kind: 'reconnect'; sessionId: string; lastSeq: number | null }
@@ -33,8 +33,9 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
   if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: String(shape.details?.path ?? '').replace(/^\//, '').replace(/\//g, '.'), constraint: shape.code }) }
   const event = m.event as InboundEvent
   const checker = checkers[event]
-  if (!checker.Check(v)) {
-    const first = checker.Errors(v).First()
+  const subject = m.content === null && NULLABLE_CONTENT.has(event) ? withoutContent(m) : v
+  if (!checker.Check(subject)) {
+    const first = checker.Errors(subject).First()
     const field = (first?.path ?? '').replace(/^\//, '').replace(/\//g, '.') || 'event'
     const constraint = contentRule(event, field) ?? first?.message ?? 'invalid'
     return fail('invalid_message', `${event}: "${field}" ${first?.message.toLowerCase() ?? 'is invalid'}`, field, constraint, sessionId)
@@ -57,6 +58,7 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
         request: {
           kind: 'command',
           command: { type: 'approval.response', sessionId, approvalId: m.step_id as string, approved: c.approved as boolean, ...(typeof c.feedback === 'string' ? { feedback: c.feedback } : {}) },
+          ...(c.data !== undefined ? { record: { name: 'myagent.user_response', value: { step_id: m.step_id, approved: c.approved, data: c.data, metadata: m.metadata ?? null } as Json } } : {}),
         },
       }
     case 'user.ack':
@@ -72,6 +74,11 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
     case 'system.heartbeat':
       return { ok: true, request: { kind: 'heartbeat' } }
   }
+}
+
+function withoutContent(m: Record<string, unknown>): Record<string, unknown> {
+  const { content: _, ...rest } = m
+  return rest
 }
 
 /** The seed's validation rules table, in its own words, for the `content` field. */

@@ -1,4 +1,5 @@
-import type { ErrorCode, ParlanceError, StoredEvent } from '../../core/index.js'
+import type { ParlanceError, StoredEvent } from '../../core/index.js'
+import { MYAGENT_ERROR } from './errors.js'
 
 /** A server event on the wire (seed: EventProtocol base structure). */
 export interface MyAgentEvent {
@@ -21,41 +22,20 @@ export interface MyAgentView {
   question: string
   readonly texts: Map<string, { parts: string[]; started: number }>
   readonly reasoning: Map<string, string[]>
+  /** Open confirmations: when asked and how long the user has (for `error.timeout`). */
+  readonly approvals: Map<string, { ts: number; timeoutMs: number }>
   plan: { id: string; tasks: Array<{ id: string; title: string }>; completed: number; started: number } | null
 }
 
 export function view(connectionId: string, sessionId = ''): MyAgentView {
-  return { connectionId, sessionId, question: '', texts: new Map(), reasoning: new Map(), plan: null }
+  return { connectionId, sessionId, question: '', texts: new Map(), reasoning: new Map(), approvals: new Map(), plan: null }
 }
 
 /** Server events a custom event (`ctx.emit(name, {content, metadata})`) may be sent as, verbatim. */
 const PASSTHROUGH = new Set(['plan.validation_error', 'solver.retry', 'error.retry', 'error.recovery_started', 'error.recovery_success', 'error.recovery_failed'])
 
-/** Error codes of the seed, by canonical code. */
-export const MYAGENT_ERROR: Record<ErrorCode, { event: string; code: string }> = {
-  invalid_json: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
-  invalid_message: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
-  unknown_type: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
-  message_too_long: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
-  frame_too_large: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
-  forbidden_key: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
-  too_deep: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
-  unauthorized: { event: 'system.error', code: 'ERR_UNAUTHORIZED_401' },
-  forbidden: { event: 'system.error', code: 'ERR_FORBIDDEN_403' },
-  not_found: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
-  rate_limited: { event: 'system.error', code: 'ERR_RATE_LIMITED_429' },
-  conflict: { event: 'system.error', code: 'ERR_CONFLICT_409' },
-  interrupted: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
-  cancelled: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
-  timeout: { event: 'error.timeout', code: 'ERR_TIMEOUT_500' },
-  tool_error: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
-  execution_error: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
-  unavailable: { event: 'system.error', code: 'ERR_UNAVAILABLE_503' },
-  internal: { event: 'system.error', code: 'ERR_INTERNAL_500' },
-}
-
 function base(v: MyAgentView, event: string, content: unknown, metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentEvent {
-  const e: MyAgentEvent = { session_id: v.sessionId, connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
+  const e: MyAgentEvent = { session_id: v.sessionId || undefined, connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
   if (stepId !== undefined) e.step_id = stepId
   return e
 }
@@ -116,7 +96,7 @@ export function encode(e: StoredEvent, v: MyAgentView): string[] {
         completed_steps: v.plan?.completed ?? 0,
         total_steps: total,
         elapsed_time_ms: v.plan ? e.ts - v.plan.started : 0,
-      }, e.planId)
+      }, e.planId ?? v.plan?.id ?? e.runId)
       break
     }
     case 'status':
@@ -165,6 +145,7 @@ export function encode(e: StoredEvent, v: MyAgentView): string[] {
       push('agent.final_answer', { answer: e.message, answer_type: 'text' }, { generation_time_ms: 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
       break
     case 'approval.requested':
+      v.approvals.set(e.approvalId, { ts: e.ts, timeoutMs: e.timeoutMs })
       push(
         'agent.user_confirm',
         { message: e.reasoning, confirmation_type: 'approve', options: [{ id: 'approve', label: 'Approve' }, { id: 'reject', label: 'Reject' }] },
@@ -174,8 +155,12 @@ export function encode(e: StoredEvent, v: MyAgentView): string[] {
       break
     case 'approval.resolved':
       if (e.by === 'timeout') {
-        push('error.timeout', `no answer to confirmation ${e.approvalId} in time`, { error_code: 'ERR_TIMEOUT_500', timeout_seconds: 0, elapsed_seconds: 0, stage: 'user_confirm', attempt: 1, max_attempts: 1, retry_after_ms: 0, recovery_strategy: 'continue_without_approval' }, e.approvalId)
+        const asked = v.approvals.get(e.approvalId)
+        const timeout_seconds = asked ? asked.timeoutMs / 1000 : 0
+        const elapsed_seconds = asked ? (e.ts - asked.ts) / 1000 : timeout_seconds
+        push('error.timeout', `no answer to confirmation ${e.approvalId} in time`, { error_code: 'ERR_TIMEOUT_500', timeout_seconds, elapsed_seconds, stage: 'user_confirm', attempt: 1, max_attempts: 1, retry_after_ms: 0, recovery_strategy: 'rejected' }, e.approvalId)
       }
+      v.approvals.delete(e.approvalId)
       break
     case 'run.finished':
       if (v.plan) {
@@ -186,6 +171,7 @@ export function encode(e: StoredEvent, v: MyAgentView): string[] {
       break
     case 'run.error': {
       v.plan = null
+      v.approvals.clear()
       const { event, code } = MYAGENT_ERROR[e.code]
       if (event === 'error.timeout') push(event, e.message, { error_code: code, timeout_seconds: 0, elapsed_seconds: 0, stage: 'run', attempt: 1, max_attempts: 1, retry_after_ms: 0, recovery_strategy: 'none' }, e.runId)
       else push('error.execution', e.message, { error_code: 'ERR_EXECUTION_600', error_type: e.code, context: e.details ?? {}, recoverable: e.code !== 'internal' }, e.runId)
@@ -203,7 +189,7 @@ export function encode(e: StoredEvent, v: MyAgentView): string[] {
     case 'custom':
       if (PASSTHROUGH.has(e.name) && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
         const val = e.value as { content?: unknown; metadata?: Record<string, unknown>; step_id?: string }
-        push(e.name, val.content ?? null, val.metadata ?? {}, val.step_id)
+        push(e.name, val.content ?? null, { ...val.metadata }, val.step_id) // a copy: seq is added below, the log's value stays as it is
       } else push('agent.custom', { name: e.name, value: e.value })
       break
     default:

@@ -5,5 +5,6 @@ import { encode, encodeError, encodeSystem, view } from './encode.js'
 export const myagent = { decode, encode, encodeError, encodeSystem, view }
 export { decode } from './decode.js'
 export type { DecodedRequest, MyAgentRequest } from './decode.js'
-export { encode, encodeError, encodeSystem, MYAGENT_ERROR, view } from './encode.js'
+export { encode, encodeError, encodeSystem, view } from './encode.js'
+export { MYAGENT_ERROR } from './errors.js'
 export type { MyAgentEvent, MyAgentView } from './encode.js'

@@ -12,10 +12,7 @@ export const inbound = {
   'user.create_session': Type.Object({
     event: Type.Literal('user.create_session'),
     content: Type.Optional(
-      Type.Union([
-        Type.Null(),
-        Type.Object({ project_name: Type.Optional(Type.String({ maxLength: 256 })), session_name: Type.Optional(Type.String({ maxLength: 256 })), config: Meta }),
-      ]),
+      Type.Object({ project_name: Type.Optional(Type.String({ maxLength: 256 })), session_name: Type.Optional(Type.String({ maxLength: 256 })), config: Meta }),
     ),
     metadata: Meta,
   }),
@@ -28,7 +25,7 @@ export const inbound = {
     metadata: Meta,
   }),
   'user.ack': Type.Object({ event: Type.Literal('user.ack'), session_id: SessionId, content: Type.Optional(Type.Object({ last_seq: Type.Integer({ minimum: 0 }) })), metadata: Meta }),
-  'user.cancel': Type.Object({ event: Type.Literal('user.cancel'), session_id: SessionId, content: Type.Optional(Type.Union([Type.Null(), Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) })])) }),
+  'user.cancel': Type.Object({ event: Type.Literal('user.cancel'), session_id: SessionId, content: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) })) }),
   'user.reconnect': Type.Object({ event: Type.Literal('user.reconnect'), content: Type.Object({ session_id: SessionId, last_seq: Type.Optional(Type.Integer({ minimum: 0 })) }) }),
   'user.reconnect_with_state': Type.Object({
     event: Type.Literal('user.reconnect_with_state'),
@@ -40,6 +37,9 @@ export const inbound = {
 } as const
 
 export type InboundEvent = keyof typeof inbound
+
+/** Events whose optional `content` may also be `null` (the seed's base structure allows it): checked as absent. */
+export const NULLABLE_CONTENT: ReadonlySet<string> = new Set(['user.create_session', 'user.ack', 'user.cancel'])
 
 export const checkers = Object.fromEntries(Object.entries(inbound).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as {
   [K in InboundEvent]: ReturnType<typeof TypeCompiler.Compile<(typeof inbound)[K]>>
