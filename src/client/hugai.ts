@@ -12,7 +12,6 @@ export class RpcError extends Error {
   }
 }
 
-
 /** A notification the hub sent (`event` with task-progress, checkpoint, tool-result …). */
 export interface RpcNotification {
   method: string
@@ -34,7 +33,11 @@ export interface HugaiClientOptions {
  */
 export class HugaiClient {
   private readonly inbox = new Inbox<RpcNotification>()
+  private readonly rawInbox = new Inbox<unknown>()
+  /** Every notification received, in order. */
   readonly notifications: RpcNotification[] = this.inbox.items
+  /** Messages that answer no call of this client: batch answers, responses to `sendRaw`, errors with id null. */
+  readonly raw: unknown[] = this.rawInbox.items
   private nextId = 0
   private readonly pending = new Map<string | number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
   private readonly handlers = new Map<string, (params: unknown) => unknown>()
@@ -45,9 +48,11 @@ export class HugaiClient {
       for (const p of this.pending.values()) p.reject(new Error('connection closed'))
       this.pending.clear()
       this.inbox.wake()
+      this.rawInbox.wake()
     }
   }
 
+  /** Opens a WebSocket to the hub's `/rpc` (call `initialize` next). */
   static async connect(options: HugaiClientOptions): Promise<HugaiClient> {
     const Ctor = await socketCtor(options.WebSocket)
     const url = socketUrl(options.url, '/rpc', options.token)
@@ -66,6 +71,7 @@ export class HugaiClient {
     })
   }
 
+  /** Sends a notification (never answered). */
   notify(method: string, params?: unknown): void {
     this.sendRaw({ jsonrpc: '2.0', method, ...(params !== undefined ? { params } : {}) })
   }
@@ -75,16 +81,19 @@ export class HugaiClient {
     this.handlers.set(method, fn)
   }
 
+  /** Sends a message as is (a string is sent verbatim): batches, bad input. Answers land in `raw`. */
   sendRaw(msg: unknown): void {
     this.socket.send(typeof msg === 'string' ? msg : JSON.stringify(msg))
   }
 
-  /** Raw answers to `sendRaw` (responses whose id this client did not issue, and batches). */
-  readonly raw: unknown[] = []
-
   /** The next notification (after those already returned) matching `pred`. */
   async nextNotification(pred: (n: RpcNotification) => boolean, timeoutMs = 10_000): Promise<RpcNotification> {
     return this.inbox.next(pred, timeoutMs, () => this.socket.readyState >= 2, 'a notification')
+  }
+
+  /** The next raw message (after those already returned) matching `pred`. */
+  async nextRaw(pred: (m: unknown) => boolean = () => true, timeoutMs = 10_000): Promise<unknown> {
+    return this.rawInbox.next(pred, timeoutMs, () => this.socket.readyState >= 2, 'a message')
   }
 
   close(): void {
@@ -92,7 +101,7 @@ export class HugaiClient {
   }
 
   private receive(msg: unknown): void {
-    if (Array.isArray(msg)) return void this.raw.push(msg)
+    if (Array.isArray(msg)) return void this.rawInbox.push(msg)
     const m = msg as { id?: string | number | null; method?: string; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } }
     if (typeof m.method === 'string') {
       if (m.id === undefined) this.inbox.push({ method: m.method, params: (m.params ?? {}) as RpcNotification['params'] })
@@ -100,7 +109,7 @@ export class HugaiClient {
       return
     }
     const p = m.id !== undefined && m.id !== null ? this.pending.get(m.id) : undefined
-    if (!p) return void this.raw.push(msg)
+    if (!p) return void this.rawInbox.push(msg)
     this.pending.delete(m.id!)
     if (m.error) p.reject(new RpcError(m.error.code, m.error.message, m.error.data))
     else p.resolve(m.result)

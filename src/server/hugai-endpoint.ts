@@ -1,65 +1,48 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, type Connection } from '../core/index.js'
 import { hugai, RPC, type Inbound, type RpcErrorObject } from '../dialects/hugai/index.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
 import { BodyError, readBody, sendJson } from './http-util.js'
-import { Hub, RpcFailure, type Peer } from './hugai/hub.js'
+import { Hub } from './hugai/hub.js'
+import { RpcFailure, type Peer } from './hugai/peer.js'
 
-/** HugAI v2, JSON-RPC 2.0: WebSocket `/rpc` (both directions) and `POST /rpc` (single or batch). */
+type Deps = Pick<EndpointDeps, 'limits' | 'metrics' | 'log' | 'admission' | 'principal'>
+
+/**
+ * HugAI v2, JSON-RPC 2.0 on `/rpc`: WebSocket (both directions, `initialize` first) and `POST` (one message or a
+ * batch per request; stateless, so no `initialize` needed). Both go through one dispatcher (`answer`).
+ */
 export const hugaiEndpoint: EndpointFactory = (deps): Endpoint => {
   const hub = new Hub(deps)
-  let httpPeers = 0
+  let peers = 0
   return {
     dialect: 'hugai',
     paths: { hugai: '/rpc' },
     upgrade(req, socket, head, url) {
       if (url.pathname !== '/rpc') return false
-      deps.ws.upgrade(req, socket, head, deps.principal(req), (conn) => serveRpc(conn, hub, deps))
+      deps.ws.upgrade(req, socket, head, deps.principal(req), (conn) => serveSocket(conn, `ws_${++peers}`, hub, deps))
       return true
     },
     request(req, res, url) {
       if (url.pathname !== '/rpc') return false
-      if (req.method !== 'POST') {
-        sendJson(res, 405, hugai.error(null, { code: RPC.invalidRequest, message: 'POST a JSON-RPC 2.0 request or batch' }), { allow: 'POST' })
-        return true
-      }
-      const peer: Peer = { id: `http_${++httpPeers}`, principal: deps.principal(req), initialized: true, approver: false, registered: new Set(), governanceLevel: 'supervised' }
-      const admit = deps.admission(peer.principal)
-      void (async () => {
-        try {
-          const refused = admit()
-          if (refused) return sendJson(res, 429, hugai.error(null, hugai.fromParlance(refused)))
-          const body = await readBody(req, deps.limits.maxFrameBytes, { json: true })
-          const out = await answer(hub, peer, body, deps)
-          if (out === null) return void res.writeHead(204).end()
-          sendJson(res, 200, out)
-        } catch (err) {
-          if (err instanceof BodyError) return sendJson(res, err.status, hugai.error(null, { code: err.status === 413 ? RPC.invalidRequest : RPC.parseError, message: err.message }))
-          deps.log.error({ err }, 'HugAI HTTP request failed')
-          if (!res.headersSent) sendJson(res, 500, hugai.error(null, { code: RPC.internalError, message: 'Internal error' }))
-        }
-      })()
+      void serveHttp(req, res, `http_${++peers}`, hub, deps)
       return true
     },
   }
 }
 
-let peers = 0
-
-function serveRpc(conn: Connection, hub: Hub, deps: Pick<EndpointDeps, 'limits' | 'metrics' | 'log' | 'admission'>): void {
-  const peer: Peer = { id: `ws_${++peers}`, principal: conn.principal, initialized: false, approver: false, registered: new Set(), push: (msg) => conn.send([JSON.stringify(msg)]) }
+function serveSocket(conn: Connection, id: string, hub: Hub, deps: Deps): void {
+  const send = (msg: object) => conn.send([JSON.stringify(msg)])
+  const peer: Peer = { id, principal: conn.principal, initialized: false, approver: false, governanceLevel: 'supervised', registered: new Set(), push: send }
   const admit = deps.admission(conn.principal)
   hub.connect(peer)
   deps.metrics.connections.inc({ dialect: 'hugai' })
   conn.onframe = (text) => {
     const refused = admit()
-    if (refused) return void conn.send([JSON.stringify(hugai.error(null, hugai.fromParlance(refused)))])
-    if (Buffer.byteLength(text) > deps.limits.maxFrameBytes) {
-      return void conn.send([JSON.stringify(hugai.error(null, { code: RPC.invalidRequest, message: `Invalid Request: frame exceeds ${deps.limits.maxFrameBytes} bytes` }))])
-    }
+    if (refused) return void send(hugai.error(null, hugai.fromParlance(refused)))
+    // Frames are answered as they finish (a task may take long), not in arrival order: JSON-RPC matches by id.
     void answer(hub, peer, text, deps).then(
-      (out) => {
-        if (out !== null) conn.send([JSON.stringify(out)])
-      },
+      (out) => out !== null && send(out),
       (err: unknown) => deps.log.error({ err }, 'HugAI frame failed'),
     )
   }
@@ -69,25 +52,53 @@ function serveRpc(conn: Connection, hub: Hub, deps: Pick<EndpointDeps, 'limits' 
   }
 }
 
+async function serveHttp(req: IncomingMessage, res: ServerResponse, id: string, hub: Hub, deps: Deps): Promise<void> {
+  if (req.method !== 'POST') {
+    req.resume()
+    return sendJson(res, 405, hugai.error(null, { code: RPC.invalidRequest, message: 'Invalid Request: POST a JSON-RPC 2.0 request or batch to /rpc' }), { allow: 'POST' })
+  }
+  const principal = deps.principal(req)
+  const peer: Peer = { id, principal, initialized: true, approver: false, governanceLevel: 'supervised', registered: new Set() }
+  try {
+    const refused = deps.admission(principal)()
+    if (refused) {
+      req.resume()
+      return sendJson(res, 429, hugai.error(null, hugai.fromParlance(refused)))
+    }
+    const body = await readBody(req, deps.limits.maxFrameBytes, { json: true })
+    const out = await answer(hub, peer, body, deps)
+    if (out === null) return void res.writeHead(204).end()
+    sendJson(res, 200, out)
+  } catch (err) {
+    if (err instanceof BodyError) {
+      const code = err.status === 413 ? RPC.invalidRequest : err.status === 415 ? RPC.invalidRequest : RPC.parseError
+      return sendJson(res, err.status, hugai.error(null, { code, message: err.message, data: { field: err.status === 415 ? 'content-type' : 'body' } }))
+    }
+    deps.log.error({ err }, 'HugAI HTTP request failed')
+    if (!res.headersSent) sendJson(res, 500, hugai.error(null, { code: RPC.internalError, message: 'Internal error' }))
+  }
+}
+
 function toRpc(err: unknown, deps: Pick<EndpointDeps, 'log'>): RpcErrorObject {
   if (err instanceof RpcFailure) return err.rpc
   if (err instanceof ParlanceError) return hugai.fromParlance(err)
   deps.log.error({ err }, 'HugAI method failed')
-  return { code: RPC.internalError, message: 'Internal error' }
+  return { code: RPC.internalError, message: 'Internal error', data: { code: 'internal' } }
 }
 
 /**
- * Answers one body: a message or a batch. Notifications and responses get no answer; a batch answers its
- * requests in order (null when it held none). `initialize` items run first, so a batch may start with it.
+ * Answers one body, a message or a batch, for either transport. Notifications and responses get no answer; a
+ * batch answers its requests (null when it held none). `initialize` items run first, so a batch may start with
+ * it and its other items see the initialized peer.
  */
 async function answer(hub: Hub, peer: Peer, text: string, deps: Pick<EndpointDeps, 'limits' | 'log'>): Promise<object | object[] | null> {
-  const parsed = hugai.parse(text, deps.limits.maxJsonDepth)
+  const parsed = hugai.parse(text, deps.limits.maxJsonDepth, deps.limits.maxFrameBytes)
   const one = async (m: Inbound): Promise<object | null> => {
     switch (m.kind) {
       case 'invalid':
         return m.notification ? null : hugai.error(m.id, m.error)
       case 'response':
-        hub.answer(m.id, m.result, m.error)
+        hub.answer(peer, m.id, m.result, m.error)
         return null
       case 'notification':
         await hub.call(peer, m.method, m.params).catch((err: unknown) => deps.log.debug({ err, method: m.method }, 'HugAI notification failed'))

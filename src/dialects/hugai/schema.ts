@@ -1,9 +1,14 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 
-/** Params of each HugAI v2 method (seed §3), compiled once. Open objects: extra fields pass. */
+/**
+ * Params of each HugAI v2 method (seed §3), compiled once. Objects are open (extra fields pass: "examples may
+ * be extended as the protocol evolves"); required fields, types, enums and lengths are checked.
+ */
 const Str = (max = 256) => Type.String({ minLength: 1, maxLength: max })
 const Obj = Type.Record(Type.String(), Type.Unknown())
+/** ISO 8601 date-time (date, `T`, hours and minutes at least); `Date.parse` must accept it too (decode checks). */
+const IsoTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?$', maxLength: 64 })
 const Governance = Type.Union([Type.Literal('autonomous'), Type.Literal('supervised'), Type.Literal('strict')])
 const Priority = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high'), Type.Literal('critical')])
 
@@ -13,20 +18,23 @@ export const params = {
     agentId: Str(),
     capabilities: Obj,
     governanceLevel: Governance,
-    clientInfo: Type.Optional(Type.Object({ name: Type.Optional(Type.String()), version: Type.Optional(Type.String()) })),
-    workspaceFolders: Type.Optional(Type.Array(Type.String())),
+    clientInfo: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 256 })), version: Type.Optional(Type.String({ maxLength: 64 })) })),
+    workspaceFolders: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 256 })),
   }),
   'agent/register': Type.Object({
     agentId: Str(),
     capabilities: Obj,
     governanceLevel: Governance,
-    version: Type.Optional(Type.String()),
-    author: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String()),
-    dependencies: Type.Optional(Type.Array(Str())),
+    version: Type.Optional(Type.String({ maxLength: 64 })),
+    author: Type.Optional(Type.String({ maxLength: 256 })),
+    description: Type.Optional(Type.String({ maxLength: 4096 })),
+    dependencies: Type.Optional(Type.Array(Str(), { maxItems: 256 })),
   }),
-  'agent/list': Type.Union([Type.Undefined(), Type.Object({})]),
+  /** Extension: the registry. */
+  'agent/list': Type.Object({}),
   'agent/request': Type.Object({ sourceAgent: Str(), targetAgent: Str(), task: Str(10_000), context: Type.Optional(Obj), priority: Type.Optional(Priority) }),
+  /** Extension: cancels a task this connection requested (queued, running or sent to a remote agent). */
+  'task/cancel': Type.Object({ taskId: Str(), reason: Type.Optional(Type.String({ maxLength: 1024 })) }),
   event: Type.Object({ event: Str(), data: Type.Optional(Obj) }),
   'governance/approval': Type.Object({
     checkpoint: Str(),
@@ -35,14 +43,27 @@ export const params = {
     decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('needs_revision')]),
     feedback: Type.Optional(Type.String({ maxLength: 10_000 })),
   }),
-  'tool/integration': Type.Object({ tool: Str(), action: Str(), data: Type.Optional(Obj), callback: Type.Optional(Type.String()) }),
-  'audit/log': Type.Object({ action: Str(), actor: Str(), target: Type.Optional(Type.String()), details: Type.Optional(Obj), timestamp: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}' }) }),
-  'audit/query': Type.Union([
-    Type.Undefined(),
-    Type.Object({ actor: Type.Optional(Type.String()), action: Type.Optional(Type.String()), from: Type.Optional(Type.String()), to: Type.Optional(Type.String()), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })) }),
-  ]),
+  'tool/integration': Type.Object({ tool: Str(), action: Str(), data: Type.Optional(Obj), callback: Type.Optional(Type.String({ maxLength: 256 })) }),
+  'audit/log': Type.Object({ action: Str(), actor: Str(), target: Type.Optional(Type.String({ maxLength: 1024 })), details: Type.Optional(Obj), timestamp: IsoTime }),
+  /** Extension: reads the audit log back, filtered. */
+  'audit/query': Type.Object({
+    actor: Type.Optional(Type.String({ maxLength: 256 })),
+    action: Type.Optional(Type.String({ maxLength: 256 })),
+    from: Type.Optional(IsoTime),
+    to: Type.Optional(IsoTime),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  }),
 } satisfies Record<string, TSchema>
 
+/** A method the hub serves. */
 export type Method = keyof typeof params
+/** Every method, in the order `initialize` lists them. */
 export const METHODS = Object.keys(params) as Method[]
-export const checkers = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as unknown as Record<Method, ReturnType<typeof TypeCompiler.Compile>>
+/** Methods that are ours, beyond the seed (documented as extensions). */
+export const EXTENSION_METHODS: readonly Method[] = ['agent/list', 'task/cancel', 'audit/query']
+/** Methods whose params may be left out (checked as `{}`). */
+export const OPTIONAL_PARAMS: ReadonlySet<Method> = new Set(['agent/list', 'audit/query'])
+/** Fields (per method) that must also be a real date, not only look like one. */
+export const TIME_FIELDS: Partial<Record<Method, readonly string[]>> = { 'audit/log': ['timestamp'], 'audit/query': ['from', 'to'] }
+
+export const checkers = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as unknown as Record<Method, TypeCheck<TSchema>>

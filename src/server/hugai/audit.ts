@@ -5,6 +5,7 @@ import type { SessionManager } from '../../session/index.js'
 export const AUDIT_SESSION = 'hugai-audit'
 const SYSTEM = 'system:hugai'
 
+/** One audit entry, as stored in a `custom` event named `audit`. */
 export interface AuditEntry {
   action: string
   actor: string
@@ -26,10 +27,12 @@ export class Audit {
     return next
   }
 
+  /** Appends one entry (the timestamp defaults to now); resolves once it is stored. */
   record(entry: Omit<AuditEntry, 'timestamp'> & { timestamp?: string }): Promise<{ recorded: true; seq: number }> {
     return this.inOrder(() => this.append(entry))
   }
 
+  /** Entries matching every given filter, oldest first. */
   query(f: { actor?: string; action?: string; from?: string; to?: string; limit?: number } = {}): Promise<Array<AuditEntry & { seq: number }>> {
     return this.inOrder(() => this.read(f))
   }
@@ -38,7 +41,10 @@ export class Audit {
     const session = await this.sessions.open(AUDIT_SESSION, SYSTEM)
     const value = { action: entry.action, actor: entry.actor, ...(entry.target !== undefined ? { target: entry.target } : {}), details: entry.details, timestamp: entry.timestamp ?? new Date().toISOString() }
     session.handle({ type: 'custom.record', sessionId: AUDIT_SESSION, name: 'audit', value })
-    return { recorded: true, seq: session.lastSeq }
+    const seq = session.lastSeq
+    // Durable before answering: the entry is in the store (SQLite: on disk) when the caller hears "recorded".
+    await this.sessions.store.flush()
+    return { recorded: true, seq }
   }
 
   /** Entries matching every given filter (`from`/`to`: ISO-8601 bounds on `timestamp`), oldest first. */
