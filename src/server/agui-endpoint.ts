@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, toParlanceError, type Command, type Json, type Principal } from '../core/index.js'
-import { AGUI_HTTP_STATUS, decodeRunInput, encode, ending, fromAguiMessage, runFinished, runStarted, textOf, type AguiRunInput, type AguiView } from '../dialects/agui/index.js'
+import { ParlanceError, type Command, type Json, type Principal } from '../core/index.js'
+import { decodeRunInput, encode, ending, fromAguiMessage, runFinished, runStarted, textOf, type AguiRunInput, type AguiView } from '../dialects/agui/index.js'
 import type { Session } from '../session/index.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
-import { BodyError, readBody, sendJson } from './http-util.js'
+import { answerErrors } from './http-errors.js'
+import { readBody, sendJson } from './http-util.js'
 import { streamRun } from './sse.js'
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' }
@@ -23,8 +24,8 @@ export const aguiEndpoint: EndpointFactory = (deps): Endpoint => ({
     const thread = THREAD_ROUTE.exec(url.pathname)
     if (thread) {
       const threadId = decodeURIComponent(thread[1]!)
-      if (thread[2] === 'events' && req.method === 'GET') void guard(deps, res, () => resumeStream(deps, req, res, url, threadId))
-      else if (thread[2] === 'cancel' && req.method === 'POST') void guard(deps, res, () => cancel(deps, req, res, threadId))
+      if (thread[2] === 'events' && req.method === 'GET') void answerErrors(deps, 'agui', res, () => resumeStream(deps, req, res, url, threadId))
+      else if (thread[2] === 'cancel' && req.method === 'POST') void answerErrors(deps, 'agui', res, () => cancel(deps, req, res, threadId))
       else sendJson(res, 405, { error: { code: 'invalid_message', message: `${req.method} is not allowed on ${url.pathname}` } })
       return true
     }
@@ -34,24 +35,10 @@ export const aguiEndpoint: EndpointFactory = (deps): Endpoint => ({
       sendJson(res, 405, { error: { code: 'invalid_message', message: 'POST a RunAgentInput to this URL' } }, { allow: 'POST' })
       return true
     }
-    void guard(deps, res, () => startRun(deps, req, res, run[1]))
+    void answerErrors(deps, 'agui', res, () => startRun(deps, req, res, run[1]))
     return true
   },
 })
-
-/** Answers errors raised before the event stream started as JSON with the matching HTTP status. */
-async function guard(deps: EndpointDeps, res: ServerResponse, work: () => Promise<void>): Promise<void> {
-  try {
-    await work()
-  } catch (err) {
-    const e = err instanceof BodyError ? new ParlanceError(err.status === 413 ? 'frame_too_large' : 'invalid_message', err.message) : toParlanceError(err)
-    const status = err instanceof BodyError ? err.status : AGUI_HTTP_STATUS[e.code]
-    if (e.code === 'internal') deps.log.error({ err: e.cause ?? e }, 'AG-UI request failed')
-    deps.metrics.inboundErrors.inc({ dialect: 'agui', code: e.code })
-    if (res.headersSent) return void res.end()
-    sendJson(res, status, { error: { code: e.code, message: e.message, ...(e.details?.field !== undefined ? { field: e.details.field } : {}), ...(e.details ? { details: e.details } : {}) } })
-  }
-}
 
 function admit(deps: EndpointDeps, principal: Principal): void {
   const refused = deps.admission(principal)()

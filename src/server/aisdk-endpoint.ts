@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { HTTP_STATUS, ParlanceError, toParlanceError, type Command, type Json } from '../core/index.js'
+import { ParlanceError, type Command, type Json } from '../core/index.js'
 import { decodeChat, encode, ending, finish, start, UI_STREAM_HEADERS, type ChatRequest, type UIPart } from '../dialects/aisdk/index.js'
 import type { Session } from '../session/index.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
-import { BodyError, readBody, sendJson } from './http-util.js'
+import { answerErrors } from './http-errors.js'
+import { readBody, sendJson } from './http-util.js'
 import { streamRun } from './sse.js'
 
 const CHAT_ROUTE = /^\/api\/chat(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
@@ -19,7 +20,7 @@ export const aisdkEndpoint: EndpointFactory = (deps): Endpoint => ({
   request(req, res, url) {
     const resume = STREAM_ROUTE.exec(url.pathname)
     if (resume && req.method === 'GET') {
-      void guard(deps, res, () => reattach(deps, req, res, decodeURIComponent(resume[1]!)))
+      void answerErrors(deps, 'aisdk', res, () => reattach(deps, req, res, decodeURIComponent(resume[1]!)))
       return true
     }
     const chat = CHAT_ROUTE.exec(url.pathname)
@@ -28,23 +29,10 @@ export const aisdkEndpoint: EndpointFactory = (deps): Endpoint => ({
       sendJson(res, 405, { error: { code: 'invalid_message', message: 'POST a chat request to this URL' } }, { allow: 'POST' })
       return true
     }
-    void guard(deps, res, () => submit(deps, req, res, chat[1]))
+    void answerErrors(deps, 'aisdk', res, () => submit(deps, req, res, chat[1]))
     return true
   },
 })
-
-async function guard(deps: EndpointDeps, res: ServerResponse, work: () => Promise<void>): Promise<void> {
-  try {
-    await work()
-  } catch (err) {
-    const e = err instanceof BodyError ? new ParlanceError(err.status === 413 ? 'frame_too_large' : 'invalid_message', err.message) : toParlanceError(err)
-    const status = err instanceof BodyError ? err.status : HTTP_STATUS[e.code]
-    if (e.code === 'internal') deps.log.error({ err: e.cause ?? e }, 'AI SDK request failed')
-    deps.metrics.inboundErrors.inc({ dialect: 'aisdk', code: e.code })
-    if (res.headersSent) return void res.end()
-    sendJson(res, status, { error: { code: e.code, message: e.message, ...(e.details?.field !== undefined ? { field: e.details.field } : {}) } })
-  }
-}
 
 async function submit(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, agent: string | undefined): Promise<void> {
   const principal = deps.principal(req)
