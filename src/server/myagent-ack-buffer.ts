@@ -13,6 +13,8 @@ import type { MyAgentView } from '../dialects/myagent/index.js'
  */
 export class AckBuffer {
   private entries: Array<{ seq: number; frames: string[] }> = []
+  /** Index of the oldest held entry: dropping from the front moves this, not the array (no O(n) shift per event). */
+  private head = 0
   /** Every session event with seq > `coveredAfter` and ≤ `end` is in `entries` (those with frames). */
   private coveredAfter: number
   private end: number
@@ -34,25 +36,36 @@ export class AckBuffer {
       return
     }
     this.entries.push({ seq, frames })
-    if (this.entries.length > this.max) this.coveredAfter = this.entries.shift()!.seq
+    if (this.entries.length - this.head > this.max) this.coveredAfter = this.entries[this.head++]!.seq
+    this.compact()
+  }
+
+  /** Releases dropped entries once they are most of the array (amortized O(1) per event). */
+  private compact(): void {
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head)
+      this.head = 0
+    }
   }
 
   /** Drops what the client has (seq ≤ lastSeq). */
   ack(lastSeq: number): void {
-    let n = 0
-    while (n < this.entries.length && this.entries[n]!.seq <= lastSeq) n++
-    if (n > 0) this.entries.splice(0, n)
+    while (this.head < this.entries.length && this.entries[this.head]!.seq <= lastSeq) this.head++
+    this.compact()
     if (lastSeq > this.coveredAfter) this.coveredAfter = Math.min(lastSeq, this.end)
   }
 
   /** Re-addresses the held frames to the connection that took the buffer over. */
   restamp(from: string, to: string): void {
-    for (const e of this.entries) e.frames = e.frames.map((f) => restamp(f, from, to))
+    for (let i = this.head; i < this.entries.length; i++) {
+      const e = this.entries[i]!
+      e.frames = e.frames.map((f) => restamp(f, from, to))
+    }
   }
 
   /** Unacknowledged events held. */
   get size(): number {
-    return this.entries.length
+    return this.entries.length - this.head
   }
 
   /** The last seq recorded. */
@@ -64,7 +77,10 @@ export class AckBuffer {
   after(lastSeq: number): string[] | null {
     if (lastSeq < this.coveredAfter || lastSeq > this.end) return null
     const out: string[] = []
-    for (const e of this.entries) if (e.seq > lastSeq) for (const f of e.frames) out.push(f)
+    for (let i = this.head; i < this.entries.length; i++) {
+      const e = this.entries[i]!
+      if (e.seq > lastSeq) for (const f of e.frames) out.push(f)
+    }
     return out
   }
 }
