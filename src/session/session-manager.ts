@@ -81,6 +81,11 @@ export class SessionManager {
     return n
   }
 
+  /** Sessions currently held in memory (for listings such as the inspector's; read-only use). */
+  loadedSessions(): IterableIterator<Session> {
+    return this.ready.values()
+  }
+
   /** Number of runs in progress across sessions. */
   get activeRunCount(): number {
     return this.activeRuns

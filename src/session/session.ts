@@ -96,6 +96,13 @@ export class Session implements CommitListener {
     return this.run?.startSeq ?? null
   }
 
+  /** The `codecKey` of each attached subscriber (which dialects are watching; read-only use). */
+  subscriberKeys(): string[] {
+    const keys: string[] = []
+    for (const s of this.subs) if (!s.closed) keys.push(s.subscriber.codecKey)
+    return keys
+  }
+
   /** Number of attached subscribers. */
   get subscriberCount(): number {
     return this.subs.size
