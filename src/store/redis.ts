@@ -1,0 +1,265 @@
+import { Redis, type RedisOptions } from 'ioredis'
+import type { Principal, SessionId, StoredEvent } from '../core/index.js'
+import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend, SessionWrite } from './types.js'
+
+/** Options of the Redis backend. */
+export interface RedisStoreOptions {
+  /** `redis://host:port/db` (or `rediss://`). @default 'redis://127.0.0.1:6379' */
+  url?: string
+  /** Prefix of every key this store (and the cluster coordinator) touches. @default 'parlance:' */
+  prefix?: string
+  /**
+   * Approximate cap on each session's stream (`XADD MAXLEN ~ n`); 0 keeps every event. Trimmed events can no
+   * longer be replayed, so a client resuming from before the cap gets the events that are left.
+   * @default 0
+   */
+  maxEventsPerSession?: number
+  /**
+   * Cluster mode: every session a commit touches must be leased to this node (see src/cluster), else the whole
+   * commit is refused with a `StoreConflict` and nothing is written. Committed events are also published on
+   * the session's channel for the other nodes. Unset: a single writer, no leases.
+   */
+  nodeId?: string
+  /** Extra ioredis options (timeouts, TLS, …). */
+  redis?: RedisOptions
+}
+
+/** A commit refused because this node no longer holds the lease of some of its sessions (another node writes them). */
+export class StoreConflict extends Error {
+  constructor(readonly sessionIds: readonly SessionId[]) {
+    super(`not the writer of session(s) ${sessionIds.join(', ')}: their lease is held by another node or expired`)
+    this.name = 'StoreConflict'
+  }
+}
+
+/** Key names, shared with the cluster coordinator. `{id}` is a hash tag so one session's keys share a slot. */
+export function redisKeys(prefix: string) {
+  const base = (id: string) => `${prefix}s:{${id}}:`
+  return {
+    log: (id: string) => `${base(id)}log`,
+    meta: (id: string) => `${base(id)}meta`,
+    lease: (id: string) => `${base(id)}lease`,
+    channel: (id: string) => `${base(id)}ev`,
+    sessions: `${prefix}sessions`,
+    owner: (owner: string) => `${prefix}owner:${owner}`,
+    leases: `${prefix}leases`,
+    node: (nodeId: string) => `${prefix}node:${nodeId}`,
+  }
+}
+
+/**
+ * One commit unit as one Lua script, so it is atomic like a SQLite transaction: every check (lease, seq
+ * continuity) runs before any write. ARGV: prefix, nodeId ('' = no fencing), maxlen, group count, then per
+ * session: id, event count, has-record flag, the events as (seq, json) pairs, and the record's 10 fields.
+ * Events travel as the JSON the server produced; the script never decodes them.
+ */
+const COMMIT_LUA = `
+local p = ARGV[1]
+local node = ARGV[2]
+local maxlen = tonumber(ARGV[3])
+local ngroups = tonumber(ARGV[4])
+local groups = {}
+local i = 5
+for g = 1, ngroups do
+  local grp = { sid = ARGV[i], nev = tonumber(ARGV[i + 1]), ev = i + 3 }
+  local hasRec = ARGV[i + 2]
+  i = i + 3 + grp.nev * 2
+  if hasRec == '1' then grp.rec = i; i = i + 10 end
+  groups[g] = grp
+end
+local fenced = {}
+for _, grp in ipairs(groups) do
+  local base = p .. 's:{' .. grp.sid .. '}:'
+  if node ~= '' and redis.call('GET', base .. 'lease') ~= node then
+    fenced[#fenced + 1] = grp.sid
+  elseif grp.nev > 0 then
+    local last = tonumber(redis.call('HGET', base .. 'meta', 'logSeq') or '0')
+    if tonumber(ARGV[grp.ev]) ~= last + 1 then
+      return redis.error_reply('SEQ seq gap in ' .. grp.sid .. ': ' .. last .. ' then ' .. ARGV[grp.ev])
+    end
+  end
+end
+if #fenced > 0 then return redis.error_reply('FENCED ' .. table.concat(fenced, ' ')) end
+for _, grp in ipairs(groups) do
+  local base = p .. 's:{' .. grp.sid .. '}:'
+  local meta = base .. 'meta'
+  if grp.nev > 0 then
+    local key = base .. 'log'
+    local parts = {}
+    for k = 0, grp.nev - 1 do
+      local at = grp.ev + k * 2
+      if maxlen > 0 then
+        redis.call('XADD', key, 'MAXLEN', '~', maxlen, ARGV[at] .. '-0', 'e', ARGV[at + 1])
+      else
+        redis.call('XADD', key, ARGV[at] .. '-0', 'e', ARGV[at + 1])
+      end
+      parts[k + 1] = ARGV[at + 1]
+    end
+    redis.call('HSET', meta, 'logSeq', ARGV[grp.ev + (grp.nev - 1) * 2])
+    if node ~= '' then redis.call('PUBLISH', base .. 'ev', '[' .. table.concat(parts, ',') .. ']') end
+  end
+  if grp.rec then
+    local r = grp.rec
+    if redis.call('HEXISTS', meta, 'owner') == 0 then
+      redis.call('HSET', meta, 'owner', ARGV[r + 1], 'createdAt', ARGV[r + 2], 'state', '{}', 'messages', '[]')
+      redis.call('SADD', p .. 'owner:' .. ARGV[r + 1], grp.sid)
+    end
+    redis.call('HSET', meta, 'agent', ARGV[r], 'updatedAt', ARGV[r + 3], 'lastSeq', ARGV[r + 4], 'activeRunId', ARGV[r + 5])
+    if ARGV[r + 6] == '1' then redis.call('HSET', meta, 'state', ARGV[r + 7]) end
+    if ARGV[r + 8] == '1' then redis.call('HSET', meta, 'messages', ARGV[r + 9]) end
+    redis.call('ZADD', p .. 'sessions', ARGV[r + 3], grp.sid)
+  end
+end
+return ngroups
+`
+
+interface CommitCommand {
+  parlanceCommit(...args: Array<string | number>): Promise<number>
+}
+
+/** Creates the Redis connection the store and coordinator use: bounded retries per command, reconnect forever. */
+export function connectRedis(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, {
+    // A command waits through a short outage (the offline queue), then fails clearly instead of hanging;
+    // the connection itself keeps reconnecting with backoff.
+    maxRetriesPerRequest: 3,
+    retryStrategy: (times) => Math.min(2000, 50 * 2 ** Math.min(times, 6)),
+    lazyConnect: false,
+    ...options,
+  })
+}
+
+/**
+ * Redis backend (ioredis). Each session's log is a Redis Stream whose entry ids are the Parlance seqs
+ * (`<seq>-0`), so replay is one `XRANGE` from `afterSeq + 1`; its record is a hash; a sorted set orders
+ * sessions by update time and a set per owner counts them. A commit unit is one pipelined Lua call.
+ */
+export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend & { readonly redis: Redis; readonly prefix: string } {
+  const prefix = options.prefix ?? 'parlance:'
+  const keys = redisKeys(prefix)
+  const redis = connectRedis(options.url ?? 'redis://127.0.0.1:6379', options.redis)
+  redis.on('error', () => {}) // reported by ping() and failed commands; ioredis reconnects by itself
+  redis.defineCommand('parlanceCommit', { numberOfKeys: 0, lua: COMMIT_LUA })
+  const commitCmd = redis as unknown as CommitCommand
+  const maxlen = options.maxEventsPerSession ?? 0
+  const nodeId = options.nodeId ?? ''
+  let closed = false
+
+  return {
+    kind: 'redis',
+    redis,
+    prefix,
+    async commit(unit: CommitUnit) {
+      if (closed) throw new Error('redis store is closed')
+      const args = unitArgs(unit)
+      if (args.groups === 0) return
+      try {
+        await commitCmd.parlanceCommit(prefix, nodeId, maxlen, args.groups, ...args.argv)
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err)
+        if (message.startsWith('FENCED ')) throw new StoreConflict(message.slice(7).split(' ') as SessionId[])
+        if (message.startsWith('SEQ ')) throw new Error(message.slice(4))
+        throw err
+      }
+    },
+    async readEvents(sessionId, afterSeq, limit) {
+      if (limit <= 0) return []
+      const entries = (await redis.xrange(keys.log(sessionId), `${afterSeq + 1}-0`, '+', 'COUNT', limit)) as Array<[string, string[]]>
+      const out: StoredEvent[] = new Array(entries.length)
+      for (let i = 0; i < entries.length; i++) out[i] = JSON.parse(entries[i]![1][1]!) as StoredEvent
+      return out
+    },
+    async getSession(id) {
+      const h = await redis.hgetall(keys.meta(id))
+      if (h.owner === undefined) return undefined
+      return {
+        id,
+        agent: h.agent ?? '',
+        owner: h.owner as Principal,
+        createdAt: Number(h.createdAt),
+        updatedAt: Number(h.updatedAt),
+        lastSeq: Number(h.lastSeq ?? 0),
+        activeRunId: h.activeRunId ? h.activeRunId : null,
+        state: JSON.parse(h.state ?? '{}'),
+        messages: JSON.parse(h.messages ?? '[]'),
+      } satisfies SessionRecord
+    },
+    async listSessions(limit) {
+      if (limit <= 0) return []
+      const ids = (await redis.zrevrange(keys.sessions, 0, limit - 1)) as SessionId[]
+      if (ids.length === 0) return []
+      const p = redis.pipeline()
+      for (const id of ids) p.hmget(keys.meta(id), 'agent', 'owner', 'lastSeq', 'updatedAt', 'activeRunId')
+      const rows = (await p.exec()) ?? []
+      const out: SessionSummary[] = []
+      ids.forEach((id, i) => {
+        const [err, v] = rows[i] ?? [null, null]
+        const f = (err ? null : v) as Array<string | null> | null
+        if (!f || f[1] === null) return
+        out.push({ id, agent: f[0] ?? '', owner: f[1] as Principal, lastSeq: Number(f[2] ?? 0), updatedAt: Number(f[3] ?? 0), activeRunId: f[4] ? f[4] : null })
+      })
+      return out
+    },
+    async countSessions(owner) {
+      return redis.scard(keys.owner(owner))
+    },
+    async ping() {
+      if (closed) return false
+      try {
+        return (await withTimeout(redis.ping(), 1000)) === 'PONG'
+      } catch {
+        return false
+      }
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await redis.quit().catch(() => redis.disconnect())
+    },
+  }
+}
+
+/** The script's argument list for a unit: events grouped per session (checked consecutive here), then records. */
+function unitArgs(unit: CommitUnit): { groups: number; argv: Array<string | number> } {
+  const bySession = new Map<SessionId, { events: StoredEvent[]; record?: SessionWrite }>()
+  for (const e of unit.events) {
+    let g = bySession.get(e.sessionId)
+    if (!g) bySession.set(e.sessionId, (g = { events: [] }))
+    const prev = g.events[g.events.length - 1]
+    if (prev && e.seq !== prev.seq + 1) throw new Error(`seq gap in ${e.sessionId}: ${prev.seq} then ${e.seq}`)
+    g.events.push(e)
+  }
+  for (const r of unit.sessions) {
+    const g = bySession.get(r.id)
+    if (g) g.record = r
+    else bySession.set(r.id, { events: [], record: r })
+  }
+  const argv: Array<string | number> = []
+  for (const [id, g] of bySession) {
+    argv.push(id, g.events.length, g.record ? '1' : '0')
+    for (const e of g.events) argv.push(e.seq, JSON.stringify(e))
+    const r = g.record
+    if (r) {
+      argv.push(
+        r.agent,
+        r.owner,
+        r.createdAt,
+        r.updatedAt,
+        r.lastSeq,
+        r.activeRunId ?? '',
+        r.state !== undefined ? '1' : '0',
+        r.state !== undefined ? JSON.stringify(r.state) : '',
+        r.messages !== undefined ? '1' : '0',
+        r.messages !== undefined ? JSON.stringify(r.messages) : '',
+      )
+    }
+  }
+  return { groups: bySession.size, argv }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  )
+}

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { after, test } from 'node:test'
+import { Redis } from 'ioredis'
+import { createRedisStore, StoreConflict, redisKeys } from '../src/store/redis.js'
+import { ev, rec, runStoreContract } from './store-contract.js'
+
+/** Every test uses its own key prefix under this one, and everything under it is deleted at the end. */
+const root = `parlance-test:${randomUUID().slice(0, 8)}:`
+let n = 0
+const prefix = (): string => `${root}${++n}:`
+
+after(async () => {
+  const r = new Redis('redis://127.0.0.1:6379')
+  let cursor = '0'
+  do {
+    const [next, keys] = await r.scan(cursor, 'MATCH', `${root}*`, 'COUNT', 1000)
+    cursor = next
+    if (keys.length) await r.del(...keys)
+  } while (cursor !== '0')
+  await r.quit()
+})
+
+runStoreContract('redis', async () => createRedisStore({ prefix: prefix() }))
+
+test('redis store: the log is a Redis Stream whose entry ids are the seqs, trimmed when asked', async () => {
+  const p = prefix()
+  const store = createRedisStore({ prefix: p, maxEventsPerSession: 100 })
+  try {
+    const events = Array.from({ length: 1000 }, (_, i) => ev('s1', i + 1))
+    await store.commit({ events, sessions: [rec('s1', { lastSeq: 1000 })] })
+    const first = (await store.redis.xrange(redisKeys(p).log('s1'), '-', '+', 'COUNT', 1)) as Array<[string, string[]]>
+    const len = await store.redis.xlen(redisKeys(p).log('s1'))
+    assert.ok(len >= 100 && len < 1000, `trimmed to about 100 (${len})`)
+    assert.match(first[0]![0], /^\d+-0$/)
+    const tail = await store.readEvents('s1', 995, 10)
+    assert.deepEqual(tail.map((e) => e.seq), [996, 997, 998, 999, 1000])
+  } finally {
+    await store.close()
+  }
+})
+
+test('redis store: in cluster mode a commit is refused whole unless this node holds each session lease', async () => {
+  const p = prefix()
+  const keys = redisKeys(p)
+  const store = createRedisStore({ prefix: p, nodeId: 'node-a' })
+  try {
+    await store.redis.set(keys.lease('s1'), 'node-a', 'PX', 10_000)
+    await store.redis.set(keys.lease('s2'), 'node-b', 'PX', 10_000)
+    await assert.rejects(
+      store.commit({ events: [ev('s1', 1), ev('s2', 1)], sessions: [rec('s1', { lastSeq: 1 }), rec('s2', { lastSeq: 1 })] }),
+      (err: unknown) => err instanceof StoreConflict && err.sessionIds.join() === 's2',
+    )
+    assert.deepEqual(await store.readEvents('s1', 0, 10), [], 'nothing of the refused unit was written')
+    await store.commit({ events: [ev('s1', 1)], sessions: [rec('s1', { lastSeq: 1 })] })
+    assert.equal((await store.readEvents('s1', 0, 10)).length, 1)
+  } finally {
+    await store.close()
+  }
+})
+
+test('redis store: ping is false and commits fail clearly while Redis is unreachable', async () => {
+  const store = createRedisStore({ url: 'redis://127.0.0.1:1', prefix: prefix(), redis: { maxRetriesPerRequest: 0, retryStrategy: () => 200 } })
+  try {
+    assert.equal(await store.ping(), false)
+    await assert.rejects(store.commit({ events: [ev('s1', 1)], sessions: [] }))
+  } finally {
+    await store.close()
+  }
+})
