@@ -62,7 +62,7 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
   }
   const commands = reconcile(deps, session, input, agent)
   const from = session.lastSeq
-  for (const cmd of commands) session.handle(cmd)
+  for (const cmd of commands) await session.handle(cmd)
   stream(deps, res, session, from, view, session.activeRunId)
 }
 
@@ -150,7 +150,7 @@ async function cancel(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
   admit(deps, principal)
   const session = await deps.sessions.open(threadId, principal, { create: false })
   const runId = session.activeRunId
-  session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the client' })
+  await session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the client' })
   sendJson(res, 202, { threadId, cancelled: runId })
 }
 

@@ -44,7 +44,7 @@ async function submit(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
   const session = await deps.sessions.open(decoded.request.id, principal, agent ? { agent } : {})
   const commands = reconcile(deps, session, decoded.request, agent)
   const from = session.lastSeq
-  for (const cmd of commands) session.handle(cmd)
+  for (const cmd of commands) await session.handle(cmd)
   respond(deps, res, session, from, session.activeRunId)
 }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { Redis } from 'ioredis'
 import type { Duplex } from 'node:stream'
 import type { Logger } from 'pino'
 import type { Limits, Principal } from '../core/index.js'
@@ -43,6 +44,11 @@ export interface EndpointDeps {
    * do not survive a restart (documented).
    */
   readonly secret: Buffer
+  /**
+   * Cluster mode (a Redis store): this node's id, and the store's Redis connection and key prefix, for
+   * transports that keep cross-node state of their own (the Socket.IO Redis streams adapter).
+   */
+  readonly cluster?: { readonly nodeId: string; readonly redis: Redis; readonly prefix: string }
 }
 
 /**

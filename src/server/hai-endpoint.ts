@@ -119,7 +119,7 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
     if (!decoded.ok) return reply(decoded.error)
     try {
       const session = await target(decoded.command)
-      session.handle(decoded.command)
+      await session.handle(decoded.command)
     } catch (err) {
       reply(err)
     }

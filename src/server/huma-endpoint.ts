@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { createAdapter } from '@socket.io/redis-streams-adapter'
 import { ParlanceError, toParlanceError, type Command } from '../core/index.js'
 import { huma, type HumaFrame, type HumaView } from '../dialects/huma/index.js'
 import type { Session, Subscription } from '../session/index.js'
@@ -11,6 +12,12 @@ export const HUMA_PATH = '/socket.io/'
 
 /** HUMA over Socket.IO at `/socket.io/`, attached to the server's own http server. */
 export const humaEndpoint: EndpointFactory = (deps): Endpoint => {
+  // Cluster mode: Socket.IO's own cross-node channel (broadcasts, fetchSockets) on the official Redis streams
+  // adapter, with its own connection (it blocks on XREAD). Session events cross nodes through the session
+  // layer, not through it.
+  const adapterRedis = deps.cluster?.redis.duplicate()
+  adapterRedis?.on('error', () => {})
+  const prefix = deps.cluster?.prefix ?? ''
   const transport = new SocketIoTransport(
     deps.http,
     {
@@ -18,6 +25,9 @@ export const humaEndpoint: EndpointFactory = (deps): Endpoint => {
       hardMaxPayloadBytes: deps.limits.hardMaxPayloadBytes,
       maxOutboundBufferBytes: deps.limits.maxOutboundBufferBytes,
       authenticate: (req, token) => deps.authenticate(req, token),
+      ...(adapterRedis
+        ? { adapter: createAdapter(adapterRedis, { streamName: `${prefix}socket.io`, channelPrefix: `${prefix}socket.io`, sessionKeyPrefix: `${prefix}sio:session:` }) }
+        : {}),
     },
     (conn) => serveHuma(conn, deps),
   )
@@ -27,7 +37,10 @@ export const humaEndpoint: EndpointFactory = (deps): Endpoint => {
     ownUpgradePaths: [HUMA_PATH],
     // engine.io's own 'upgrade' listener completes these; claiming them keeps the server from answering 404.
     upgrade: (_req, _socket, _head, url) => url.pathname.startsWith(HUMA_PATH),
-    close: () => transport.close(),
+    close: async () => {
+      await transport.close()
+      await adapterRedis?.quit().catch(() => adapterRedis.disconnect())
+    },
   }
 }
 
@@ -127,7 +140,7 @@ export function serveHuma(conn: SioConnection, deps: Pick<EndpointDeps, 'session
       const cmd = { ...decoded.command, sessionId } as Command
       // Re-opened per event: an idle session may have been unloaded and reloaded meanwhile.
       const session = await sessions.open(sessionId, conn.principal)
-      session.handle(cmd)
+      await session.handle(cmd)
     } catch (err) {
       reply(err)
     }

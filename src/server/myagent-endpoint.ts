@@ -114,8 +114,8 @@ export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers
         const id = cmd.sessionId!
         const session = await sessions.open(id, conn.principal, { create: cmd.type === 'user.message' })
         if (bound?.session !== session) bind(session, session.lastSeq)
-        session.handle(cmd) // throws (nothing recorded) when refused, e.g. an unknown step_id
-        if (r.record) session.handle({ type: 'custom.record', sessionId: session.id, name: r.record.name, value: r.record.value })
+        await session.handle(cmd) // throws (nothing recorded) when refused, e.g. an unknown step_id
+        if (r.record) await session.handle({ type: 'custom.record', sessionId: session.id, name: r.record.name, value: r.record.value })
         return
       }
       case 'ack': {
@@ -174,8 +174,8 @@ export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers
           session = await sessions.open(s.session_id, conn.principal, { agent: sessions.agent(s.agent) ? s.agent : undefined })
           restored = 'export'
           bind(session, session.lastSeq)
-          session.handle({ type: 'history.replace', sessionId: session.id, messages: s.history })
-          session.handle({ type: 'state.replace', sessionId: session.id, state: s.state })
+          await session.handle({ type: 'history.replace', sessionId: session.id, messages: s.history })
+          await session.handle({ type: 'state.replace', sessionId: session.id, state: s.state })
         }
         send([myagent.encodeSystem(view, 'error.recovery_success', `session restored from the ${restored === 'log' ? 'event log' : 'signed export'}`, { recovery_time_ms: Date.now() - t0, attempts: 1, restored_from: restored, last_seq: session.lastSeq })])
         return

@@ -60,3 +60,21 @@ export async function closingEvents(read: Read, sessionId: SessionId, runId: str
   }
   return closing.reverse()
 }
+
+/**
+ * The seq of run `runId`'s first event (its user message, or `run.started`), found by scanning back from
+ * `lastSeq` while events belong to the run. For a replica attaching clients to a run active elsewhere.
+ */
+export async function runStartSeq(read: Read, sessionId: SessionId, runId: string, lastSeq: number, pageSize = 1000): Promise<number> {
+  let start = lastSeq + 1
+  for (let upTo = lastSeq; upTo > 0; upTo -= pageSize) {
+    const from = Math.max(0, upTo - pageSize)
+    const page = await read(sessionId, from, upTo - from)
+    for (let i = page.length - 1; i >= 0; i--) {
+      if (page[i]!.runId !== runId) return start
+      start = page[i]!.seq
+    }
+    if (page.length === 0) return start
+  }
+  return start
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import {
   ConversationModel,
+  isRunEnd,
   newId,
   ParlanceError,
   toParlanceError,
@@ -13,7 +14,7 @@ import {
   type StoredEvent,
 } from '../core/index.js'
 import type { AgentDefinition, RunInput } from '../agent/index.js'
-import type { CommitListener, EventStore, SessionRecord, SessionWrite } from '../store/index.js'
+import type { CommitListener, EventStore, SessionRecord, SessionWrite, StoreConflict } from '../store/index.js'
 import { closeBursts, confirmsDelivery, deliverAddonEvent } from './messaging.js'
 import { createRunContext } from './run-context.js'
 import { Run } from './run.js'
@@ -38,6 +39,25 @@ export interface SessionDeps {
   hooks: SessionHooks
   /** May a new run start now (the server-wide concurrent-run limit)? @default always */
   admitRun?(): boolean
+  /** Cluster mode: carries out a command on a replica (takes the lease, or forwards to the writer). */
+  route?(session: Session, cmd: Command): Promise<void>
+  /** Cluster mode: the store refused this session's events (another node writes it now); resynchronise. */
+  rejected?(session: Session): void
+}
+
+/** How a session starts out besides its record. */
+export interface SessionOptions {
+  /** Events closing what an interrupted run left open (see `closingEvents`). */
+  closing?: readonly EventBody[]
+  /**
+   * Cluster mode: false loads the session as a replica that follows another node's writes. A writer
+   * (the default, and always so on a single node) ends a run the record shows active as interrupted.
+   */
+  writer?: boolean
+  /** Replica of a session with an active run elsewhere: the seq of that run's first event. */
+  runStartSeq?: number
+  /** The message of the run error recording an interrupted run. */
+  interruptedMessage?: string
 }
 
 /**
@@ -51,17 +71,29 @@ export class Session implements CommitListener {
   readonly owner: Principal
   readonly createdAt: number
   agentName: string
-  readonly model: ConversationModel
+  model: ConversationModel
+  /**
+   * True while this node writes the session: it assigns seqs, runs agents and commits. Always true on a
+   * single node; in cluster mode, while this node holds the session's lease (else it is a replica).
+   */
+  writer: boolean
   private seq: number
   private committedSeq: number
   private run: Run | null = null
   private readonly subs = new Set<Subscription>()
+  /** Replica: the run active on the writer, as seen in its events. */
+  private remoteRun: { id: string; startSeq: number } | null = null
+  /** Replica: approval / client tool call ids waiting on the writer, as seen in its events. */
+  private readonly remotePending = new Set<string>()
+  /** Replica: callers of `caughtUp` waiting for a seq. */
+  private readonly seqWaiters = new Set<() => void>()
+  /** Replica: the chain that applies the writer's events in order. */
+  private following: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly deps: SessionDeps,
     record: SessionRecord,
-    /** For a record with an active run: events closing what that run left open (see `closingEvents`). */
-    closing: readonly EventBody[] = [],
+    opts: SessionOptions = {},
   ) {
     this.id = record.id
     this.owner = record.owner
@@ -69,16 +101,20 @@ export class Session implements CommitListener {
     this.agentName = record.agent
     this.seq = this.committedSeq = record.lastSeq
     this.model = new ConversationModel(record.messages, record.state)
+    this.writer = opts.writer ?? true
     if (record.activeRunId) {
-      // The process stopped while this run was active: its coroutine is gone, so close what it left
-      // open (found by the manager in the log) and end it for the clients.
-      for (const body of closing) this.append(record.activeRunId, body)
-      this.append(record.activeRunId, {
-        type: 'run.error',
-        code: 'interrupted',
-        message: 'the server stopped while this run was active',
-      })
+      if (this.writer) this.closeInterruptedRun(record.activeRunId, opts.closing ?? [], opts.interruptedMessage)
+      else this.remoteRun = { id: record.activeRunId, startSeq: opts.runStartSeq ?? record.lastSeq + 1 }
     }
+  }
+
+  /**
+   * The process running `runId` stopped (a restart; in cluster mode, a node that died): its coroutine is
+   * gone, so close what it left open (found by the manager in the log) and end it for the clients.
+   */
+  private closeInterruptedRun(runId: string, closing: readonly EventBody[], message = 'the server stopped while this run was active'): void {
+    for (const body of closing) this.append(runId, body)
+    this.append(runId, { type: 'run.error', code: 'interrupted', message })
   }
 
   /** Highest seq assigned so far. */
@@ -86,14 +122,19 @@ export class Session implements CommitListener {
     return this.seq
   }
 
-  /** The active run's id, if any. */
+  /** The active run's id, if any (on a replica: the run active on the writer). */
   get activeRunId(): string | null {
-    return this.run?.id ?? null
+    return this.run?.id ?? this.remoteRun?.id ?? null
   }
 
   /** seq of the active run's first event (for clients that attach mid-run without a seq). */
   get activeRunStartSeq(): number | null {
-    return this.run?.startSeq ?? null
+    return this.run?.startSeq ?? this.remoteRun?.startSeq ?? null
+  }
+
+  /** Writer with no run and everything committed: its lease may be given up. */
+  get quiet(): boolean {
+    return this.writer && this.run === null && this.committedSeq === this.seq
   }
 
   /** The `codecKey` of each attached subscriber (which dialects are watching; read-only use). */
@@ -129,8 +170,16 @@ export class Session implements CommitListener {
     return sub
   }
 
-  /** Carries out a client command. Throws a ParlanceError the caller answers in its dialect. */
-  handle(cmd: Command): void {
+  /**
+   * Carries out a client command. Throws a ParlanceError the caller answers in its dialect. On a writer
+   * this is synchronous; on a cluster replica it returns the promise of the writer's outcome, so callers
+   * `await` it either way.
+   */
+  handle(cmd: Command): Promise<void> | undefined {
+    if (!this.writer) {
+      if (!this.deps.route) throw new ParlanceError('internal', `session ${this.id} is a replica but no cluster routes its commands`)
+      return this.deps.route(this, cmd)
+    }
     switch (cmd.type) {
       case 'user.message':
         this.startRun(
@@ -290,9 +339,185 @@ export class Session implements CommitListener {
   onCommitted(events: StoredEvent[]): void {
     this.committedSeq = events[events.length - 1]!.seq
     this.deps.hooks.committed?.(events.length)
+    this.fanOut(events)
+  }
+
+  /**
+   * The store refused these events: another node writes this session now (our lease expired, e.g. during
+   * a long pause). They were never stored or sent. The local run stops without writing, the uncommitted
+   * tail is forgotten and the manager resynchronises the session from the store, as a replica.
+   */
+  onRejected(_events: StoredEvent[], _err: StoreConflict): void {
+    if (!this.writer) return
+    this.writer = false
+    const run = this.run
+    if (run && !run.ended) {
+      run.ended = true
+      const reason = new ParlanceError('interrupted', 'this session is now written by another node')
+      for (const [id] of run.clientTools.entries()) this.deps.hooks.pending?.(id, null)
+      for (const [id] of run.approvals.entries()) this.deps.hooks.pending?.(id, null)
+      run.controller.abort(reason)
+      run.approvals.rejectAll(reason)
+      run.clientTools.rejectAll(reason)
+      this.run = null
+      this.deps.hooks.runEnded?.(this, run.id, 'interrupted')
+    }
+    this.seq = this.committedSeq
+    this.deps.rejected?.(this)
+  }
+
+  private fanOut(events: StoredEvent[]): void {
     if (this.subs.size === 0) return
     const cache = this.subs.size > 1 ? new Map<string, unknown[]>() : undefined
     for (const s of this.subs) s.push(events, cache)
+  }
+
+  // Cluster replica
+
+  /** Replica: the run active on the writer, if any. */
+  get remoteRunId(): string | null {
+    return this.remoteRun?.id ?? null
+  }
+
+  /** Replica: applies events the writer committed (in order; a gap is filled from the store). */
+  follow(events: StoredEvent[]): void {
+    this.following = this.following.then(() => this.followNow(events)).catch(() => {})
+  }
+
+  /**
+   * Replica: resolves once events up to `seq` were applied here (they are on their way from the writer),
+   * or after `timeoutMs`, having caught up with the store.
+   */
+  caughtUp(seq: number, timeoutMs: number): Promise<void> {
+    if (this.committedSeq >= seq || this.writer) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.seqWaiters.delete(check)
+        resolve()
+      }
+      const check = () => {
+        if (this.committedSeq >= seq || this.writer) done()
+      }
+      const timer = setTimeout(() => void this.catchUp().then(done), timeoutMs)
+      this.seqWaiters.add(check)
+    })
+  }
+
+  /** Replica: catches up with everything committed in the store; resolves once applied. */
+  catchUp(): Promise<void> {
+    this.following = this.following.then(() => this.followNow([])).catch(() => {})
+    return this.following
+  }
+
+  /**
+   * Replica: resets the model from the stored record (after our own uncommitted writes were refused),
+   * delivering to subscribers what they have not seen yet.
+   */
+  resync(record: SessionRecord): Promise<void> {
+    this.following = this.following
+      .then(async () => {
+        while (this.committedSeq < record.lastSeq) {
+          const page = await this.deps.store.read(this.id, this.committedSeq, Math.min(this.deps.limits.replayPageSize, record.lastSeq - this.committedSeq))
+          if (page.length === 0) break
+          this.seq = this.committedSeq = page[page.length - 1]!.seq
+          this.fanOut(page)
+        }
+        this.model = new ConversationModel(record.messages, record.state)
+        this.remoteRun = record.activeRunId ? { id: record.activeRunId, startSeq: this.remoteRun?.startSeq ?? record.lastSeq } : null
+      })
+      .catch(() => {})
+    return this.following
+  }
+
+  /**
+   * Becomes the writer (the lease was taken; call after `catchUp`). A run the replica saw active has no
+   * coroutine anywhere now (its node died or lost the lease): it is closed with `closing` and ended as
+   * interrupted with `message`.
+   */
+  promote(closing: readonly EventBody[], message: string): void {
+    if (this.writer) return
+    this.writer = true
+    for (const id of this.remotePending) this.deps.hooks.pending?.(id, null)
+    this.remotePending.clear()
+    const orphan = this.remoteRun
+    this.remoteRun = null
+    if (orphan) this.closeInterruptedRun(orphan.id, closing, message)
+    for (const check of [...this.seqWaiters]) check()
+  }
+
+  /** Gives up writing (the lease is being released); only when `quiet`. */
+  demote(): boolean {
+    if (!this.quiet) return false
+    this.writer = false
+    return true
+  }
+
+  private async followNow(events: StoredEvent[]): Promise<void> {
+    if (this.writer) return
+    const firstLive = events.length ? events[0]!.seq : Infinity
+    if (events.length && events[events.length - 1]!.seq <= this.committedSeq) return
+    // What is missing before this batch (a lost message, a catch-up) comes from the store.
+    while (this.committedSeq + 1 < firstLive) {
+      const want = Math.min(this.deps.limits.replayPageSize, firstLive - 1 - this.committedSeq)
+      const page = await this.deps.store.read(this.id, this.committedSeq, want)
+      if (this.writer) return
+      if (page.length === 0) break
+      this.applyFollowed(page)
+    }
+    if (events.length === 0 || this.writer) return
+    const fresh = events[0]!.seq > this.committedSeq ? events : events.filter((e) => e.seq > this.committedSeq)
+    if (fresh.length && fresh[0]!.seq === this.committedSeq + 1) this.applyFollowed(fresh)
+  }
+
+  private applyFollowed(events: StoredEvent[]): void {
+    for (const e of events) {
+      try {
+        this.model.apply(e)
+      } catch {
+        // The writer validated it; a model that disagrees must not stop the stream.
+      }
+      this.trackRemote(e)
+    }
+    this.seq = this.committedSeq = events[events.length - 1]!.seq
+    this.fanOut(events)
+    for (const check of [...this.seqWaiters]) check()
+  }
+
+  /** Replica bookkeeping of the writer's run and of what it waits for (the pending index of this node). */
+  private trackRemote(e: StoredEvent): void {
+    if (isRunEnd(e)) {
+      this.remoteRun = null
+      for (const id of this.remotePending) this.deps.hooks.pending?.(id, null)
+      this.remotePending.clear()
+      return
+    }
+    if (e.runId && this.remoteRun?.id !== e.runId) this.remoteRun = { id: e.runId, startSeq: e.seq }
+    switch (e.type) {
+      case 'run.started':
+        this.agentName = e.agent
+        return
+      case 'approval.requested':
+        this.remotePending.add(e.approvalId)
+        this.deps.hooks.pending?.(e.approvalId, this)
+        return
+      case 'approval.resolved':
+        this.remotePending.delete(e.approvalId)
+        this.deps.hooks.pending?.(e.approvalId, null)
+        return
+      case 'tool.call':
+        if (e.target === 'client') {
+          this.remotePending.add(e.toolCallId)
+          this.deps.hooks.pending?.(e.toolCallId, this)
+        }
+        return
+      case 'tool.result':
+      case 'tool.error':
+      case 'tool.cancel':
+        this.remotePending.delete(e.toolCallId)
+        this.deps.hooks.pending?.(e.toolCallId, null)
+        return
+    }
   }
 
   /** Closes every subscription (the connections stay open). */

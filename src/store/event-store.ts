@@ -1,4 +1,5 @@
 import type { SessionId, StoredEvent } from '../core/index.js'
+import { StoreConflict } from './conflict.js'
 import type { SessionWrite, StoreBackend } from './types.js'
 
 /** A writer of events: told when its events are durable, asked for its record at commit time. */
@@ -7,6 +8,11 @@ export interface CommitListener {
   onCommitted(events: StoredEvent[]): void
   /** The session record to write in the same transaction as the listener's events. */
   record(): SessionWrite
+  /**
+   * The store refused these events because another node writes the session now (cluster mode). They are
+   * dropped, never delivered; the listener must resynchronise from the store.
+   */
+  onRejected?(events: StoredEvent[], err: StoreConflict): void
 }
 
 /** Options of the shared group-commit writer. */
@@ -132,6 +138,9 @@ export class EventStore {
         this.afterCommit(0)
       },
       (err: unknown) => {
+        if (err instanceof StoreConflict && [...records.values()].some((r) => err.sessionIds.includes(r.id))) {
+          return this.dropConflicting(err, batch, records)
+        }
         this.attempt++
         this.options.onError?.(err, this.attempt)
         this.requeue(batch, owners)
@@ -140,6 +149,44 @@ export class EventStore {
         this.afterCommit(Math.min(5000, 50 * 2 ** this.attempt))
       },
     )
+  }
+
+  /**
+   * A unit refused for sessions this node no longer writes: those sessions' events and records are dropped
+   * (their listeners told), and the rest goes back in front of the queue and is committed at once.
+   */
+  private dropConflicting(err: StoreConflict, batch: Map<CommitListener, StoredEvent[]>, records: Map<CommitListener, SessionWrite>): void {
+    const refused = new Set<string>(err.sessionIds)
+    const rejected: Array<[CommitListener, StoredEvent[]]> = []
+    const owners = new Set<CommitListener>()
+    for (const [owner, r] of records) {
+      if (!refused.has(r.id)) {
+        owners.add(owner)
+        continue
+      }
+      const list = batch.get(owner)
+      batch.delete(owner)
+      // Events appended since belong to the refused writer too: drop them with the rest.
+      const later = this.batch.get(owner)
+      if (later) {
+        this.batch.delete(owner)
+        this.batchSize -= later.length
+      }
+      this.dirty.delete(owner)
+      rejected.push([owner, [...(list ?? []), ...(later ?? [])]])
+      records.delete(owner)
+    }
+    this.requeue(batch, owners)
+    this.failedRecords = records
+    this.inFlight = null
+    for (const [owner, list] of rejected) {
+      try {
+        owner.onRejected?.(list, err)
+      } catch (e) {
+        this.options.onListenerError?.(e)
+      }
+    }
+    this.afterCommit(0)
   }
 
   /** Puts a failed batch back in front of anything appended meanwhile. */

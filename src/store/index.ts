@@ -2,3 +2,4 @@ export type { CommitUnit, SessionRecord, SessionSummary, SessionWrite, StoreBack
 export { createMemoryStore } from './memory.js'
 export { EventStore } from './event-store.js'
 export type { CommitListener, EventStoreOptions } from './event-store.js'
+export { StoreConflict } from './conflict.js'

@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis'
 import type { Principal, SessionId, StoredEvent } from '../core/index.js'
+import { StoreConflict } from './conflict.js'
 import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend, SessionWrite } from './types.js'
 
 /** Options of the Redis backend. */
@@ -22,14 +23,6 @@ export interface RedisStoreOptions {
   nodeId?: string
   /** Extra ioredis options (timeouts, TLS, …). */
   redis?: RedisOptions
-}
-
-/** A commit refused because this node no longer holds the lease of some of its sessions (another node writes them). */
-export class StoreConflict extends Error {
-  constructor(readonly sessionIds: readonly SessionId[]) {
-    super(`not the writer of session(s) ${sessionIds.join(', ')}: their lease is held by another node or expired`)
-    this.name = 'StoreConflict'
-  }
 }
 
 /** Key names, shared with the cluster coordinator. `{id}` is a hash tag so one session's keys share a slot. */
@@ -134,6 +127,8 @@ export function connectRedis(url: string, options: RedisOptions = {}): Redis {
  * (`<seq>-0`), so replay is one `XRANGE` from `afterSeq + 1`; its record is a hash; a sorted set orders
  * sessions by update time and a set per owner counts them. A commit unit is one pipelined Lua call.
  */
+export { StoreConflict }
+
 export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend & { readonly redis: Redis; readonly prefix: string } {
   const prefix = options.prefix ?? 'parlance:'
   const keys = redisKeys(prefix)

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http'
-import { Server, type Socket } from 'socket.io'
+import { Server, type ServerOptions, type Socket } from 'socket.io'
 import { newId, type CloseReason, type Connection, type Principal } from '../core/index.js'
 
 /** What a Socket.IO connection writes: one emit on `channel`. */
@@ -29,6 +29,8 @@ export interface SocketIoTransportOptions {
    * header. Null refuses the connection (the client gets `connect_error` with message 'unauthorized').
    */
   authenticate(req: IncomingMessage, token: string | null): Promise<Principal | null>
+  /** A Socket.IO adapter factory (cluster mode: the Redis streams adapter, so broadcasts reach every node). */
+  adapter?: ServerOptions['adapter']
 }
 
 /** The structural part of engine.io's websocket transport we read: the `ws` socket's unsent bytes. */
@@ -57,6 +59,7 @@ export class SocketIoTransport {
       serveClient: false,
       destroyUpgrade: false,
       maxHttpBufferSize: options.hardMaxPayloadBytes,
+      ...(options.adapter ? { adapter: options.adapter } : {}),
     })
     const principals = new WeakMap<Socket, Principal>()
     this.io.use((socket, next) => {

@@ -40,7 +40,7 @@ export class Audit {
   private async append(entry: Omit<AuditEntry, 'timestamp'> & { timestamp?: string }): Promise<{ recorded: true; seq: number }> {
     const session = await this.sessions.open(AUDIT_SESSION, SYSTEM)
     const value = { action: entry.action, actor: entry.actor, ...(entry.target !== undefined ? { target: entry.target } : {}), details: entry.details, timestamp: entry.timestamp ?? new Date().toISOString() }
-    session.handle({ type: 'custom.record', sessionId: AUDIT_SESSION, name: 'audit', value })
+    await session.handle({ type: 'custom.record', sessionId: AUDIT_SESSION, name: 'audit', value })
     const seq = session.lastSeq
     // Durable before answering: the entry is in the store (SQLite: on disk) when the caller hears "recorded".
     await this.sessions.store.flush()

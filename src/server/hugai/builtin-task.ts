@@ -62,13 +62,16 @@ export async function runBuiltinTask(sessions: SessionManager, task: TaskRef, ag
       },
       session.lastSeq,
     )
+    const fail = (err: unknown) => {
+      sub.close()
+      reject(err)
+    }
     try {
       hooks.started(session)
       const metadata = { sourceAgent: String(p.sourceAgent), priority: String(p.priority ?? 'medium'), context: (p.context ?? {}) as Json, taskId: task.taskId }
-      session.handle({ type: 'user.message', sessionId: session.id, content, agent, metadata })
+      session.handle({ type: 'user.message', sessionId: session.id, content, agent, metadata })?.catch(fail)
     } catch (err) {
-      sub.close()
-      reject(err)
+      fail(err)
     }
   })
 }

@@ -39,7 +39,7 @@ export class Governance {
     const artifact = { tool: e.toolName, description: e.toolDescription, arguments: e.args, reasoning: e.reasoning, risk: e.risk }
     await this.audit.record({ action: 'checkpoint', actor: session.agentName, target: e.toolName, details: { checkpoint: e.approvalId, taskId: task.taskId, level: task.level, artifact: artifact as Json } })
     if (task.level === 'autonomous') {
-      session.handle({ type: 'approval.response', sessionId: session.id, approvalId: e.approvalId, approved: true, feedback: 'auto-approved (autonomous governance)' })
+      await session.handle({ type: 'approval.response', sessionId: session.id, approvalId: e.approvalId, approved: true, feedback: 'auto-approved (autonomous governance)' })
       return
     }
     const notified = new Set([...this.peers()].filter((x) => x.approver && x.principal === session.owner))
@@ -74,7 +74,7 @@ export class Governance {
     const decision = String(p.decision)
     const given = typeof p.feedback === 'string' && p.feedback !== '' ? p.feedback : undefined
     const feedback = decision === 'needs_revision' ? `needs revision${given ? `: ${given}` : ''}` : given
-    session.handle({ type: 'approval.response', sessionId: session.id, approvalId: checkpoint, approved: decision === 'approved', ...(feedback ? { feedback } : {}) })
+    await session.handle({ type: 'approval.response', sessionId: session.id, approvalId: checkpoint, approved: decision === 'approved', ...(feedback ? { feedback } : {}) })
     await this.audit.record({
       action: 'approval',
       actor: String(p.approver),

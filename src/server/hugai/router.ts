@@ -95,11 +95,10 @@ export class Router {
   private stop(task: Task, reason: string): void {
     task.abort.abort(reason)
     if (task.session) {
-      try {
-        task.session.handle({ type: 'run.cancel', sessionId: task.session.id, reason })
-      } catch {
-        // The run already ended.
-      }
+      // A run that already ended has nothing to cancel (the command is refused).
+      void Promise.resolve()
+        .then(() => task.session?.handle({ type: 'run.cancel', sessionId: task.session.id, reason }))
+        .catch(() => {})
     }
     if (task.outboundId) {
       task.remotePeer?.push?.(hugai.notification('task/cancel', { taskId: task.taskId, reason }))
@@ -137,11 +136,10 @@ export class Router {
     const params = { tool: e.toolName, action: 'call', data: e.args, taskId: task.taskId, toolCallId: e.toolCallId }
     const answer = (outcome: { result: Json } | { error: string }) => {
       const cmd = 'result' in outcome ? { outcome: 'success' as const, result: outcome.result } : { outcome: 'failure' as const, error: outcome.error }
-      try {
-        session.handle({ type: 'tool.result', sessionId: session.id, toolCallId: e.toolCallId, toolName: e.toolName, ...cmd })
-      } catch {
-        // The run no longer waits for it (cancelled, timed out).
-      }
+      // Refused when the run no longer waits for it (cancelled, timed out).
+      void Promise.resolve()
+        .then(() => session.handle({ type: 'tool.result', sessionId: session.id, toolCallId: e.toolCallId, toolName: e.toolName, ...cmd }))
+        .catch(() => {})
     }
     this.d.outbound.send(task.requester, 'tool/integration', params, this.d.timeoutMs).done.then(
       (result) => answer({ result: (result ?? null) as Json }),
