@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer, demoAgent, type ParlanceServer, type ServerOptions } from '../src/index.js'
 import { HaiClient, type HaiClientOptions } from '../src/client/index.js'
+import { roundRobin } from './support/round-robin.js'
+import { dropPrefix, REDIS_URL, testPrefix } from './support/redis.js'
 
 /** A server on a free port for one test; `close()` tears it down (and its temp dir). */
 export interface TestServer {
@@ -19,8 +21,14 @@ export interface TestServer {
 /**
  * Starts a Parlance server with the demo agent on 127.0.0.1:0. Defaults to the
  * memory store; pass `store: 'sqlite'` (and optionally `dataDir` to reuse a file).
+ *
+ * With PARLANCE_TEST_NODES=N (N > 1), a test that asks for the default store gets a cluster instead: N nodes
+ * sharing a fresh Redis prefix behind a round-robin TCP balancer (no sticky sessions); `url` is the
+ * balancer's and `server` is node 1. The same client tests then prove the cluster behaves like one node.
  */
 export async function startServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const nodes = Number(process.env.PARLANCE_TEST_NODES ?? 1)
+  if (nodes > 1 && (opts.store === undefined || opts.store === 'memory')) return startCluster(nodes, opts)
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'parlance-test-'))
   const server = await createServer({
     agents: [demoAgent],
@@ -45,6 +53,47 @@ export async function startServer(opts: Partial<ServerOptions> = {}): Promise<Te
     },
     async hai(o = {}) {
       const c = await HaiClient.connect({ url, ...o })
+      clients.push(c)
+      return c
+    },
+  }
+}
+
+async function startCluster(n: number, opts: Partial<ServerOptions>): Promise<TestServer> {
+  const prefix = testPrefix()
+  const dataDir = mkdtempSync(join(tmpdir(), 'parlance-test-'))
+  const servers: ParlanceServer[] = []
+  const urls: URL[] = []
+  for (let i = 0; i < n; i++) {
+    const server = await createServer({
+      agents: [demoAgent],
+      logger: false,
+      heartbeatIntervalMs: 0,
+      ...opts,
+      store: REDIS_URL,
+      cluster: { prefix, nodeId: `node-${i + 1}`, leaseMs: 1000, ...opts.cluster },
+      dataDir,
+    })
+    servers.push(server)
+    urls.push(new URL(await server.listen(0, '127.0.0.1')))
+  }
+  const lb = await roundRobin(urls)
+  const clients: HaiClient[] = []
+  return {
+    url: lb.url,
+    server: servers[0]!,
+    dataDir,
+    async close() {
+      for (const c of clients) c.close()
+      await lb.close()
+      for (const s of servers) await s.close()
+      await dropPrefix(prefix)
+    },
+    removeData() {
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+    async hai(o = {}) {
+      const c = await HaiClient.connect({ url: lb.url, ...o })
       clients.push(c)
       return c
     },

@@ -11,9 +11,10 @@ const ALLOWED: Record<string, string[]> = {
   dialects: ['core'],
   transports: ['core'],
   session: ['core', 'agent', 'store'],
+  cluster: ['core', 'store', 'session'],
   client: [],
   agents: ['core', 'agent'],
-  server: ['core', 'agent', 'store', 'session', 'dialects', 'transports', 'client'],
+  server: ['core', 'agent', 'store', 'session', 'cluster', 'dialects', 'transports', 'client'],
   cli: ['core', 'agent', 'agents', 'server', 'client'],
 }
 

@@ -230,6 +230,14 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
       const channel = keys.channel(id)
       if (watchers.delete(channel)) void sub.unsubscribe(channel).catch(() => {})
     },
+    sharePending(id: string, sessionId: SessionId | null) {
+      // A day bounds what a crashed writer leaves behind; a stale entry only leads to a not_found answer.
+      const op = sessionId === null ? redis.del(keys.pending(id)) : redis.set(keys.pending(id), sessionId, 'EX', 86_400)
+      void op.catch(() => {})
+    },
+    async locatePending(id: string) {
+      return (await redis.get(keys.pending(id))) as SessionId | null
+    },
     onReconnect(handler) {
       onReconnect = handler
     },

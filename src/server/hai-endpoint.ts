@@ -106,7 +106,7 @@ export function serveHai(conn: Connection, attach: AttachParams | null, deps: Ha
     const pendingId = cmd.type === 'approval.response' ? cmd.approvalId : cmd.type === 'tool.result' ? cmd.toolCallId : undefined
     // The session the request waits in, else the bound one; re-opened rather than reused, since an idle
     // session may have been unloaded and reloaded meanwhile.
-    const id = (pendingId ? sessions.findPending(pendingId)?.id : undefined) ?? bound?.session.id
+    const id = (pendingId ? await sessions.locatePending(pendingId) : undefined) ?? bound?.session.id
     if (id) return sessions.open(id, conn.principal)
     throw new ParlanceError('invalid_message', `${cmd.type}: no session; send a user_message with a session_id first`)
   }

@@ -26,7 +26,13 @@ export const humaEndpoint: EndpointFactory = (deps): Endpoint => {
       maxOutboundBufferBytes: deps.limits.maxOutboundBufferBytes,
       authenticate: (req, token) => deps.authenticate(req, token),
       ...(adapterRedis
-        ? { adapter: createAdapter(adapterRedis, { streamName: `${prefix}socket.io`, channelPrefix: `${prefix}socket.io`, sessionKeyPrefix: `${prefix}sio:session:` }) }
+        ? { adapter: createAdapter(adapterRedis, {
+              streamName: `${prefix}socket.io`,
+              channelPrefix: `${prefix}socket.io`,
+              sessionKeyPrefix: `${prefix}sio:session:`,
+              // Its reader blocks this long on XREAD; shorter lets a closing node release its connection soon.
+              blockTimeInMs: 1000,
+            }) }
         : {}),
     },
     (conn) => serveHuma(conn, deps),

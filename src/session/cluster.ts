@@ -47,6 +47,10 @@ export interface ClusterPort {
   /** Follows a session's committed events (as the writer publishes them). */
   watch(sessionId: SessionId, onEvents: (events: StoredEvent[]) => void): Promise<void>
   unwatch(sessionId: SessionId): void
+  /** Records (or, with null, forgets) which session an approval / client tool call id waits in, for every node. */
+  sharePending(id: string, sessionId: SessionId | null): void
+  /** The session an approval / client tool call id waits in, as recorded by its writer. */
+  locatePending(id: string): Promise<SessionId | null>
   /** Called after the connection to the shared store came back: replicas may have missed events. */
   onReconnect(handler: () => void): void
   close(): Promise<void>

@@ -83,6 +83,7 @@ export class SessionManager {
         ? {
             route: (session: Session, cmd: Command) => this.route(session, cmd, 0),
             rejected: (session: Session) => void this.resync(session),
+            sharePending: (id: string, sessionId: SessionId | null) => cluster.sharePending(id, sessionId),
           }
         : {}),
     }
@@ -172,9 +173,14 @@ export class SessionManager {
     return session
   }
 
-  /** The session in which an approval or client tool call id is waiting. */
+  /** The session in which an approval or client tool call id is waiting (among those loaded here). */
   findPending(id: string): Session | undefined {
     return this.pendingIndex.get(id)
+  }
+
+  /** The id of the session an approval or client tool call id waits in: loaded here, else (cluster) on any node. */
+  async locatePending(id: string): Promise<SessionId | undefined> {
+    return this.pendingIndex.get(id)?.id ?? (await this.options.cluster?.locatePending(id).catch(() => null)) ?? undefined
   }
 
   /** Stops every active run (recorded as interrupted) and waits for the store. */

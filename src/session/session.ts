@@ -43,6 +43,8 @@ export interface SessionDeps {
   route?(session: Session, cmd: Command): Promise<void>
   /** Cluster mode: the store refused this session's events (another node writes it now); resynchronise. */
   rejected?(session: Session): void
+  /** Cluster mode: tells every node where a request id waits (null: it no longer does). */
+  sharePending?(id: string, sessionId: SessionId | null): void
 }
 
 /** How a session starts out besides its record. */
@@ -318,6 +320,7 @@ export class Session implements CommitListener {
   /** Registers an outstanding approval / client tool call id with the manager's index. */
   notePending(id: string, waiting: boolean): void {
     this.deps.hooks.pending?.(id, waiting ? this : null)
+    this.deps.sharePending?.(id, waiting ? this.id : null)
   }
 
   // CommitListener

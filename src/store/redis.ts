@@ -37,6 +37,7 @@ export function redisKeys(prefix: string) {
     owner: (owner: string) => `${prefix}owner:${owner}`,
     leases: `${prefix}leases`,
     node: (nodeId: string) => `${prefix}node:${nodeId}`,
+    pending: (requestId: string) => `${prefix}pending:${requestId}`,
   }
 }
 

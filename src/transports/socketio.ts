@@ -86,6 +86,8 @@ export class SocketIoTransport {
   async close(): Promise<void> {
     this.io.disconnectSockets(true)
     this.io.engine.close()
+    // A cluster adapter (Redis streams) stops polling and heartbeats; the in-memory default has nothing to close.
+    await this.io.of('/').adapter.close()
   }
 
   private wrap(socket: Socket, principal: Principal): SioConnection {
