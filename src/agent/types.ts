@@ -93,6 +93,12 @@ export interface RunContext {
   progress(percent: number, opts?: { plan?: Plan; taskId?: string; message?: string }): Promise<void>
   /** Calls a tool: a server tool runs here, a client tool is sent to the client and awaited. Same call either way. */
   callTool(name: string, args?: Record<string, unknown>): Promise<Json>
+  /**
+   * Reports a tool call that runs elsewhere (a remote agent's own server-side tool): a server tool call
+   * with `args` now, then its result when `outcome` resolves, or its error when it rejects (this then
+   * throws `tool_error`, as a failing server tool does). Resolves with the result.
+   */
+  externalTool(name: string, args: Record<string, unknown>, outcome: Promise<Json> | Json): Promise<Json>
   /** Asks a human to approve an action; resolves when answered or timed out. */
   approve(request: ApprovalRequest): Promise<ApprovalResult>
   /** Replaces the state (any JSON value) or patches it (an RFC 6902 array). */

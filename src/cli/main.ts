@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
 import { chat } from './chat.js'
-import { serve } from './serve.js'
+import { serve, type ServeOptions } from './serve.js'
 
 const USAGE = `usage:
   parlance serve [--agent demo|./agent.js]… [--port 8000] [--host 127.0.0.1] [--data ./.parlance] [--store sqlite|memory] [--token TOKEN]
+                 [--store redis://127.0.0.1:6379 [--node-id ID] [--redis-prefix parlance:] [--lease-ms 5000]]   (a node of a cluster)
                  [--agent openai --model NAME]   (OPENAI_BASE_URL, OPENAI_API_KEY)
+                 [--agent agui:URL]               (any AG-UI agent, e.g. agui:http://127.0.0.1:9000/agui, served over every dialect)
   parlance chat  [--url http://127.0.0.1:8000] [--session ID] [--token TOKEN]
 
 environment: PORT (default port), LOG_LEVEL (pino level, default info), PARLANCE_TOKEN (default --token),
-             PARLANCE_SECRET (key for signed exports)`
+             PARLANCE_SECRET (key for signed exports), PARLANCE_NODE_ID (default --node-id), PARLANCE_REDIS_PREFIX`
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv
@@ -24,13 +26,30 @@ async function main(argv: string[]): Promise<void> {
         store: { type: 'string' },
         token: { type: 'string' },
         model: { type: 'string' },
+        'node-id': { type: 'string' },
+        'redis-prefix': { type: 'string' },
+        'lease-ms': { type: 'string' },
       },
     })
     const port = Number(values.port ?? process.env.PORT ?? 8000)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${values.port ?? process.env.PORT}`)
     const store = values.store ?? 'sqlite'
-    if (store !== 'sqlite' && store !== 'memory') throw new Error(`--store must be sqlite or memory, not ${store}`)
-    return serve({ port, host: values.host ?? '127.0.0.1', dataDir: values.data ?? './.parlance', store, agents: values.agent ?? [], token: values.token ?? process.env.PARLANCE_TOKEN, model: values.model })
+    if (store !== 'sqlite' && store !== 'memory' && !/^rediss?:\/\/./.test(store)) {
+      throw new Error(`--store must be sqlite, memory or a Redis URL (redis://host:port), not ${store}`)
+    }
+    const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms'])
+    if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) throw new Error(`--lease-ms must be an integer ≥ 100, not ${values['lease-ms']}`)
+    const cluster = { nodeId: values['node-id'], prefix: values['redis-prefix'], leaseMs }
+    return serve({
+      port,
+      host: values.host ?? '127.0.0.1',
+      dataDir: values.data ?? './.parlance',
+      store: store as ServeOptions['store'],
+      cluster,
+      agents: values.agent ?? [],
+      token: values.token ?? process.env.PARLANCE_TOKEN,
+      model: values.model,
+    })
   }
   if (command === 'chat') {
     const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, session: { type: 'string' }, token: { type: 'string' } } })

@@ -2,15 +2,18 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isAgent, type AgentDefinition } from '../agent/index.js'
 import { demoAgent } from '../agents/demo/index.js'
-import { createServer } from '../server/index.js'
+import { createServer, type ClusterOptions, type RedisUrl } from '../server/index.js'
 
 /** Options of `parlance serve`. */
 export interface ServeOptions {
   port: number
   host: string
   dataDir: string
-  store: 'sqlite' | 'memory'
-  /** 'demo' or paths of modules whose default (or `agent`) export is an agent. */
+  /** 'sqlite', 'memory', or a Redis URL (this process is then a node of a cluster). */
+  store: 'sqlite' | 'memory' | RedisUrl
+  /** Cluster settings, with a Redis store. */
+  cluster?: ClusterOptions
+  /** 'demo', 'openai', 'agui:URL' (a remote AG-UI agent) or paths of modules whose default (or `agent`) export is an agent. */
   agents: string[]
   /** Static bearer token every client must present; absent: no auth. */
   token?: string
@@ -18,9 +21,22 @@ export interface ServeOptions {
   model?: string
 }
 
-/** Loads `demo`, `openai` (needs `model`) or an agent module (a built .js/.mjs file; for .ts run the CLI under tsx). */
+/**
+ * Loads `demo`, `openai` (needs `model`), `agui:URL` (a remote AG-UI agent, bridged) or an agent module (a
+ * built .js/.mjs file; for .ts run the CLI under tsx).
+ */
 export async function loadAgent(spec: string, opts: { model?: string } = {}): Promise<AgentDefinition> {
   if (spec === 'demo') return demoAgent
+  if (spec.startsWith('agui:')) {
+    const url = spec.slice('agui:'.length)
+    if (!url) throw new Error('--agent agui:URL needs the remote agent\'s AG-UI URL, e.g. --agent agui:http://127.0.0.1:9000/agui')
+    const { aguiBridgeAgent } = await import('../agents/agui/index.js')
+    try {
+      return aguiBridgeAgent({ url })
+    } catch (err) {
+      throw new Error(`--agent ${spec}: ${(err as Error).message}`, { cause: err })
+    }
+  }
   if (spec === 'openai') {
     if (!opts.model) throw new Error('--agent openai needs --model NAME (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY)')
     const { openaiAgent } = await import('../agents/openai/index.js')
@@ -32,21 +48,44 @@ export async function loadAgent(spec: string, opts: { model?: string } = {}): Pr
   return candidate
 }
 
+/**
+ * Says on stderr when a bridged AG-UI agent does not answer now. Only a warning: the remote may start later,
+ * and until it answers each run fails saying the remote agent could not be reached.
+ */
+async function warnIfUnreachable(url: string): Promise<void> {
+  try {
+    const res = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(2_000) })
+    await res.body?.cancel()
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message
+    process.stderr.write(`warning: the AG-UI agent at ${url} cannot be reached now (${cause}); runs fail until it answers\n`)
+  }
+}
+
 /** Longest a graceful shutdown may take before the process exits anyway (ms). */
 const SHUTDOWN_MS = 10_000
 
 /** Starts a server and stops it cleanly on SIGINT/SIGTERM (a second signal exits at once). */
 export async function serve(options: ServeOptions): Promise<void> {
-  const agents = await Promise.all((options.agents.length ? options.agents : ['demo']).map((a) => loadAgent(a, { model: options.model })))
-  const server = await createServer({ agents, store: options.store, dataDir: options.dataDir, auth: options.token ? { token: options.token } : undefined })
+  const specs = options.agents.length ? options.agents : ['demo']
+  const agents = await Promise.all(specs.map((a) => loadAgent(a, { model: options.model })))
+  const server = await createServer({
+    agents,
+    store: options.store,
+    dataDir: options.dataDir,
+    cluster: options.cluster,
+    auth: options.token ? { token: options.token } : undefined,
+  })
   const url = await server.listen(options.port, options.host)
   const ws = url.replace('http', 'ws')
   process.stdout.write(
     `parlance listening on ${url}\n  agents: ${agents.map((a) => a.name).join(', ')}\n` +
+      (server.sessions.nodeId ? `  node:    ${server.sessions.nodeId} (cluster on ${options.store})\n` : '') +
       `  HAI:     ${ws}/ws\n  AG-UI:   POST ${url}/agui\n  HUMA:    Socket.IO ${url}/socket.io/\n  MyAgent: ${ws}/myagent\n  HugAI:   ${ws}/rpc, POST ${url}/rpc\n  AI SDK:  POST ${url}/api/chat\n` +
       `  health:  ${url}/healthz  metrics: ${url}/metrics\n` +
       (options.token ? '  auth:    bearer token required (Authorization: Bearer …, ?access_token=…, Socket.IO auth.token)\n' : ''),
   )
+  for (const spec of specs) if (spec.startsWith('agui:')) void warnIfUnreachable(spec.slice('agui:'.length))
   let stopping = false
   const stop = (signal: string) => {
     if (stopping) process.exit(1)

@@ -171,6 +171,13 @@ export function createRunContext(
       if (def || offeredByClient) return callClientTool(name, args)
       throw new ParlanceError('not_found', `agent ${agent.name} has no tool "${name}"`, { toolName: name })
     },
+    async externalTool(name, args, outcome) {
+      run.ensureActive()
+      const settled = Promise.resolve(outcome)
+      // Awaited after tool.call is committed; this keeps an earlier rejection from counting as unhandled.
+      settled.catch(() => {})
+      return callServerTool(name, args, () => settled)
+    },
     async approve(req) {
       run.ensureActive()
       const approvalId = newId('appr')

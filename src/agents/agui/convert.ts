@@ -1,0 +1,101 @@
+import type { Message, Tool } from '@ag-ui/client'
+import type { RunContext, ToolDefinition } from '../../agent/index.js'
+import { ERROR_CODES, ParlanceError, type ErrorCode, type HistoryMessage, type Json } from '../../core/index.js'
+
+/**
+ * Names of the CUSTOM events Parlance's own AG-UI endpoint uses for canonical events AG-UI has no event for
+ * (the same strings as `CUSTOM` in src/dialects/agui/encode.ts; agents may not import dialects).
+ */
+export const PARLANCE_CUSTOM = {
+  approvalRequested: 'parlance.approval_requested',
+  approvalResolved: 'parlance.approval_resolved',
+  status: 'parlance.status',
+  plan: 'parlance.plan',
+  progress: 'parlance.progress',
+  typing: 'parlance.typing',
+  context: 'parlance.context_update',
+  delivery: 'parlance.message_delivery',
+  error: 'parlance.error',
+} as const
+
+/** A canonical history message as an AG-UI message. */
+export function toAguiMessage(m: HistoryMessage): Message {
+  switch (m.role) {
+    case 'user':
+      return { id: m.id, role: 'user', content: m.content }
+    case 'assistant':
+      return m.toolCalls?.length
+        ? { id: m.id, role: 'assistant', content: m.content, toolCalls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+        : { id: m.id, role: 'assistant', content: m.content }
+    case 'tool':
+      return m.error === undefined
+        ? { id: m.id, role: 'tool', toolCallId: m.toolCallId, content: m.content }
+        : { id: m.id, role: 'tool', toolCallId: m.toolCallId, content: m.content, error: m.error }
+  }
+}
+
+/** The conversation the remote agent gets: the history, plus the triggering text of a context update (not part of the history). */
+export function remoteMessages(ctx: RunContext, newId: () => string): Message[] {
+  const messages = ctx.history.map(toAguiMessage)
+  if (ctx.input.kind === 'context') messages.push({ id: ctx.input.messageId || newId(), role: 'user', content: ctx.input.text })
+  return messages
+}
+
+/** The tools offered to the remote agent as frontend tools: the bridge's own, then those the Parlance client offered. */
+export function offeredTools(ctx: RunContext, own: Readonly<Record<string, ToolDefinition>>): Tool[] {
+  const out = new Map<string, Tool>()
+  const add = (name: string, description: string | undefined, parameters: Json | undefined) =>
+    out.set(name, { name, description: description ?? '', parameters: parameters ?? { type: 'object', properties: {} } })
+  for (const [name, t] of Object.entries(own)) add(name, t.description, t.parameters)
+  for (const t of ctx.input.clientTools) add(t.name, t.description, t.parameters)
+  return [...out.values()]
+}
+
+/** A TOOL_CALL_RESULT's content as the tool's result: JSON when it parses, else the text. */
+export function parseContent(content: unknown): Json {
+  if (typeof content !== 'string') return (content ?? null) as Json
+  try {
+    return JSON.parse(content) as Json
+  } catch {
+    return content
+  }
+}
+
+/** A tool result as tool message content (JSON unless a string). */
+export function toContent(result: Json): string {
+  return typeof result === 'string' ? result : JSON.stringify(result)
+}
+
+/** Codes a remote RUN_ERROR keeps; anything else (including the session's own interrupted/cancelled) becomes execution_error. */
+const KEPT: ReadonlySet<string> = new Set<ErrorCode>(['tool_error', 'timeout', 'unavailable', 'not_found', 'forbidden', 'unauthorized', 'rate_limited', 'invalid_message'])
+
+/** A remote RUN_ERROR as the bridge run's error. */
+export function remoteRunError(url: string, message: string, code: string | undefined): ParlanceError {
+  const kept = code !== undefined && KEPT.has(code) && (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : 'execution_error'
+  return new ParlanceError(kept, `the remote AG-UI agent failed: ${message}`, { remote: url, ...(code !== undefined ? { remoteCode: code } : {}) })
+}
+
+/** A failed request to the remote agent (no connection, an HTTP error status) as the bridge run's error. */
+export function requestError(url: string, err: unknown): ParlanceError {
+  const e = err as { status?: unknown; payload?: unknown; message?: unknown; cause?: { message?: unknown; code?: unknown } }
+  if (typeof e?.status === 'number') {
+    const payload = e.payload as { error?: { message?: unknown } } | undefined
+    const detail = typeof payload?.error?.message === 'string' ? payload.error.message : String(e.message ?? '')
+    return new ParlanceError(e.status >= 500 ? 'unavailable' : 'execution_error', `the remote AG-UI agent at ${url} answered HTTP ${e.status}: ${detail}`, { remote: url, status: e.status }, { cause: err })
+  }
+  const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err)
+  return new ParlanceError('unavailable', `the remote AG-UI agent at ${url} could not be reached (${String(cause)})`, { remote: url }, { cause: err })
+}
+
+/**
+ * Where to cancel a thread's run on a remote Parlance server (`POST …/agui/threads/:id/cancel`), derived
+ * from a run URL ending in `/agui` or `/agui/:agent`; null for other servers (aborting the request is all
+ * AG-UI defines).
+ */
+export function parlanceCancelUrl(runUrl: string): ((threadId: string) => string) | null {
+  const u = new URL(runUrl)
+  const m = /^(.*\/agui)(?:\/[A-Za-z0-9_.-]{1,64})?\/?$/.exec(u.pathname)
+  if (!m) return null
+  const base = `${u.origin}${m[1]}/threads/`
+  return (threadId) => `${base}${encodeURIComponent(threadId)}/cancel`
+}

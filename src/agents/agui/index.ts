@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto'
+import { HttpAgent, isInterruptExpired, type Interrupt, type Message, type ResumeEntry } from '@ag-ui/client'
+import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
+import { ParlanceError, type RiskLevel } from '../../core/index.js'
+import { offeredTools, parlanceCancelUrl, remoteMessages, remoteRunError, requestError, toContent } from './convert.js'
+import { EventRelay, type PendingCall, type RemoteOutcome } from './relay.js'
+
+/** Options of `aguiBridgeAgent`. */
+export interface AguiBridgeOptions {
+  /** The remote agent's AG-UI run URL (HTTP POST answering Server-Sent Events), e.g. `http://127.0.0.1:9000/agui`. */
+  url: string
+  /** Headers sent with every request to the remote agent (e.g. `Authorization`). */
+  headers?: Record<string, string>
+  /** Registry name. @default 'agui' */
+  name?: string
+  /** @default 'AG-UI agent at <url>' */
+  description?: string
+  /**
+   * Tools offered to the remote agent as frontend tools (AG-UI `tools`). With `execute` they run in this
+   * process when the remote calls them; without, the Parlance client runs them. A tool the remote asks the
+   * client to run that is not listed here is sent to the Parlance client as well.
+   */
+  tools?: Record<string, ToolDefinition>
+  /** Remote runs per Parlance run (each client tool answer or approval answer is one more) before it fails. @default 32 */
+  maxRounds?: number
+  /**
+   * How a cancelled Parlance run stops the remote run, besides aborting the request (which a Parlance
+   * remote does not treat as a cancel): 'auto' posts to Parlance's `…/agui/threads/:id/cancel` when the URL
+   * ends in `/agui` or `/agui/:agent`; a function returns the URL to POST to; false only aborts.
+   * @default 'auto'
+   */
+  cancelUrl?: 'auto' | false | ((threadId: string) => string)
+  /** How long to wait for the remote's response to start (its HTTP status), per request; the stream itself may last. @default 30000 */
+  responseTimeoutMs?: number
+}
+
+/** Longest a remote cancel request may take (ms); the next run of the same session waits for it. */
+const CANCEL_TIMEOUT_MS = 5_000
+const RISKS: ReadonlySet<string> = new Set<RiskLevel>(['low', 'medium', 'high', 'critical'])
+const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,256}$/
+
+/**
+ * Tools as `RunContext.callTool` looks them up: the declared ones, and any other (valid) name as a client
+ * tool — the remote agent decides which frontend tools it calls, and the bridge forwards each to the client.
+ * Enumerating it lists only the declared tools.
+ */
+function openTools(declared: Record<string, ToolDefinition>): Readonly<Record<string, ToolDefinition>> {
+  const forwarded: ToolDefinition = Object.freeze({ description: 'A tool the remote AG-UI agent asked the client to run' })
+  return new Proxy(Object.freeze({ ...declared }), {
+    get(target, key) {
+      if (typeof key !== 'string') return undefined
+      if (Object.hasOwn(target, key)) return target[key]
+      return TOOL_NAME.test(key) && !(key in Object.prototype) && key !== 'then' && key !== 'toJSON' ? forwarded : undefined
+    },
+  })
+}
+
+/**
+ * An agent that is a remote AG-UI agent: every Parlance run becomes one or more runs of the remote agent
+ * through `@ag-ui/client`'s `HttpAgent` (threadId = the session id, the conversation and state as input),
+ * and its events become RunContext calls, so any AG-UI agent is served over every Parlance dialect. Text
+ * and reasoning stream, steps, state snapshots and deltas, Parlance's plan/progress/status events and
+ * custom events pass through; the remote's own tool calls are reported with `ctx.externalTool`; frontend
+ * tool calls it leaves pending go to the Parlance client (`ctx.callTool`) and their results back in a
+ * follow-up run; an `interrupt` outcome becomes `ctx.approve` and a follow-up run with `resume`;
+ * `RUN_ERROR` fails the run; cancelling the Parlance run aborts the remote one.
+ * @example
+ * const server = await createServer({ agents: [aguiBridgeAgent({ url: 'http://127.0.0.1:9000/agui' })] })
+ */
+export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
+  const url = checkUrl(options.url)
+  const headers = { ...options.headers }
+  const name = options.name ?? 'agui'
+  const declared = options.tools ?? {}
+  const maxRounds = options.maxRounds ?? 32
+  const cancelUrl = options.cancelUrl === false ? null : typeof options.cancelUrl === 'function' ? options.cancelUrl : parlanceCancelUrl(url)
+  const fetchRemote = fetchWithin(options.responseTimeoutMs ?? 30_000)
+  /** Remote cancels still in flight, by session: the session's next run waits for its own cancel to land first. */
+  const cancelling = new Map<string, Promise<void>>()
+
+  function cancelRemote(threadId: string): void {
+    if (!cancelUrl) return
+    const p: Promise<void> = fetch(cancelUrl(threadId), { method: 'POST', headers, signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) })
+      .then((r) => r.body?.cancel())
+      .catch(() => {})
+      .finally(() => {
+        if (cancelling.get(threadId) === p) cancelling.delete(threadId)
+      })
+    cancelling.set(threadId, p)
+  }
+
+  /** One remote run: relays its events; resolves with how it ended. */
+  async function runRemote(ctx: RunContext, remote: HttpAgent, relay: EventRelay, resume: ResumeEntry[] | undefined, link: { active: boolean }): Promise<RemoteOutcome> {
+    let failed: unknown
+    relay.onFailure = () => remote.abortRun()
+    await remote.runAgent(
+      { runId: randomUUID(), tools: offeredTools(ctx, declared), ...(resume ? { resume } : {}) },
+      {
+        onEvent: ({ event }) => relay.handle(event),
+        onRunFailed: ({ error }) => {
+          failed = error
+          // Handled here (a clear run error below): without this @ag-ui/client logs the error and rethrows it.
+          return { stopPropagation: true } as never
+        },
+      },
+    )
+    await relay.settle()
+    if (ctx.signal.aborted) throw ctx.signal.reason
+    if (relay.failure !== undefined) throw relay.failure
+    if (failed !== undefined) {
+      link.active = false // the request itself failed: no remote run to cancel
+      throw requestError(url, failed)
+    }
+    const outcome = relay.takeOutcome()
+    if (!outcome) throw new ParlanceError('execution_error', `the remote AG-UI agent at ${url} ended its stream without RUN_FINISHED or RUN_ERROR`, { remote: url })
+    return outcome
+  }
+
+  const agent = defineAgent({
+    name,
+    description: options.description ?? `AG-UI agent at ${url}`,
+    async run(ctx) {
+      await cancelling.get(ctx.sessionId)
+      ctx.signal.throwIfAborted()
+      const remote = new HttpAgent({ url, headers, fetch: fetchRemote, threadId: ctx.sessionId, initialMessages: remoteMessages(ctx, randomUUID), initialState: ctx.state })
+      const clientToolNames = new Set([...Object.keys(declared), ...ctx.input.clientTools.map((t) => t.name)])
+      const relay = new EventRelay(ctx, clientToolNames)
+      /** Whether a remote run may be active (started, not known to have ended): a stop must cancel it. */
+      const link = { active: false }
+      const onAbort = () => {
+        remote.abortRun()
+        if (link.active) cancelRemote(ctx.sessionId)
+      }
+      ctx.signal.addEventListener('abort', onAbort, { once: true })
+      try {
+        let resume: ResumeEntry[] | undefined
+        for (let round = 1; ; round++) {
+          if (round > maxRounds) throw new ParlanceError('execution_error', `the remote AG-UI agent at ${url} needed more than ${maxRounds} runs for one answer (maxRounds)`, { remote: url, maxRounds })
+          ctx.signal.throwIfAborted()
+          link.active = true
+          const outcome = await runRemote(ctx, remote, relay, resume, link)
+          resume = undefined
+          if (outcome.type === 'error') {
+            link.active = false
+            throw remoteRunError(url, outcome.message, outcome.code)
+          }
+          if (outcome.type === 'cancelled') {
+            link.active = false
+            throw new ParlanceError('cancelled', `the remote AG-UI agent at ${url} cancelled the run`, { remote: url })
+          }
+          if (outcome.type === 'interrupt') {
+            resume = await answerInterrupts(ctx, relay, outcome.interrupts)
+            continue
+          }
+          if (outcome.pending.length === 0) {
+            link.active = false
+            return
+          }
+          for (const call of outcome.pending) {
+            const message = await runClientTool(ctx, call)
+            relay.answered(call.id)
+            remote.addMessage(message)
+          }
+        }
+      } catch (err) {
+        // The bridge failed while the remote run may go on (a bad state patch, a bug): stop it too.
+        if (link.active && !ctx.signal.aborted) cancelRemote(ctx.sessionId)
+        throw err
+      } finally {
+        ctx.signal.removeEventListener('abort', onAbort)
+      }
+    },
+  })
+  return Object.freeze({ ...agent, tools: openTools(declared) })
+}
+
+/**
+ * `fetch` that gives up when the response has not started within `ms` (a remote that accepts the connection
+ * and never answers would otherwise hold the run until it is cancelled). The body is not limited.
+ */
+function fetchWithin(ms: number): (url: string, init: RequestInit) => Promise<Response> {
+  return async (url, init) => {
+    const ac = new AbortController()
+    const outer = init.signal
+    const onAbort = () => ac.abort(outer?.reason)
+    if (outer?.aborted) onAbort()
+    else outer?.addEventListener('abort', onAbort, { once: true })
+    const timer = setTimeout(() => ac.abort(new Error(`no response within ${ms} ms`)), ms)
+    try {
+      return await fetch(url, { ...init, signal: ac.signal })
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}
+
+/** The run URL, checked: an absolute http(s) URL. */
+function checkUrl(raw: string): string {
+  let u: URL
+  try {
+    u = new URL(raw)
+  } catch {
+    throw new ParlanceError('invalid_message', `the AG-UI agent URL "${raw}" is not a valid URL (expected e.g. http://127.0.0.1:9000/agui)`)
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ParlanceError('invalid_message', `the AG-UI agent URL "${raw}" must be http: or https:, not ${u.protocol}`)
+  return u.toString()
+}
+
+/** Runs a tool the remote left for the client; its answer (or failure) as the tool message for the next remote run. */
+async function runClientTool(ctx: RunContext, call: PendingCall): Promise<Message> {
+  try {
+    const result = await ctx.callTool(call.name, call.args)
+    return { id: randomUUID(), role: 'tool', toolCallId: call.id, content: toContent(result) }
+  } catch (err) {
+    if (ctx.signal.aborted) throw err
+    return { id: randomUUID(), role: 'tool', toolCallId: call.id, content: '', error: err instanceof Error ? err.message : String(err) }
+  }
+}
+
+/** Asks for each interrupt with `ctx.approve`; the answers as `resume` entries (a timeout or an expired interrupt cancels it). */
+async function answerInterrupts(ctx: RunContext, relay: EventRelay, interrupts: readonly Interrupt[]): Promise<ResumeEntry[]> {
+  const out: ResumeEntry[] = []
+  for (const i of interrupts) {
+    const info = relay.approvals.get(i.id)
+    const meta = (i.metadata as { parlance?: { toolName?: unknown; args?: unknown; risk?: unknown } } | undefined)?.parlance
+    const tool = typeof meta?.toolName === 'string' ? meta.toolName : (info?.toolName ?? i.reason)
+    const args = meta?.args && typeof meta.args === 'object' && !Array.isArray(meta.args) ? (meta.args as Record<string, unknown>) : (info?.args ?? {})
+    const risk = typeof meta?.risk === 'string' && RISKS.has(meta.risk) ? meta.risk : info?.risk && RISKS.has(info.risk) ? info.risk : 'medium'
+    const remaining = i.expiresAt ? Date.parse(i.expiresAt) - Date.now() : Number.NaN
+    const answer = await ctx.approve({
+      tool,
+      args,
+      risk: risk as RiskLevel,
+      reasoning: i.message ?? `The remote agent needs an answer (${i.reason}).`,
+      description: info?.toolDescription ?? '',
+      ...(remaining > 0 ? { timeoutMs: Math.ceil(remaining) } : {}),
+    })
+    out.push(
+      answer.by === 'timeout' || isInterruptExpired(i)
+        ? { interruptId: i.id, status: 'cancelled' }
+        : { interruptId: i.id, status: 'resolved', payload: { approved: answer.approved, ...(answer.feedback !== undefined ? { feedback: answer.feedback } : {}) } },
+    )
+  }
+  return out
+}
