@@ -14,7 +14,7 @@ test('the public API is exactly these names', () => {
     'defineAgent',
     'demoAgent',
   ])
-  assert.deepEqual(Object.keys(client).sort(), ['AguiClient', 'HaiClient', 'HugaiClient', 'HumaClient', 'MyAgentClient', 'RpcError', 'textOf'])
+  assert.deepEqual(Object.keys(client).sort(), ['AguiClient', 'AiSdkClient', 'HaiClient', 'HugaiClient', 'HumaClient', 'MyAgentClient', 'RpcError', 'textOf'])
 })
 
 test('defineAgent rejects bad names and missing run', () => {

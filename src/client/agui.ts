@@ -1,3 +1,6 @@
+import { readSse } from './sse.js'
+import type { WireTap } from './tap.js'
+
 /** An AG-UI event as received, with its SSE id (the Parlance seq) when it carries one. */
 export interface AguiReceived {
   id?: number
@@ -12,6 +15,8 @@ export interface AguiClientOptions {
   agent?: string
   /** Bearer token for a server started with auth. */
   token?: string
+  /** Sees every request sent (`{http, body}`) and every event received (`{id, event}`). */
+  tap?: WireTap
 }
 
 /**
@@ -50,26 +55,15 @@ export class AguiClient {
   }
 
   private async *read(threadId: string, path: string, init: { method: string; body?: string; signal?: AbortSignal }): AsyncGenerator<AguiReceived> {
+    this.options.tap?.('out', { http: `${init.method} ${path}`, ...(init.body !== undefined ? { body: JSON.parse(init.body) as unknown } : {}) })
     const res = await fetch(`${this.options.url}${path}`, { ...init, headers: this.headers() })
     if (!res.ok || !res.body) throw new Error(`AG-UI request failed: ${res.status} ${await res.text()}`)
-    const decoder = new TextDecoder()
-    let buf = ''
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buf += decoder.decode(chunk, { stream: true })
-      let end: number
-      while ((end = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, end)
-        buf = buf.slice(end + 2)
-        let id: number | undefined
-        let data = ''
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id: ')) id = Number(line.slice(4))
-          else if (line.startsWith('data: ')) data += line.slice(6)
-        }
-        if (!data) continue // a heartbeat comment
-        if (id !== undefined) this.lastIds.set(threadId, id)
-        yield id === undefined ? { event: JSON.parse(data) } : { id, event: JSON.parse(data) }
-      }
+    for await (const msg of readSse(res.body)) {
+      const id = msg.id !== undefined && msg.id !== '' ? Number(msg.id) : undefined
+      const received: AguiReceived = id === undefined ? { event: JSON.parse(msg.data) } : { id, event: JSON.parse(msg.data) }
+      if (id !== undefined) this.lastIds.set(threadId, id)
+      this.options.tap?.('in', received)
+      yield received
     }
   }
 }

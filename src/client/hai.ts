@@ -1,4 +1,5 @@
 import { Inbox, opened, socketCtor, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
+import type { WireTap } from './tap.js'
 
 /** Messages the server sends on HAI (seed §Message Types), plus Parlance's `seq`. */
 export type HaiServerMessage = { seq?: number; session_id?: string; agent_id?: string } & (
@@ -35,6 +36,8 @@ export interface HaiClientOptions {
   WebSocket?: SocketCtor
   /** Bearer token for a server started with auth; sent as `access_token` (browsers cannot set WebSocket headers). */
   token?: string
+  /** Sees every frame sent and received (parsed JSON). */
+  tap?: WireTap
 }
 
 /** A typed HAI client: send user messages and answers, read the server's messages in order. */
@@ -46,6 +49,8 @@ export class HaiClient {
   lastSeq = 0
   /** Called for each message as it arrives. */
   onmessage?: (m: HaiServerMessage) => void
+  /** Sees every frame sent and received; set by `connect` from the options. */
+  tap?: WireTap
   /** Resolves when the socket closes. */
   readonly closed: Promise<{ code: number; reason: string }>
 
@@ -62,6 +67,7 @@ export class HaiClient {
     socket.onmessage = (ev) => {
       const m = JSON.parse(String(ev.data)) as HaiServerMessage
       if (typeof m.seq === 'number' && m.seq > this.lastSeq) this.lastSeq = m.seq
+      this.tap?.('in', m)
       this.onmessage?.(m)
       this.inbox.push(m)
     }
@@ -80,12 +86,14 @@ export class HaiClient {
     const socket = new Ctor(url.toString())
     // Handlers go on before 'open': frames the server sends right after the upgrade can arrive in the same tick.
     const client = new HaiClient(socket, sessionId)
+    client.tap = options.tap
     await opened(socket, url)
     return client
   }
 
   /** Sends any JSON message as is (for protocol tests). */
   sendRaw(data: string | Record<string, unknown>): void {
+    this.tap?.('out', data)
     this.socket.send(typeof data === 'string' ? data : JSON.stringify(data))
   }
 

@@ -1,4 +1,5 @@
 import { Inbox, opened, socketCtor, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
+import type { WireTap } from './tap.js'
 
 /** A JSON-RPC error from the hub, with its code and data. */
 export class RpcError extends Error {
@@ -24,6 +25,8 @@ export interface HugaiClientOptions {
   url: string
   token?: string
   WebSocket?: SocketCtor
+  /** Sees every message sent and received (parsed JSON). */
+  tap?: WireTap
 }
 
 /**
@@ -41,9 +44,15 @@ export class HugaiClient {
   private nextId = 0
   private readonly pending = new Map<string | number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
   private readonly handlers = new Map<string, (params: unknown) => unknown>()
+  /** Sees every message sent and received; set by `connect` from the options. */
+  tap?: WireTap
 
   private constructor(private readonly socket: SocketLike) {
-    socket.onmessage = (ev) => this.receive(JSON.parse(String(ev.data)) as unknown)
+    socket.onmessage = (ev) => {
+      const msg = JSON.parse(String(ev.data)) as unknown
+      this.tap?.('in', msg)
+      this.receive(msg)
+    }
     socket.onclose = () => {
       for (const p of this.pending.values()) p.reject(new Error('connection closed'))
       this.pending.clear()
@@ -58,6 +67,7 @@ export class HugaiClient {
     const url = socketUrl(options.url, '/rpc', options.token)
     const socket = new Ctor(url.toString())
     const client = new HugaiClient(socket)
+    client.tap = options.tap
     await opened(socket, url)
     return client
   }
@@ -83,6 +93,7 @@ export class HugaiClient {
 
   /** Sends a message as is (a string is sent verbatim): batches, bad input. Answers land in `raw`. */
   sendRaw(msg: unknown): void {
+    this.tap?.('out', msg)
     this.socket.send(typeof msg === 'string' ? msg : JSON.stringify(msg))
   }
 

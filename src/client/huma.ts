@@ -1,5 +1,6 @@
 import { io, type Socket } from 'socket.io-client'
 import { Inbox } from './socket.js'
+import type { WireTap } from './tap.js'
 
 /** Events the server sends on the 'event' channel (seed §Server Events), plus Parlance's `seq`. */
 export type HumaServerEvent = { seq?: number } & (
@@ -39,6 +40,8 @@ export interface HumaClientOptions {
    * addon `data` to send (null: send nothing, to test timeouts). @default true
    */
   confirm?: boolean | ((e: Extract<HumaServerEvent, { type: 'messaging' }>) => Record<string, unknown> | null)
+  /** Sees every emit (`{channel, payload}`) and everything received on any channel, the handshake's `session` included. */
+  tap?: WireTap
 }
 
 /** A typed HUMA client over socket.io-client: emits client events, reads server events in order. */
@@ -51,6 +54,8 @@ export class HumaClient {
   readonly errors: HumaErrorEvent[] = this.errorInbox.items
   /** Highest seq seen (pass as `afterSeq` to resume). */
   lastSeq = 0
+  /** Sees every frame sent and received; set by `connect` from the options. */
+  tap?: WireTap
 
   private constructor(
     readonly socket: Socket,
@@ -65,11 +70,15 @@ export class HumaClient {
     if (options.token !== undefined) auth.token = options.token
     const socket = io(options.url, { auth, transports: ['websocket'], reconnection: false, forceNew: true })
     const early: Array<[string, unknown]> = []
-    socket.onAny((ch: string, p: unknown) => early.push([ch, p]))
+    socket.onAny((ch: string, p: unknown) => {
+      options.tap?.('in', { channel: ch, payload: p })
+      early.push([ch, p])
+    })
     return new Promise((resolve, reject) => {
       socket.once('connect_error', (err) => reject(err))
       socket.once('session', (s: { sessionId: string }) => {
         const client = new HumaClient(socket, s.sessionId)
+        client.tap = options.tap
         socket.offAny()
         client.listen(options.confirm ?? true)
         for (const [ch, p] of early) if (ch !== 'session') client.take(ch, p)
@@ -81,6 +90,7 @@ export class HumaClient {
 
   /** Emits any payload on any channel as is (for protocol tests). */
   sendRaw(channel: string, payload: unknown): void {
+    this.tap?.('out', { channel, payload })
     this.socket.emit(channel, payload)
   }
 
@@ -122,7 +132,10 @@ export class HumaClient {
   }
 
   private listen(confirm: NonNullable<HumaClientOptions['confirm']>): void {
-    this.socket.onAny((ch: string, p: unknown) => this.take(ch, p))
+    this.socket.onAny((ch: string, p: unknown) => {
+      this.tap?.('in', { channel: ch, payload: p })
+      this.take(ch, p)
+    })
     this.socket.on('disconnect', () => this.wake())
     this.confirm = confirm
   }

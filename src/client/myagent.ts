@@ -1,4 +1,5 @@
 import { Inbox, opened, socketCtor, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
+import type { WireTap } from './tap.js'
 
 /** A MyAgent server event as received. */
 export interface MyAgentServerEvent {
@@ -19,6 +20,8 @@ export interface MyAgentClientOptions {
   /** Bearer token for a server started with auth (sent as `access_token`). */
   token?: string
   WebSocket?: SocketCtor
+  /** Sees every frame sent and received (parsed JSON). */
+  tap?: WireTap
 }
 
 /** A thin typed MyAgent client: sends user.* events, reads server events in order, tracks `last_seq`. */
@@ -29,6 +32,8 @@ export class MyAgentClient {
   lastSeq = 0
   sessionId: string | undefined
   connectionId = ''
+  /** Sees every frame sent and received; set by `connect` from the options. */
+  tap?: WireTap
   readonly closed: Promise<{ code: number; reason: string }>
 
   private constructor(private readonly socket: SocketLike) {
@@ -43,6 +48,7 @@ export class MyAgentClient {
       if (typeof e.metadata?.seq === 'number' && e.metadata.seq > this.lastSeq) this.lastSeq = e.metadata.seq
       if (e.event === 'system.connected') this.connectionId = e.connection_id
       if (e.event === 'agent.session_created') this.sessionId = e.session_id
+      this.tap?.('in', e)
       this.inbox.push(e)
     }
   }
@@ -53,12 +59,15 @@ export class MyAgentClient {
     const url = socketUrl(options.url, '/myagent', options.token)
     const socket = new Ctor(url.toString())
     const client = new MyAgentClient(socket)
+    client.tap = options.tap
     await opened(socket, url)
     await client.next('system.connected')
     return client
   }
 
+  /** Sends any event as is (an object is sent as JSON, a string verbatim). */
   send(event: Record<string, unknown> | string): void {
+    this.tap?.('out', event)
     this.socket.send(typeof event === 'string' ? event : JSON.stringify(event))
   }
 

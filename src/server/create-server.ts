@@ -14,6 +14,7 @@ import { EventStore, createMemoryStore, type StoreBackend } from '../store/index
 import { WsTransport } from '../transports/ws.js'
 import { bearerToken, makeAuthenticator, principalOf, type AuthOptions } from './auth.js'
 import type { Endpoint, EndpointDeps } from './endpoint.js'
+import type { InspectorDeps } from './inspector-endpoint.js'
 import { ENDPOINTS } from './endpoints.js'
 import { RateLimiter } from './rate-limit.js'
 import { sendJson } from './http-util.js'
@@ -47,6 +48,8 @@ export interface ServerOptions {
   auth?: AuthOptions
   /** Cluster settings, used with a Redis store. */
   cluster?: ClusterOptions
+  /** Directory of the built inspector page served at `GET /`. @default this package's `dist/inspector` */
+  inspectorDir?: string
 }
 
 /** A Redis connection URL. */
@@ -192,7 +195,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     else metrics.authFailures.inc()
     return p
   }
-  const deps: EndpointDeps = {
+  const deps: EndpointDeps & InspectorDeps = {
     sessions: manager,
     limits,
     metrics,
@@ -200,6 +203,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     ws,
     http,
     secret,
+    inspectorDir: options.inspectorDir,
     ...(clusterDeps ? { cluster: clusterDeps } : {}),
     authenticate,
     admission: (principal) => rateLimiter.forConnection(principal),
