@@ -88,7 +88,7 @@ interface Scripts {
 
 type Message =
   | { t: 'cmd'; rid: number; from: string; f: ForwardedCommand }
-  | { t: 're'; rid: number; seq?: number; error?: { code: string; message: string; details?: Record<string, unknown> } }
+  | { t: 're'; rid: number; outcome?: ForwardOutcome; error?: { code: string; message: string; details?: Record<string, unknown> } }
 
 /** The node that holds a lease did not answer: it stopped, and its lease will expire. */
 function unreachable(nodeId: string, why: string): ParlanceError {
@@ -148,13 +148,13 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
           const code = (ERROR_CODES as readonly string[]).includes(msg.error.code) ? (msg.error.code as ErrorCode) : 'internal'
           r.reject(new ParlanceError(code, msg.error.message, msg.error.details))
         }
-        else r.resolve({ seq: msg.seq ?? 0 })
+        else r.resolve(msg.outcome ?? { before: 0, seq: 0, runId: null })
         return
       }
       const { rid, from, f } = msg
       if (!onForward) return answer(from, { t: 're', rid, error: { code: 'unavailable', message: `node ${nodeId} is starting` } })
       onForward(f).then(
-        (o) => answer(from, { t: 're', rid, seq: o.seq }),
+        (outcome) => answer(from, { t: 're', rid, outcome }),
         (err: unknown) => {
           const e = toParlanceError(err)
           answer(from, { t: 're', rid, error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } })

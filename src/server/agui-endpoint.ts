@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, type Command, type Json, type Principal } from '../core/index.js'
 import { decodeRunInput, encode, ending, fromAguiMessage, runFinished, runStarted, textOf, type AguiRunInput, type AguiView } from '../dialects/agui/index.js'
 import type { Session } from '../session/index.js'
+import { carryOut } from './carry-out.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
 import { answerErrors } from './http-errors.js'
 import { readBody, sendJson } from './http-util.js'
@@ -61,9 +62,8 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
     return stream(deps, res, session, Number(lastEventId), view, null)
   }
   const commands = reconcile(deps, session, input, agent)
-  const from = session.lastSeq
-  for (const cmd of commands) await session.handle(cmd)
-  stream(deps, res, session, from, view, session.activeRunId)
+  const { from, follow } = await carryOut(session, commands)
+  stream(deps, res, session, from, view, follow)
 }
 
 /**

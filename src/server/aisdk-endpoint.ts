@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, type Command, type Json } from '../core/index.js'
 import { decodeChat, encode, ending, finish, start, UI_STREAM_HEADERS, type ChatRequest, type UIPart } from '../dialects/aisdk/index.js'
 import type { Session } from '../session/index.js'
+import { carryOut } from './carry-out.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
 import { answerErrors } from './http-errors.js'
 import { readBody, sendJson } from './http-util.js'
@@ -43,9 +44,8 @@ async function submit(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
   if (!decoded.ok) throw decoded.error
   const session = await deps.sessions.open(decoded.request.id, principal, agent ? { agent } : {})
   const commands = reconcile(deps, session, decoded.request, agent)
-  const from = session.lastSeq
-  for (const cmd of commands) await session.handle(cmd)
-  respond(deps, res, session, from, session.activeRunId)
+  const { from, follow } = await carryOut(session, commands)
+  respond(deps, res, session, from, follow)
 }
 
 async function reattach(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, chatId: string): Promise<void> {

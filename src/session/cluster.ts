@@ -11,8 +11,12 @@ export interface ForwardedCommand {
 
 /** What the writer answers a forwarded command with. */
 export interface ForwardOutcome {
-  /** The session's last seq right after the command was carried out. */
+  /** The session's last seq right before the command was carried out. */
+  before: number
+  /** The session's last seq right after it. */
   seq: number
+  /** The run active right after it (the run a message started, or the one an answer continued), if any. */
+  runId: string | null
 }
 
 /**

@@ -5,6 +5,16 @@ import type { ClusterPort, ForwardedCommand, ForwardOutcome } from './cluster.js
 import { closingEvents, runStartSeq } from './recover.js'
 import { Session, type SessionDeps, type SessionHooks } from './session.js'
 
+/**
+ * Carries out a command on the writer (synchronously; throws what the sender must answer) and reports it.
+ * The run is read at once: a quick run may be over before the answer leaves, and the sender streams it.
+ */
+function handleHere(session: Session, cmd: Command): ForwardOutcome {
+  const before = session.lastSeq
+  session.handle(cmd)
+  return { before, seq: session.lastSeq, runId: session.activeRunId }
+}
+
 /** Run error message when a node takes over a run whose node stopped. */
 const ORPHANED = 'the node running this run stopped (its lease expired); send the message again to retry'
 
@@ -210,12 +220,12 @@ export class SessionManager {
    * Carries out `cmd` on a replica: takes the lease when nobody holds it (becoming the writer), else
    * forwards it to the node that does. A lease that moves meanwhile is followed a bounded number of times.
    */
-  private async route(session: Session, cmd: Command, hops: number): Promise<void> {
+  private async route(session: Session, cmd: Command, hops: number): Promise<ForwardOutcome> {
     const cluster = this.options.cluster!
     // A holder that stopped keeps its lease until it expires: wait that out (bounded), then take over.
     const deadline = Date.now() + 2 * cluster.leaseMs
     for (let attempt = 0; attempt < 100 && Date.now() < deadline; attempt++) {
-      if (session.writer) return session.handle(cmd)
+      if (session.writer) return handleHere(session, cmd)
       if (await cluster.acquire(session.id)) {
         await this.promote(session)
         continue
@@ -223,16 +233,17 @@ export class SessionManager {
       const holder = await cluster.holder(session.id)
       if (holder === null || holder === cluster.nodeId) continue
       if (hops >= 2) break
-      let seq: number
+      let outcome: ForwardOutcome
       try {
-        ;({ seq } = await cluster.forward(holder, { sessionId: session.id, principal: session.owner, command: cmd, hops: hops + 1 }))
+        outcome = await cluster.forward(holder, { sessionId: session.id, principal: session.owner, command: cmd, hops: hops + 1 })
       } catch (err) {
         if (!(err instanceof ParlanceError && err.details?.unreachable === true) || Date.now() >= deadline) throw err
         await new Promise((r) => setTimeout(r, Math.max(20, cluster.leaseMs / 5)))
         continue
       }
       // Read your writes: the caller's next look at this replica (activeRunId, lastSeq) sees the command's effects.
-      return session.caughtUp(seq, cluster.leaseMs)
+      await session.caughtUp(outcome.seq, cluster.leaseMs)
+      return outcome
     }
     throw new ParlanceError('unavailable', `could not reach the node writing session ${session.id}; try again`, { sessionId: session.id })
   }
@@ -240,9 +251,7 @@ export class SessionManager {
   /** A command another node forwarded: this node is (or was) the session's writer. */
   private async receive(f: ForwardedCommand): Promise<ForwardOutcome> {
     const session = await this.open(f.sessionId, f.principal, { create: false })
-    if (session.writer) await session.handle(f.command)
-    else await this.route(session, f.command, f.hops)
-    return { seq: session.lastSeq }
+    return session.writer ? handleHere(session, f.command) : this.route(session, f.command, f.hops)
   }
 
   /** Makes a replica the writer once (this node holds the lease): catch up, then end a run orphaned by its node. */
@@ -364,7 +373,15 @@ export class SessionManager {
       return new Session(this.deps, fresh, { writer: true, closing, interruptedMessage: ORPHANED })
     }
     const start = await runStartSeq(read, record.id, record.activeRunId, record.lastSeq)
-    return new Session(this.deps, record, { writer: false, runStartSeq: start })
+    const session = new Session(this.deps, record, { writer: false, runStartSeq: start })
+    // What the run waits for, from its events so far (bounded by the run's length, read once per load).
+    for (let after = start - 1; after < record.lastSeq; ) {
+      const page = await read(record.id, after, Math.min(this.options.limits.replayPageSize, record.lastSeq - after))
+      if (page.length === 0) break
+      session.primeRemote(page)
+      after = page[page.length - 1]!.seq
+    }
+    return session
   }
 
   private async newRecord(id: SessionId, principal: Principal, opts: OpenOptions): Promise<SessionRecord> {

@@ -19,6 +19,7 @@ import { closeBursts, confirmsDelivery, deliverAddonEvent } from './messaging.js
 import { createRunContext } from './run-context.js'
 import { Run } from './run.js'
 import { Subscription, whenUncongested, type Subscriber } from './subscription.js'
+import type { ForwardOutcome } from './cluster.js'
 
 /** Observers of session activity (metrics, the manager's pending-request index). */
 export interface SessionHooks {
@@ -40,7 +41,7 @@ export interface SessionDeps {
   /** May a new run start now (the server-wide concurrent-run limit)? @default always */
   admitRun?(): boolean
   /** Cluster mode: carries out a command on a replica (takes the lease, or forwards to the writer). */
-  route?(session: Session, cmd: Command): Promise<void>
+  route?(session: Session, cmd: Command): Promise<ForwardOutcome | undefined>
   /** Cluster mode: the store refused this session's events (another node writes it now); resynchronise. */
   rejected?(session: Session): void
   /** Cluster mode: tells every node where a request id waits (null: it no longer does). */
@@ -177,7 +178,7 @@ export class Session implements CommitListener {
    * this is synchronous; on a cluster replica it returns the promise of the writer's outcome, so callers
    * `await` it either way.
    */
-  handle(cmd: Command): Promise<void> | undefined {
+  handle(cmd: Command): Promise<ForwardOutcome | undefined> | undefined {
     if (!this.writer) {
       if (!this.deps.route) throw new ParlanceError('internal', `session ${this.id} is a replica but no cluster routes its commands`)
       return this.deps.route(this, cmd)
@@ -447,6 +448,15 @@ export class Session implements CommitListener {
     this.remoteRun = null
     if (orphan) this.closeInterruptedRun(orphan.id, closing, message)
     for (const check of [...this.seqWaiters]) check()
+  }
+
+  /**
+   * Replica loaded mid-run: learns what the writer's run waits for (pending approvals and client tool calls)
+   * from that run's events so far, so answers arriving here are recognised.
+   */
+  primeRemote(runEvents: readonly StoredEvent[]): void {
+    if (this.writer) return
+    for (const e of runEvents) if (!isRunEnd(e)) this.trackRemote(e)
   }
 
   /** Gives up writing (the lease is being released); only when `quiet`. */

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { test } from 'node:test'
+
+/**
+ * "The same client tests pass whether they talk to one node or three": these suites, unchanged, against three
+ * nodes sharing Redis behind a round-robin TCP balancer (PARLANCE_TEST_NODES=3 in test/harness.ts), so any
+ * connection or HTTP request of a test may land on any node. Left out, by design: suites that assert
+ * per-node state — rate-limit buckets and the run cap (per node), MyAgent's in-memory reconnect buffer (a
+ * reconnect to another node replays from the log instead), HugAI's agent registry and checkpoints (per hub).
+ */
+const SUITES = [
+  'test/hai-streaming.test.ts',
+  'test/hai-approval.test.ts',
+  'test/hai-tools.test.ts',
+  'test/hai-interrupt.test.ts',
+  'test/hai-lifecycle.test.ts',
+  'test/hai-reconnect.test.ts',
+  'test/huma-tools.test.ts',
+  'test/huma-reconnect.test.ts',
+  'test/agui-demo.test.ts',
+  'test/agui-interactive.test.ts',
+  'test/aisdk.test.ts',
+]
+
+test('the client suites pass unchanged against a 3-node cluster behind a round-robin balancer', { timeout: 240_000 }, async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, PARLANCE_TEST_NODES: '3' }
+  delete env.NODE_TEST_CONTEXT // a runner of its own, not a subtest of this one
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=tap', ...SUITES], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env,
+  })
+  let out = ''
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  assert.equal(code, 0, `cluster run of the client suites failed:\n${out.slice(-6000)}`)
+  const passed = Number(/^# pass (\d+)$/m.exec(out)?.[1] ?? 0)
+  assert.ok(passed >= 60, `expected the suites' tests to run and pass, saw ${passed}:\n${out.slice(-2000)}`)
+  assert.match(out, /^# fail 0$/m)
+})
