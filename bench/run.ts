@@ -18,6 +18,7 @@ import * as storeAppend from './store-append.js'
 import * as fanout from './fanout.js'
 import * as concurrency from './concurrency.js'
 import * as validation from './validation.js'
+import * as cluster from './cluster.js'
 
 interface Bench {
   title: string
@@ -35,6 +36,7 @@ const BENCHMARKS: Record<string, Bench> = {
   fanout,
   concurrency,
   validation,
+  cluster,
 }
 
 /** Longest one benchmark may take before the runner gives up on it (ms). */
