@@ -3,7 +3,7 @@ import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import { ERROR_CODES, ParlanceError, toParlanceError, type ErrorCode, type SessionId, type StoredEvent } from '../core/index.js'
 import type { ClusterPort, ForwardedCommand, ForwardOutcome } from '../session/cluster.js'
-import { redisKeys } from '../store/redis.js'
+import { redisKeys, unreachable } from '../store/redis.js'
 
 /** Options of the Redis cluster coordinator. */
 export interface RedisClusterOptions {
@@ -30,13 +30,18 @@ redis.call('SET', ARGV[1], ARGV[3], 'PX', ARGV[4])
 redis.call('ZADD', ARGV[2], now + tonumber(ARGV[4]), ARGV[5])
 return 1`
 
-/** ARGV: prefix, node, ms, ids… Extends the leases still ours; returns the ids that are not. */
+/**
+ * ARGV: prefix, node, ms, ids… Extends the leases still ours, and takes back one that expired while nobody
+ * else took it (a Redis outage longer than the lease); returns the ids held by another node. (Had another
+ * node written meanwhile and let go, our next commit is refused by its seq check and we resynchronise.)
+ */
 const RENEW = `${NOW}
 local lost = {}
 for i = 4, #ARGV do
   local key = ARGV[1] .. 's:{' .. ARGV[i] .. '}:lease'
-  if redis.call('GET', key) == ARGV[2] then
-    redis.call('PEXPIRE', key, ARGV[3])
+  local cur = redis.call('GET', key)
+  if cur == ARGV[2] or not cur then
+    redis.call('SET', key, ARGV[2], 'PX', ARGV[3])
     redis.call('ZADD', ARGV[1] .. 'leases', now + tonumber(ARGV[3]), ARGV[i])
   else
     lost[#lost + 1] = ARGV[i]
@@ -91,7 +96,7 @@ type Message =
   | { t: 're'; rid: number; outcome?: ForwardOutcome; error?: { code: string; message: string; details?: Record<string, unknown> } }
 
 /** The node that holds a lease did not answer: it stopped, and its lease will expire. */
-function unreachable(nodeId: string, why: string): ParlanceError {
+function nodeUnreachable(nodeId: string, why: string): ParlanceError {
   return new ParlanceError('unavailable', `the node writing this session (${nodeId}) ${why}; another node takes over once its lease expires — retry shortly`, {
     nodeId,
     unreachable: true,
@@ -181,10 +186,10 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
     nodeId,
     leaseMs,
     async acquire(id: SessionId) {
-      return (await scripts.parlanceAcquire(keys.lease(id), keys.leases, nodeId, leaseMs, id)) === 1
+      return (await unreachable(scripts.parlanceAcquire(keys.lease(id), keys.leases, nodeId, leaseMs, id))) === 1
     },
     async holder(id: SessionId) {
-      return redis.get(keys.lease(id))
+      return unreachable(redis.get(keys.lease(id)))
     },
     async release(id: SessionId) {
       await scripts.parlanceRelease(keys.lease(id), keys.leases, nodeId, id)
@@ -197,7 +202,7 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
       return lost
     },
     async claimOrphans() {
-      return (await scripts.parlanceClaim(prefix, nodeId, leaseMs)) as SessionId[]
+      return (await unreachable(scripts.parlanceClaim(prefix, nodeId, leaseMs))) as SessionId[]
     },
     async forward(to: string, f: ForwardedCommand) {
       if (closed) throw new ParlanceError('unavailable', 'this node is shutting down')
@@ -205,16 +210,25 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
       const outcome = new Promise<ForwardOutcome>((resolve, reject) => {
         const timer = setTimeout(() => {
           replies.delete(rid)
-          reject(unreachable(to, `did not answer within ${forwardTimeoutMs} ms`))
+          reject(nodeUnreachable(to, `did not answer within ${forwardTimeoutMs} ms`))
         }, forwardTimeoutMs)
         replies.set(rid, { resolve, reject, timer })
       })
-      const receivers = await redis.publish(keys.node(to), JSON.stringify({ t: 'cmd', rid, from: nodeId, f } satisfies Message))
-      if (receivers === 0) {
+      const forget = () => {
         const r = replies.get(rid)
         replies.delete(rid)
         if (r) clearTimeout(r.timer)
-        throw unreachable(to, 'is not connected')
+      }
+      let receivers: number
+      try {
+        receivers = await unreachable(redis.publish(keys.node(to), JSON.stringify({ t: 'cmd', rid, from: nodeId, f } satisfies Message)))
+      } catch (err) {
+        forget()
+        throw err
+      }
+      if (receivers === 0) {
+        forget()
+        throw nodeUnreachable(to, 'is not connected')
       }
       return outcome
     },
@@ -224,7 +238,7 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
     async watch(id: SessionId, onEvents) {
       const channel = keys.channel(id)
       watchers.set(channel, onEvents)
-      await sub.subscribe(channel)
+      await unreachable(sub.subscribe(channel))
     },
     unwatch(id: SessionId) {
       const channel = keys.channel(id)

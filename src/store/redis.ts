@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis'
 import type { Principal, SessionId, StoredEvent } from '../core/index.js'
+import { ParlanceError } from '../core/index.js'
 import { StoreConflict } from './conflict.js'
 import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend, SessionWrite } from './types.js'
 
@@ -69,7 +70,12 @@ for _, grp in ipairs(groups) do
   elseif grp.nev > 0 then
     local last = tonumber(redis.call('HGET', base .. 'meta', 'logSeq') or '0')
     if tonumber(ARGV[grp.ev]) ~= last + 1 then
-      return redis.error_reply('SEQ seq gap in ' .. grp.sid .. ': ' .. last .. ' then ' .. ARGV[grp.ev])
+      -- In a cluster, someone else wrote the session meanwhile: the writer must resynchronise, not retry.
+      if node ~= '' then
+        fenced[#fenced + 1] = grp.sid
+      else
+        return redis.error_reply('SEQ seq gap in ' .. grp.sid .. ': ' .. last .. ' then ' .. ARGV[grp.ev])
+      end
     end
   end
 end
@@ -160,13 +166,13 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
     },
     async readEvents(sessionId, afterSeq, limit) {
       if (limit <= 0) return []
-      const entries = (await redis.xrange(keys.log(sessionId), `${afterSeq + 1}-0`, '+', 'COUNT', limit)) as Array<[string, string[]]>
+      const entries = (await unreachable(redis.xrange(keys.log(sessionId), `${afterSeq + 1}-0`, '+', 'COUNT', limit))) as Array<[string, string[]]>
       const out: StoredEvent[] = new Array(entries.length)
       for (let i = 0; i < entries.length; i++) out[i] = JSON.parse(entries[i]![1][1]!) as StoredEvent
       return out
     },
     async getSession(id) {
-      const h = await redis.hgetall(keys.meta(id))
+      const h = await unreachable(redis.hgetall(keys.meta(id)))
       if (h.owner === undefined) return undefined
       return {
         id,
@@ -182,7 +188,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
     },
     async listSessions(limit) {
       if (limit <= 0) return []
-      const ids = (await redis.zrevrange(keys.sessions, 0, limit - 1)) as SessionId[]
+      const ids = (await unreachable(redis.zrevrange(keys.sessions, 0, limit - 1))) as SessionId[]
       if (ids.length === 0) return []
       const p = redis.pipeline()
       for (const id of ids) p.hmget(keys.meta(id), 'agent', 'owner', 'lastSeq', 'updatedAt', 'activeRunId')
@@ -197,7 +203,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
       return out
     },
     async countSessions(owner) {
-      return redis.scard(keys.owner(owner))
+      return unreachable(redis.scard(keys.owner(owner)))
     },
     async ping() {
       if (closed) return false
@@ -251,6 +257,15 @@ function unitArgs(unit: CommitUnit): { groups: number; argv: Array<string | numb
     }
   }
   return { groups: bySession.size, argv }
+}
+
+/** A Redis command that failed for want of a connection, as the clear error clients get. */
+export function unreachable<T>(p: Promise<T>): Promise<T> {
+  return p.catch((err: unknown) => {
+    if (err instanceof ParlanceError) throw err
+    const why = err instanceof Error ? err.message : String(err)
+    throw new ParlanceError('unavailable', `the session store (Redis) is unreachable: ${why}; retry shortly`, undefined, { cause: err })
+  })
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
