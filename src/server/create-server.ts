@@ -136,7 +136,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     const c = options.cluster ?? {}
     const prefix = c.prefix ?? process.env.PARLANCE_REDIS_PREFIX ?? 'parlance:'
     const nodeId = c.nodeId ?? process.env.PARLANCE_NODE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`
-    const redisStore = createRedisStore({ url: options.store, prefix, nodeId, maxEventsPerSession: c.maxEventsPerSession })
+    const redisStore = createRedisStore({ url: options.store, prefix, nodeId, leaseMs: c.leaseMs, maxEventsPerSession: c.maxEventsPerSession })
     backend = redisStore
     cluster = await createRedisCluster({ redis: redisStore.redis, prefix, nodeId, leaseMs: c.leaseMs })
     clusterDeps = { nodeId, redis: redisStore.redis, prefix }

@@ -22,6 +22,8 @@ export interface RedisStoreOptions {
    * the session's channel for the other nodes. Unset: a single writer, no leases.
    */
   nodeId?: string
+  /** Cluster mode: the lease time to live, for a lease this node takes back on commit (see the script). @default 5000 */
+  leaseMs?: number
   /** Extra ioredis options (timeouts, TLS, …). */
   redis?: RedisOptions
 }
@@ -44,17 +46,18 @@ export function redisKeys(prefix: string) {
 
 /**
  * One commit unit as one Lua script, so it is atomic like a SQLite transaction: every check (lease, seq
- * continuity) runs before any write. ARGV: prefix, nodeId ('' = no fencing), maxlen, group count, then per
- * session: id, event count, has-record flag, the events as (seq, json) pairs, and the record's 10 fields.
+ * continuity) runs before any write. ARGV: prefix, nodeId ('' = no fencing), maxlen, leaseMs, group count,
+ * then per session: id, event count, has-record flag, the events as (seq, json) pairs, the record's 10 fields.
  * Events travel as the JSON the server produced; the script never decodes them.
  */
 const COMMIT_LUA = `
 local p = ARGV[1]
 local node = ARGV[2]
 local maxlen = tonumber(ARGV[3])
-local ngroups = tonumber(ARGV[4])
+local leaseMs = tonumber(ARGV[4])
+local ngroups = tonumber(ARGV[5])
 local groups = {}
-local i = 5
+local i = 6
 for g = 1, ngroups do
   local grp = { sid = ARGV[i], nev = tonumber(ARGV[i + 1]), ev = i + 3 }
   local hasRec = ARGV[i + 2]
@@ -63,23 +66,37 @@ for g = 1, ngroups do
   groups[g] = grp
 end
 local fenced = {}
+local retake = {}
 for _, grp in ipairs(groups) do
   local base = p .. 's:{' .. grp.sid .. '}:'
-  if node ~= '' and redis.call('GET', base .. 'lease') ~= node then
+  local cur = false
+  if node ~= '' then cur = redis.call('GET', base .. 'lease') end
+  local last = tonumber(redis.call('HGET', base .. 'meta', 'logSeq') or '0')
+  if node ~= '' and cur and cur ~= node then
     fenced[#fenced + 1] = grp.sid
-  elseif grp.nev > 0 then
-    local last = tonumber(redis.call('HGET', base .. 'meta', 'logSeq') or '0')
-    if tonumber(ARGV[grp.ev]) ~= last + 1 then
-      -- In a cluster, someone else wrote the session meanwhile: the writer must resynchronise, not retry.
-      if node ~= '' then
-        fenced[#fenced + 1] = grp.sid
-      else
-        return redis.error_reply('SEQ seq gap in ' .. grp.sid .. ': ' .. last .. ' then ' .. ARGV[grp.ev])
-      end
+  elseif grp.nev > 0 and tonumber(ARGV[grp.ev]) ~= last + 1 then
+    -- In a cluster, someone else wrote the session meanwhile: the writer must resynchronise, not retry.
+    if node == '' then return redis.error_reply('SEQ seq gap in ' .. grp.sid .. ': ' .. last .. ' then ' .. ARGV[grp.ev]) end
+    fenced[#fenced + 1] = grp.sid
+  elseif node ~= '' and not cur then
+    -- Our lease expired (a Redis outage longer than it) and nobody took it: the log shows nobody wrote
+    -- since, so this node goes on writing and takes the lease back.
+    if grp.nev == 0 and grp.rec and tonumber(ARGV[grp.rec + 4]) ~= last then
+      fenced[#fenced + 1] = grp.sid
+    else
+      retake[#retake + 1] = grp.sid
     end
   end
 end
 if #fenced > 0 then return redis.error_reply('FENCED ' .. table.concat(fenced, ' ')) end
+if #retake > 0 then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  for _, sid in ipairs(retake) do
+    redis.call('SET', p .. 's:{' .. sid .. '}:lease', node, 'PX', leaseMs)
+    redis.call('ZADD', p .. 'leases', now + leaseMs, sid)
+  end
+end
 for _, grp in ipairs(groups) do
   local base = p .. 's:{' .. grp.sid .. '}:'
   local meta = base .. 'meta'
@@ -145,6 +162,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
   const commitCmd = redis as unknown as CommitCommand
   const maxlen = options.maxEventsPerSession ?? 0
   const nodeId = options.nodeId ?? ''
+  const leaseMs = options.leaseMs ?? 5000
   let closed = false
 
   return {
@@ -156,7 +174,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
       const args = unitArgs(unit)
       if (args.groups === 0) return
       try {
-        await commitCmd.parlanceCommit(prefix, nodeId, maxlen, args.groups, ...args.argv)
+        await commitCmd.parlanceCommit(prefix, nodeId, maxlen, leaseMs, args.groups, ...args.argv)
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)
         if (message.startsWith('FENCED ')) throw new StoreConflict(message.slice(7).split(' ') as SessionId[])
