@@ -16,7 +16,7 @@ const health = async (url: string) => {
 }
 
 test('Redis outage: clear errors, /healthz degraded, the server and its connections stay up; after it, everything resumes and nothing is lost', async (t) => {
-  const proxy = await tcpProxy('127.0.0.1', 6379)
+  const proxy = await tcpProxy([{ host: '127.0.0.1', port: 6379 }])
   t.after(() => proxy.close())
   const node = await startServer({ store: `redis://127.0.0.1:${proxy.port}`, cluster: { prefix, nodeId: 'solo', leaseMs: 1000 } })
   t.after(() => node.close())

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { HaiClient, HumaClient, MyAgentClient, textOf } from '../src/client/index.js'
 import type { StoredEvent } from '../src/index.js'
-import { canonical, dropPrefix, startNodes, testPrefix } from './cluster-support.js'
+import { dropPrefix, startNodes, testPrefix } from './cluster-support.js'
+import { watch } from './huma-support.js'
 
 const prefixes: string[] = []
 after(async () => {
@@ -53,7 +54,7 @@ test('cluster: three nodes, three dialects, one session — identical canonical 
   hai.say('hello')
   await hai.untilCompleted()
   const sid = hai.sessionId
-  const watches = await Promise.all(nodes.map((n) => canonical(n, sid)))
+  const watches = await Promise.all(nodes.map((n) => watch(n, sid)))
   const huma = await HumaClient.connect({ url: n2.url, sessionId: sid, afterSeq: hai.lastSeq })
   t.after(() => huma.close())
   const my = await MyAgentClient.connect({ url: n3.url })
@@ -71,8 +72,8 @@ test('cluster: three nodes, three dialects, one session — identical canonical 
   const hai3 = await n3.hai({ sessionId: sid, resumeAfter: stateFrom })
   hai3.say('state please')
   await hai3.untilCompleted()
-  const end = await watches[0]!.until((e) => e.type === 'run.finished' && e.seq > stateFrom)
-  for (const w of watches) await w.until((e) => e.seq === end.seq)
+  const end = await watches[0]!.next((e) => e.type === 'run.finished' && e.seq > stateFrom)
+  for (const w of watches.slice(1)) await w.next((e) => e.seq === end.seq)
 
   const reference = shape(watches[0]!.events)
   for (const w of watches.slice(1)) assert.deepEqual(shape(w.events), reference, 'each node delivered the same events')

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer, demoAgent, type ParlanceServer, type ServerOptions } from '../src/index.js'
 import { HaiClient, type HaiClientOptions } from '../src/client/index.js'
-import { roundRobin } from './support/round-robin.js'
+import { tcpProxy } from './support/tcp-proxy.js'
 import { dropPrefix, REDIS_URL, testPrefix } from './support/redis.js'
 
 /** A server on a free port for one test; `close()` tears it down (and its temp dir). */
@@ -77,7 +77,7 @@ async function startCluster(n: number, opts: Partial<ServerOptions>): Promise<Te
     servers.push(server)
     urls.push(new URL(await server.listen(0, '127.0.0.1')))
   }
-  const lb = await roundRobin(urls)
+  const lb = await tcpProxy(urls.map((u) => ({ host: u.hostname, port: Number(u.port) })))
   const clients: HaiClient[] = []
   return {
     url: lb.url,

@@ -13,7 +13,7 @@ const ALLOWED: Record<string, string[]> = {
   session: ['core', 'agent', 'store'],
   cluster: ['core', 'store', 'session'],
   client: [],
-  agents: ['core', 'agent'],
+  agents: ['core', 'agent', 'dialects'], // a bridge agent speaks a dialect as a client, with its codec
   server: ['core', 'agent', 'store', 'session', 'cluster', 'dialects', 'transports', 'client'],
   cli: ['core', 'agent', 'agents', 'server', 'client'],
 }

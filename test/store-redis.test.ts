@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { after, test } from 'node:test'
-import { Redis } from 'ioredis'
 import { createRedisStore, StoreConflict, redisKeys } from '../src/store/redis.js'
 import { ev, rec, runStoreContract } from './store-contract.js'
+import { dropPrefix, testPrefix } from './support/redis.js'
 
 /** Every test uses its own key prefix under this one, and everything under it is deleted at the end. */
-const root = `parlance-test:${randomUUID().slice(0, 8)}:`
+const root = testPrefix()
 let n = 0
 const prefix = (): string => `${root}${++n}:`
-
-after(async () => {
-  const r = new Redis('redis://127.0.0.1:6379')
-  let cursor = '0'
-  do {
-    const [next, keys] = await r.scan(cursor, 'MATCH', `${root}*`, 'COUNT', 1000)
-    cursor = next
-    if (keys.length) await r.del(...keys)
-  } while (cursor !== '0')
-  await r.quit()
-})
+after(() => dropPrefix(root))
 
 runStoreContract('redis', async () => createRedisStore({ prefix: prefix() }))
 

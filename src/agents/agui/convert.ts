@@ -1,38 +1,16 @@
 import type { Message, Tool } from '@ag-ui/client'
 import type { RunContext, ToolDefinition } from '../../agent/index.js'
 import { ERROR_CODES, ParlanceError, type ErrorCode, type HistoryMessage, type Json } from '../../core/index.js'
+import { CUSTOM, toAguiMessage as toWire } from '../../dialects/agui/index.js'
 
 /**
- * Names of the CUSTOM events Parlance's own AG-UI endpoint uses for canonical events AG-UI has no event for
- * (the same strings as `CUSTOM` in src/dialects/agui/encode.ts; agents may not import dialects).
+ * Names of the CUSTOM events Parlance's own AG-UI endpoint uses for canonical events AG-UI has no event for:
+ * the codec's table, so a bridge in front of another Parlance reads exactly what that one writes.
  */
-export const PARLANCE_CUSTOM = {
-  approvalRequested: 'parlance.approval_requested',
-  approvalResolved: 'parlance.approval_resolved',
-  status: 'parlance.status',
-  plan: 'parlance.plan',
-  progress: 'parlance.progress',
-  typing: 'parlance.typing',
-  context: 'parlance.context_update',
-  delivery: 'parlance.message_delivery',
-  error: 'parlance.error',
-} as const
+export const PARLANCE_CUSTOM = CUSTOM
 
-/** A canonical history message as an AG-UI message. */
-export function toAguiMessage(m: HistoryMessage): Message {
-  switch (m.role) {
-    case 'user':
-      return { id: m.id, role: 'user', content: m.content }
-    case 'assistant':
-      return m.toolCalls?.length
-        ? { id: m.id, role: 'assistant', content: m.content, toolCalls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
-        : { id: m.id, role: 'assistant', content: m.content }
-    case 'tool':
-      return m.error === undefined
-        ? { id: m.id, role: 'tool', toolCallId: m.toolCallId, content: m.content }
-        : { id: m.id, role: 'tool', toolCallId: m.toolCallId, content: m.content, error: m.error }
-  }
-}
+/** A canonical history message as an AG-UI message (the codec's conversion, typed for `@ag-ui/client`). */
+export const toAguiMessage = (m: HistoryMessage): Message => toWire(m) as Message
 
 /** The conversation the remote agent gets: the history, plus the triggering text of a context update (not part of the history). */
 export function remoteMessages(ctx: RunContext, newId: () => string): Message[] {
