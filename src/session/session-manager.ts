@@ -295,14 +295,14 @@ export class SessionManager {
           if (s?.writer) s.onRejected([], new StoreConflict([id]))
         }
       }
+      // Quiet at two ticks in a row (a third of the lease apart): its last record write has long been
+      // committed (commits go out every event-loop tick). Not `store.flush()`: under load other sessions keep
+      // the store busy, and waiting for it would stall the renewals.
       const release = [...quiet].filter((id) => this.quietLastTick.has(id))
       this.quietLastTick = quiet
-      if (release.length) {
-        await this.options.store.flush()
-        for (const id of release) {
-          const s = this.ready.get(id)
-          if (s?.demote()) await cluster.release(id)
-        }
+      for (const id of release) {
+        const s = this.ready.get(id)
+        if (s?.demote()) await cluster.release(id)
       }
       for (const id of await cluster.claimOrphans()) await this.adopt(id).catch(() => {})
     } catch {
