@@ -110,3 +110,26 @@ test('cluster: a new session on one node is visible on another; ownership holds 
   const h = await fetch(`${n2!.url}/healthz`).then((r) => r.json() as Promise<{ store: { kind: string; ok: boolean }; node: { id: string } }>)
   assert.deepEqual([h.store.kind, h.store.ok, h.node.id], ['redis', true, 'node-2'])
 })
+
+test('cluster: a replica loaded mid-run knows what the run waits for; unloading and reloading it keeps that right', async (t) => {
+  const [n1, n2] = await startNodes(2, prefix())
+  t.after(async () => {
+    await n1!.close()
+    await n2!.close()
+  })
+  const c1 = await n1!.hai()
+  c1.say('delete the notes')
+  const request = await c1.next('tool_approval_request')
+  const replica = await n2!.server.sessions.open(c1.sessionId, 'anonymous')
+  assert.equal(replica.writer, false)
+  assert.equal(replica.activeRunId !== null, true, 'the run active on node 1')
+  assert.equal(n2!.server.sessions.findPending(request.approval_id), replica, 'learned from the log at load')
+  assert.equal(n2!.server.sessions.evictIdle(Date.now() + 1), 1)
+  assert.equal(n2!.server.sessions.findPending(request.approval_id), undefined, 'no stale entry after unloading')
+  const again = await n2!.server.sessions.open(c1.sessionId, 'anonymous')
+  assert.notEqual(again, replica)
+  assert.equal(n2!.server.sessions.findPending(request.approval_id), again)
+  // Answered through the reloaded replica: forwarded to node 1, where the run goes on.
+  await again.handle({ type: 'approval.response', sessionId: c1.sessionId, approvalId: request.approval_id, approved: true })
+  assert.match(textOf(await c1.untilCompleted()), /deleted/i)
+})

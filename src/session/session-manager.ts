@@ -116,7 +116,10 @@ export class SessionManager {
       this.ready.delete(id)
       this.loaded.delete(id)
       this.lastUsed.delete(id)
-      this.options.cluster?.unwatch(id)
+      if (this.options.cluster) {
+        this.options.cluster.unwatch(id)
+        s.forgetRemote()
+      }
       n++
     }
     return n

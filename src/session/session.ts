@@ -459,6 +459,12 @@ export class Session implements CommitListener {
     for (const e of runEvents) if (!isRunEnd(e)) this.trackRemote(e)
   }
 
+  /** Replica being unloaded: its entries in the node's pending index go (a reload relearns them from the log). */
+  forgetRemote(): void {
+    for (const id of this.remotePending) this.deps.hooks.pending?.(id, null)
+    this.remotePending.clear()
+  }
+
   /** Gives up writing (the lease is being released); only when `quiet`. */
   demote(): boolean {
     if (!this.quiet) return false
