@@ -10,16 +10,7 @@ export interface CanonicalEvent {
   [key: string]: unknown
 }
 
-/** A session as `GET /inspector/api/sessions` lists it. */
-export interface SessionRow {
-  id: string
-  agent: string
-  lastSeq: number
-  activeRunId: string | null
-  updatedAt?: number
-  createdAt?: number
-  connections?: Record<string, number>
-}
+export type { SessionRow } from '../../src/client/inspector-api.js'
 
 /** Calls the inspector API (and /metrics) with the page's credentials. */
 export class Api {

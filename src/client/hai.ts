@@ -1,4 +1,4 @@
-import { Inbox, opened, socketCtor, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
+import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
 import type { WireTap } from './tap.js'
 
 /** Messages the server sends on HAI (seed §Message Types), plus Parlance's `seq`. */
@@ -75,7 +75,6 @@ export class HaiClient {
 
   /** Opens a connection. */
   static async connect(options: HaiClientOptions): Promise<HaiClient> {
-    const Ctor = await socketCtor(options.WebSocket)
     const sessionId = options.sessionId ?? globalThis.crypto.randomUUID()
     const url = socketUrl(options.url, '/ws', options.token)
     if (options.resumeAfter !== undefined) {
@@ -83,12 +82,7 @@ export class HaiClient {
       if (options.resumeAfter >= 0) url.searchParams.set('after', String(options.resumeAfter))
       if (options.history) url.searchParams.set('history', '1')
     }
-    const socket = new Ctor(url.toString())
-    // Handlers go on before 'open': frames the server sends right after the upgrade can arrive in the same tick.
-    const client = new HaiClient(socket, sessionId)
-    client.tap = options.tap
-    await opened(socket, url)
-    return client
+    return openClient(options, url, (socket) => new HaiClient(socket, sessionId))
   }
 
   /** Sends any JSON message as is (for protocol tests). */

@@ -1,4 +1,4 @@
-import { Inbox, opened, socketCtor, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
+import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
 import type { WireTap } from './tap.js'
 
 /** A JSON-RPC error from the hub, with its code and data. */
@@ -63,13 +63,7 @@ export class HugaiClient {
 
   /** Opens a WebSocket to the hub's `/rpc` (call `initialize` next). */
   static async connect(options: HugaiClientOptions): Promise<HugaiClient> {
-    const Ctor = await socketCtor(options.WebSocket)
-    const url = socketUrl(options.url, '/rpc', options.token)
-    const socket = new Ctor(url.toString())
-    const client = new HugaiClient(socket)
-    client.tap = options.tap
-    await opened(socket, url)
-    return client
+    return openClient(options, socketUrl(options.url, '/rpc', options.token), (socket) => new HugaiClient(socket))
   }
 
   /** Calls a method; rejects with RpcError on an error response. */

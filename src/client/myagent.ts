@@ -1,4 +1,4 @@
-import { Inbox, opened, socketCtor, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
+import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
 import type { WireTap } from './tap.js'
 
 /** A MyAgent server event as received. */
@@ -55,12 +55,7 @@ export class MyAgentClient {
 
   /** Connects and waits for `system.connected`. */
   static async connect(options: MyAgentClientOptions): Promise<MyAgentClient> {
-    const Ctor = await socketCtor(options.WebSocket)
-    const url = socketUrl(options.url, '/myagent', options.token)
-    const socket = new Ctor(url.toString())
-    const client = new MyAgentClient(socket)
-    client.tap = options.tap
-    await opened(socket, url)
+    const client = await openClient(options, socketUrl(options.url, '/myagent', options.token), (socket) => new MyAgentClient(socket))
     await client.next('system.connected')
     return client
   }

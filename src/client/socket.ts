@@ -1,3 +1,5 @@
+import type { WireTap } from './tap.js'
+
 /** The structural WebSocket the clients need: the browser's, Node 22's global, or the `ws` package's. */
 export interface SocketLike {
   readonly readyState: number
@@ -21,6 +23,20 @@ export function socketUrl(base: string, path: string, token?: string): URL {
   if (url.pathname === '/' || url.pathname === '') url.pathname = path
   if (token) url.searchParams.set('access_token', token)
   return url
+}
+
+/**
+ * Opens a WebSocket to `url` for the client `make` builds around it, and resolves with that client once the
+ * socket is open. `make` sets the handlers first: frames the server sends right after the upgrade can
+ * arrive in the same tick as 'open'.
+ */
+export async function openClient<C extends { tap?: WireTap }>(options: { WebSocket?: SocketCtor; tap?: WireTap }, url: URL, make: (socket: SocketLike) => C): Promise<C> {
+  const Ctor = await socketCtor(options.WebSocket)
+  const socket = new Ctor(url.toString())
+  const client = make(socket)
+  client.tap = options.tap
+  await opened(socket, url)
+  return client
 }
 
 /** Resolves once the socket is open (set handlers before calling: frames can arrive in the same tick). */

@@ -121,6 +121,23 @@ export type StoredEvent = EventBody & EventMeta
 /** Narrows a StoredEvent by type. */
 export type EventOf<T extends EventType> = Extract<EventBody, { type: T }> & EventMeta
 
+/**
+ * A tool result as the text of a tool message (history, AG-UI `TOOL_CALL_RESULT`, an LLM's tool turn):
+ * a string as is, anything else as JSON. `toolResultOf` reads it back.
+ */
+export function toolResultText(result: Json): string {
+  return typeof result === 'string' ? result : JSON.stringify(result)
+}
+
+/** A tool message's text as a result: its JSON value when it parses, else the text itself. */
+export function toolResultOf(text: string): Json {
+  try {
+    return JSON.parse(text) as Json
+  } catch {
+    return text
+  }
+}
+
 /** Events that end a run: exactly one per run. */
 export function isRunEnd(e: { type: string }): boolean {
   return e.type === 'run.finished' || e.type === 'run.error'

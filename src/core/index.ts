@@ -6,7 +6,7 @@ export { HTTP_STATUS } from './http-status.js'
 export { DEFAULT_LIMITS } from './limits.js'
 export type { Limits } from './limits.js'
 export { checkJsonShape, parseJson } from './guard.js'
-export { isRunEnd } from './events.js'
+export { isRunEnd, toolResultOf, toolResultText } from './events.js'
 export type {
   EventBody,
   EventMeta,

@@ -1,5 +1,5 @@
 import fjp from 'fast-json-patch'
-import type { EventBody, HistoryMessage, Json, PatchOp } from './events.js'
+import { toolResultText, type EventBody, type HistoryMessage, type Json, type PatchOp } from './events.js'
 import { ParlanceError } from './errors.js'
 
 /** Applies an RFC 6902 patch without touching `doc`; throws `invalid_message` on a bad patch. */
@@ -75,7 +75,7 @@ export class ConversationModel {
           id: `res_${e.toolCallId}`,
           role: 'tool',
           toolCallId: e.toolCallId,
-          content: typeof e.result === 'string' ? e.result : JSON.stringify(e.result),
+          content: toolResultText(e.result),
         })
         return
       case 'tool.error':

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, type Command, type Json, type Principal } from '../core/index.js'
+import { ParlanceError, toolResultOf, type Command, type Json, type Principal } from '../core/index.js'
 import { decodeRunInput, encode, ending, fromAguiMessage, runFinished, runStarted, textOf, type AguiRunInput, type AguiView } from '../dialects/agui/index.js'
 import type { Session } from '../session/index.js'
 import { carryOut } from './carry-out.js'
@@ -90,7 +90,7 @@ function reconcile(deps: EndpointDeps, session: Session, input: AguiRunInput, ag
     if (m === newUser || isKnown(m)) continue
     if (m.role === 'tool' && deps.sessions.findPending(m.toolCallId) === session) {
       const content = textOf(m.content)
-      results.push({ type: 'tool.result', sessionId, toolCallId: m.toolCallId, outcome: m.error === undefined ? 'success' : 'failure', result: parseResult(content), ...(m.error !== undefined ? { error: m.error } : {}) })
+      results.push({ type: 'tool.result', sessionId, toolCallId: m.toolCallId, outcome: m.error === undefined ? 'success' : 'failure', result: toolResultOf(content), ...(m.error !== undefined ? { error: m.error } : {}) })
       continue
     }
     if (fromAguiMessage(m)) unknownHistory = true
@@ -123,14 +123,6 @@ function reconcile(deps: EndpointDeps, session: Session, input: AguiRunInput, ag
     })
   }
   return out
-}
-
-function parseResult(content: string): Json {
-  try {
-    return JSON.parse(content) as Json
-  } catch {
-    return content
-  }
 }
 
 async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, threadId: string): Promise<void> {

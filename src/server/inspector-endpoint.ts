@@ -7,6 +7,7 @@ import { ParlanceError, type Principal, type SessionId, type StoredEvent } from 
 import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
 import { answerErrors } from './http-errors.js'
 import { sendJson } from './http-util.js'
+import type { SessionRow } from '../client/inspector-api.js'
 
 /** What the inspector endpoint takes beyond the common deps (passed by `createServer`). */
 export interface InspectorDeps {
@@ -177,18 +178,6 @@ function intParam(url: URL, name: string, fallback: number, min: number, max: nu
     throw new ParlanceError('invalid_message', `${name} must be an integer from ${min} to ${max}`, { field: name })
   }
   return Number(raw)
-}
-
-/** One session as the inspector lists it. */
-interface SessionRow {
-  id: string
-  agent: string
-  lastSeq: number
-  activeRunId: string | null
-  updatedAt?: number
-  createdAt?: number
-  /** Attached connections per dialect (the prefix of each subscriber's codec key). */
-  connections?: Record<string, number>
 }
 
 async function listSessions(deps: EndpointDeps, res: ServerResponse, principal: Principal, limit: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { ParlanceError, type Command, type Limits, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
-import { StoreConflict, type EventStore, type SessionRecord } from '../store/index.js'
+import type { EventStore, SessionRecord } from '../store/index.js'
 import type { ClusterPort, ForwardedCommand, ForwardOutcome } from './cluster.js'
-import { closingEvents, runStartSeq } from './recover.js'
+import { closingEvents, runEvents } from './recover.js'
 import { Session, type SessionDeps } from './session.js'
 import type { OpenOptions } from './session-manager.js'
 
@@ -146,7 +146,7 @@ export class ClusterNode {
       if (renew.length) {
         for (const id of await cluster.renew(renew)) {
           const s = this.host.get(id)
-          if (s?.writer) s.onRejected([], new StoreConflict([id]))
+          s?.lostWrite()
         }
       }
       // Quiet at two ticks in a row (a third of the lease apart): its last record write has long been
@@ -226,15 +226,10 @@ export class ClusterNode {
       const closing = fresh.activeRunId ? await closingEvents(read, fresh.id, fresh.activeRunId, fresh.lastSeq) : []
       return new Session(this.host.deps, fresh, { writer: true, closing, interruptedMessage: ORPHANED })
     }
-    const start = await runStartSeq(read, record.id, record.activeRunId, record.lastSeq)
-    const session = new Session(this.host.deps, record, { writer: false, runStartSeq: start })
-    // What the run waits for, from its events so far (bounded by the run's length, read once per load).
-    for (let after = start - 1; after < record.lastSeq; ) {
-      const page = await read(record.id, after, Math.min(this.host.limits.replayPageSize, record.lastSeq - after))
-      if (page.length === 0) break
-      session.primeRemote(page)
-      after = page[page.length - 1]!.seq
-    }
+    // One read of the run so far: where it starts (clients attaching mid-run replay from there) and what it waits for.
+    const events = await runEvents(read, record.id, record.activeRunId, record.lastSeq)
+    const session = new Session(this.host.deps, record, { writer: false, runStartSeq: events[0]?.seq })
+    session.primeRemote(events)
     return session
   }
 }

@@ -62,19 +62,19 @@ export async function closingEvents(read: Read, sessionId: SessionId, runId: str
 }
 
 /**
- * The seq of run `runId`'s first event (its user message, or `run.started`), found by scanning back from
- * `lastSeq` while events belong to the run. For a replica attaching clients to a run active elsewhere.
+ * The events of run `runId` (its user message or `run.started` through `lastSeq`), ascending: scanned back
+ * from `lastSeq` while events belong to the run. For a replica attaching clients to a run active elsewhere:
+ * where the run starts, and what it waits for.
  */
-export async function runStartSeq(read: Read, sessionId: SessionId, runId: string, lastSeq: number, pageSize = 1000): Promise<number> {
-  let start = lastSeq + 1
+export async function runEvents(read: Read, sessionId: SessionId, runId: string, lastSeq: number, pageSize = 1000): Promise<StoredEvent[]> {
+  const pages: StoredEvent[][] = []
   for (let upTo = lastSeq; upTo > 0; upTo -= pageSize) {
     const from = Math.max(0, upTo - pageSize)
     const page = await read(sessionId, from, upTo - from)
-    for (let i = page.length - 1; i >= 0; i--) {
-      if (page[i]!.runId !== runId) return start
-      start = page[i]!.seq
-    }
-    if (page.length === 0) return start
+    let i = page.length
+    while (i > 0 && page[i - 1]!.runId === runId) i--
+    pages.unshift(i === 0 ? page : page.slice(i))
+    if (i > 0 || page.length === 0) break
   }
-  return start
+  return pages.flat()
 }

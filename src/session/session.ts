@@ -352,6 +352,11 @@ export class Session implements CommitListener {
    * tail is forgotten and the manager resynchronises the session from the store, as a replica.
    */
   onRejected(_events: StoredEvent[], _err: StoreConflict): void {
+    this.lostWrite()
+  }
+
+  /** This node no longer writes the session (a refused commit, a lease renewal that found another holder). */
+  lostWrite(): void {
     if (!this.writer) return
     this.writer = false
     const run = this.run

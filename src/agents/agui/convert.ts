@@ -1,6 +1,6 @@
 import type { Message, Tool } from '@ag-ui/client'
 import type { RunContext, ToolDefinition } from '../../agent/index.js'
-import { ERROR_CODES, ParlanceError, type ErrorCode, type HistoryMessage, type Json } from '../../core/index.js'
+import { ERROR_CODES, ParlanceError, toolResultOf, type ErrorCode, type HistoryMessage, type Json } from '../../core/index.js'
 import { CUSTOM, toAguiMessage as toWire } from '../../dialects/agui/index.js'
 
 /**
@@ -31,17 +31,7 @@ export function offeredTools(ctx: RunContext, own: Readonly<Record<string, ToolD
 
 /** A TOOL_CALL_RESULT's content as the tool's result: JSON when it parses, else the text. */
 export function parseContent(content: unknown): Json {
-  if (typeof content !== 'string') return (content ?? null) as Json
-  try {
-    return JSON.parse(content) as Json
-  } catch {
-    return content
-  }
-}
-
-/** A tool result as tool message content (JSON unless a string). */
-export function toContent(result: Json): string {
-  return typeof result === 'string' ? result : JSON.stringify(result)
+  return typeof content === 'string' ? toolResultOf(content) : ((content ?? null) as Json)
 }
 
 /** Codes a remote RUN_ERROR keeps; anything else (including the session's own interrupted/cancelled) becomes execution_error. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { HttpAgent, isInterruptExpired, type Interrupt, type Message, type ResumeEntry } from '@ag-ui/client'
 import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
-import { ParlanceError, type RiskLevel } from '../../core/index.js'
-import { offeredTools, parlanceCancelUrl, remoteMessages, remoteRunError, requestError, toContent } from './convert.js'
+import { ParlanceError, toolResultText, type RiskLevel } from '../../core/index.js'
+import { offeredTools, parlanceCancelUrl, remoteMessages, remoteRunError, requestError } from './convert.js'
 import { EventRelay, type PendingCall, type RemoteOutcome } from './relay.js'
 
 /** Options of `aguiBridgeAgent`. */
@@ -210,7 +210,7 @@ function checkUrl(raw: string): string {
 async function runClientTool(ctx: RunContext, call: PendingCall): Promise<Message> {
   try {
     const result = await ctx.callTool(call.name, call.args)
-    return { id: randomUUID(), role: 'tool', toolCallId: call.id, content: toContent(result) }
+    return { id: randomUUID(), role: 'tool', toolCallId: call.id, content: toolResultText(result) }
   } catch (err) {
     if (ctx.signal.aborted) throw err
     return { id: randomUUID(), role: 'tool', toolCallId: call.id, content: '', error: err instanceof Error ? err.message : String(err) }

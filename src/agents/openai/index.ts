@@ -1,6 +1,6 @@
 import OpenAI from 'openai'
 import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
-import { ParlanceError, type HistoryMessage, type Json } from '../../core/index.js'
+import { ParlanceError, toolResultText, type HistoryMessage, type Json } from '../../core/index.js'
 
 /** Options of `openaiAgent`. */
 export interface OpenAIAgentOptions {
@@ -107,7 +107,7 @@ async function runTool(ctx: RunContext, c: ToolCall): Promise<string> {
   }
   try {
     const result: Json = await ctx.callTool(c.name, args)
-    return typeof result === 'string' ? result : JSON.stringify(result)
+    return toolResultText(result)
   } catch (err) {
     if (ctx.signal.aborted) throw err
     // The model sees the failure and may recover; the run goes on.

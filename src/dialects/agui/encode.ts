@@ -1,4 +1,4 @@
-import type { HistoryMessage, StoredEvent } from '../../core/index.js'
+import { toolResultText, type HistoryMessage, type StoredEvent } from '../../core/index.js'
 import type { AguiMessage } from './schema.js'
 
 /** What encoding one AG-UI response needs: the ids it answers for. */
@@ -161,7 +161,7 @@ export function encode(e: StoredEvent, view: AguiView): string[] {
         sse({ type: 'TOOL_CALL_END', toolCallId: e.toolCallId }, id),
       ]
     case 'tool.result':
-      return [sse({ type: 'TOOL_CALL_RESULT', messageId: `res_${e.toolCallId}`, toolCallId: e.toolCallId, role: 'tool', content: typeof e.result === 'string' ? e.result : JSON.stringify(e.result) }, id)]
+      return [sse({ type: 'TOOL_CALL_RESULT', messageId: `res_${e.toolCallId}`, toolCallId: e.toolCallId, role: 'tool', content: toolResultText(e.result) }, id)]
     case 'tool.error':
     case 'tool.cancel': {
       const error = e.type === 'tool.error' ? e.error : `cancelled: ${e.reason}`

@@ -1,0 +1,13 @@
+/** The inspector API's shapes, shared by the server (`src/server/inspector-endpoint.ts`) and the page. */
+
+/** One session as `GET /inspector/api/sessions` lists it. */
+export interface SessionRow {
+  id: string
+  agent: string
+  lastSeq: number
+  activeRunId: string | null
+  updatedAt?: number
+  createdAt?: number
+  /** Attached connections per dialect (the prefix of each subscriber's codec key). */
+  connections?: Record<string, number>
+}
