@@ -4,14 +4,17 @@ import type { HaiServerMessage } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 
+/** The envelope every server frame carries. */
+const E = { session_id: 's', agent_id: 'demo' }
 const chunk = (id: string, content: string, is_final: boolean, seq: number): HaiServerMessage => ({
+  ...E,
   type: 'assistant_message_chunk',
   message_id: id,
   content,
   is_final,
   seq,
 })
-const done = (seq: number): HaiServerMessage => ({ type: 'status', status: 'completed', seq })
+const done = (seq: number): HaiServerMessage => ({ ...E, type: 'status', status: 'completed', seq })
 
 test('the HAI verifier accepts a good stream and rejects each kind of bad one', () => {
   verifyHaiStream([chunk('a', 'x', false, 1), chunk('a', '', true, 2), done(3)])
@@ -19,22 +22,22 @@ test('the HAI verifier accepts a good stream and rejects each kind of bad one', 
   assert.throws(() => verifyHaiStream([chunk('a', 'x', false, 1), done(2)]), /no is_final/)
   assert.throws(() => verifyHaiStream([chunk('a', 'x', false, 2), chunk('a', '', true, 1), done(3)]), /seq 1 after 2/)
   assert.throws(
-    () => verifyHaiStream([{ type: 'tool_call_end', tool_call_id: 't', tool_name: 'x', result: '', seq: 1 }, done(2)]),
+    () => verifyHaiStream([{ ...E, type: 'tool_call_end', tool_call_id: 't', tool_name: 'x', result: '', seq: 1 }, done(2)]),
     /without tool_call_start/,
   )
   assert.throws(() => verifyHaiStream([chunk('a', '', true, 1)]), /status completed/)
 })
 
 test('the HAI verifier names each broken lifecycle rule', () => {
-  const start = (id: string, seq: number): HaiServerMessage => ({ type: 'tool_call_start', tool_call_id: id, tool_name: 'x', parameters: {}, seq })
-  const end = (id: string, seq: number): HaiServerMessage => ({ type: 'tool_call_end', tool_call_id: id, tool_name: 'x', result: 'ok', seq })
-  const toolError = (id: string, seq: number): HaiServerMessage => ({ type: 'tool_call_error', tool_call_id: id, tool_name: 'x', error: 'no', seq })
+  const start = (id: string, seq: number): HaiServerMessage => ({ ...E, type: 'tool_call_start', tool_call_id: id, tool_name: 'x', parameters: {}, seq })
+  const end = (id: string, seq: number): HaiServerMessage => ({ ...E, type: 'tool_call_end', tool_call_id: id, tool_name: 'x', result: 'ok', seq })
+  const toolError = (id: string, seq: number): HaiServerMessage => ({ ...E, type: 'tool_call_error', tool_call_id: id, tool_name: 'x', error: 'no', seq })
   const runError = (seq: number): HaiServerMessage => ({ type: 'error', error_code: 'interrupted', message: 'stopped', seq })
   const inboundError: HaiServerMessage = { type: 'error', error_code: 'invalid_json', message: 'bad frame' }
 
   // accepted: a run error and its completed share one seq; inbound errors and history carry none
   verifyHaiStream([
-    { type: 'assistant_message', content: 'earlier' },
+    { ...E, type: 'assistant_message', content: 'earlier' },
     chunk('a', 'x', false, 4),
     inboundError,
     chunk('a', '', true, 5),
@@ -56,9 +59,9 @@ test('the HAI verifier names each broken lifecycle rule', () => {
   assert.throws(() => verifyHaiStream([start('t', 1), done(2)]), /tool call t .* no end or error/)
   assert.throws(() => verifyHaiStream([chunk('a', 'x', false, 1), chunk('a', '', true, 1), done(2)]), /seq 1 after 1/)
   assert.throws(() => verifyHaiStream([runError(2), chunk('a', '', true, 2), done(3)]), /seq 2 after 2/)
-  assert.throws(() => verifyHaiStream([{ type: 'assistant_message_chunk', message_id: 'a', content: '', is_final: true }, done(1)]), /must carry seq/)
+  assert.throws(() => verifyHaiStream([{ ...E, type: 'assistant_message_chunk', message_id: 'a', content: '', is_final: true }, done(1)]), /must carry seq/)
   assert.throws(
-    () => verifyHaiStream([{ type: 'assistant_message_chunk', message_id: 'a', content: '', is_final: 'true', seq: 1 } as unknown as HaiServerMessage, done(2)]),
+    () => verifyHaiStream([{ ...E, type: 'assistant_message_chunk', message_id: 'a', content: '', is_final: 'true', seq: 1 } as unknown as HaiServerMessage, done(2)]),
     /is_final must be a boolean/,
   )
   assert.throws(() => verifyHaiStream([{ type: 'status', status: 'done', seq: 1 } as unknown as HaiServerMessage]), /not one of the seed's/)

@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../src/index.js'
+import { RAW_EVENTS } from '../src/session/index.js'
 import { HumaClient, type HumaClientOptions } from '../src/client/huma.js'
 import { startServer, type TestServer } from './harness.js'
 
@@ -31,7 +32,8 @@ export async function watch(s: TestServer, sessionId: string) {
   session.subscribe(
     {
       codecKey: 'test-watch',
-      encode: (evs) => evs.slice(),
+      encoder: RAW_EVENTS,
+      view: null,
       write(frames) {
         events.push(...(frames as StoredEvent[]))
         wake()

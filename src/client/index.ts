@@ -1,5 +1,5 @@
-export { HaiClient, textOf } from './hai.js'
-export type { HaiClientOptions, HaiServerMessage } from './hai.js'
+export { HaiClient, textOf } from '../dialects/hai/client.js'
+export type { HaiClientMessage, HaiClientOptions, HaiServerMessage } from '../dialects/hai/client.js'
 export { HumaClient } from './huma.js'
 export type { HumaClientOptions, HumaErrorEvent, HumaServerEvent } from './huma.js'
 export { AguiClient } from './agui.js'

@@ -1,25 +1,49 @@
 import type { Command } from './commands.js'
-import type { ParlanceError } from './errors.js'
+import type { ErrorCode, ParlanceError } from './errors.js'
 import type { StoredEvent } from './events.js'
 import type { Limits } from './limits.js'
 
-/** What `decode` returns: a canonical command, or an error to answer in the dialect's shape. */
-export type Decoded = { ok: true; command: Command } | { ok: false; error: ParlanceError }
+/** What `decode` returns: the decoded input (a canonical command for most dialects), or an error to answer in the dialect's shape. */
+export type Decoded<In = Command> = { ok: true; command: In } | { ok: false; error: ParlanceError }
+
+/** The limits a decoder enforces. */
+export type DecodeLimits = Pick<Limits, 'maxFrameBytes' | 'maxJsonDepth' | 'maxUserMessageChars'>
+
+/** A batch of frames and the view the next batch is encoded with (the same object when nothing changed). */
+export interface Encoded<Out, View> {
+  readonly frames: readonly Out[]
+  readonly view: View
+}
 
 /**
- * A dialect's pure codec. No I/O, timers, clocks or random ids: everything it
- * needs comes in through its arguments. A throw out of a codec is a bug.
- *
- * @typeParam Frame what the transport writes (a JSON string for WebSocket dialects)
- * @typeParam View  per-subscriber constants the encoder needs (ids, precomputed JSON fragments)
+ * Turns committed events into frames for one view. Pure: it never mutates the view it is given; what it
+ * learns from the events (the agent of a new run, text being collected) goes into the view it returns.
  */
-export interface Codec<Frame, View> {
+export interface BatchEncoder<Out, View> {
+  encode(events: readonly StoredEvent[], view: View): Encoded<Out, View>
+  /**
+   * Subscribers whose views have equal keys get identical frames for identical events, so one encoding per
+   * batch serves them all (with the frames, they all take on the returned view). Absent: the view object
+   * itself is the key, so subscribers share only while they hold the very same view.
+   */
+  shareKey?(view: View): string
+}
+
+/**
+ * A dialect's pure codec. No I/O, timers, clocks or random ids: everything it needs comes in through its
+ * arguments. A throw out of a codec is a bug.
+ *
+ * @typeParam In   what a decoded frame is (a `Command`, or a dialect request the binding carries out)
+ * @typeParam Out  what the transport writes (a JSON string for WebSocket dialects, an SSE message for HTTP ones)
+ * @typeParam View what the encoder needs to know about its receiver (ids, the run's agent): immutable
+ */
+export interface Codec<In, Out, View> extends BatchEncoder<Out, View> {
   /** Dialect name, used in metrics and logs. */
   readonly name: string
   /** Decodes one inbound frame; never throws. */
-  decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'maxJsonDepth' | 'maxUserMessageChars'>): Decoded
-  /** Encodes one event; an event the dialect has no word for yields no frames. */
-  encode(event: StoredEvent, view: View): readonly Frame[]
+  decode(frame: string, limits: DecodeLimits): Decoded<In>
   /** Encodes an error in the dialect's own shape. */
-  encodeError(error: ParlanceError, view: View | null): Frame
+  encodeError(error: ParlanceError, view: View | null): Out
+  /** The wire form of every error code: a new code fails the type check until each dialect answers it. */
+  readonly errors: Readonly<Record<ErrorCode, unknown>>
 }

@@ -24,5 +24,5 @@ export type {
 } from './events.js'
 export type { ClientToolSpec, Command, CommandType } from './commands.js'
 export { ConversationModel, applyPatch } from './reduce.js'
-export type { Codec, Decoded } from './codec.js'
+export type { BatchEncoder, Codec, DecodeLimits, Decoded, Encoded } from './codec.js'
 export type { CloseReason, Connection } from './connection.js'

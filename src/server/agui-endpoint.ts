@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, toolResultOf, type Command, type Json, type Principal } from '../core/index.js'
 import { decodeRunInput, encode, ending, fromAguiMessage, runFinished, runStarted, textOf, type AguiRunInput, type AguiView } from '../dialects/agui/index.js'
 import type { Session } from '../session/index.js'
-import { carryOut } from './carry-out.js'
-import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
-import { answerErrors } from './http-errors.js'
-import { readBody, sendJson } from './http-util.js'
-import { streamRun } from './sse.js'
+import { carryOut } from '../binding/carry-out.js'
+import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
+import { answerErrors } from '../binding/http-errors.js'
+import { readBody, sendJson } from '../binding/http-util.js'
+import { streamRun } from '../binding/sse.js'
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' }
 const THREAD_ROUTE = /^\/agui\/threads\/([^/]{1,256})\/(events|cancel)$/

@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, type Command, type Json } from '../core/index.js'
 import { decodeChat, encode, ending, finish, start, UI_STREAM_HEADERS, type ChatRequest, type UIPart } from '../dialects/aisdk/index.js'
 import type { Session } from '../session/index.js'
-import { carryOut } from './carry-out.js'
-import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
-import { answerErrors } from './http-errors.js'
-import { readBody, sendJson } from './http-util.js'
-import { streamRun } from './sse.js'
+import { carryOut } from '../binding/carry-out.js'
+import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
+import { answerErrors } from '../binding/http-errors.js'
+import { readBody, sendJson } from '../binding/http-util.js'
+import { streamRun } from '../binding/sse.js'
 
 const CHAT_ROUTE = /^\/api\/chat(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
 const STREAM_ROUTE = /^\/api\/chat\/([^/]{1,256})\/stream$/

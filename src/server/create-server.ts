@@ -13,11 +13,11 @@ import type { ClusterPort } from '../session/cluster.js'
 import { EventStore, createMemoryStore, type StoreBackend } from '../store/index.js'
 import { WsTransport } from '../transports/ws.js'
 import { bearerToken, makeAuthenticator, principalOf, type AuthOptions } from './auth.js'
-import type { Endpoint, EndpointDeps } from './endpoint.js'
-import type { InspectorDeps } from './inspector-endpoint.js'
-import { ENDPOINTS } from './endpoints.js'
-import { RateLimiter } from './rate-limit.js'
-import { sendJson } from './http-util.js'
+import type { Dialect, Endpoint, EndpointDeps } from '../binding/index.js'
+import { withDialects } from '../dialects/registry.js'
+import { inspectorEndpoint, type InspectorDeps } from './inspector-endpoint.js'
+import { RateLimiter } from '../binding/rate-limit.js'
+import { sendJson } from '../binding/http-util.js'
 import { createMetrics, type Metrics } from './metrics.js'
 
 /** Options of `createServer`. */
@@ -50,6 +50,11 @@ export interface ServerOptions {
   cluster?: ClusterOptions
   /** Directory of the built inspector page served at `GET /`. @default this package's `dist/inspector` */
   inspectorDir?: string
+  /**
+   * Dialects to serve besides the built-in ones (mounted after them); one named like a built-in replaces it.
+   * See docs/ADDING-A-DIALECT.md.
+   */
+  dialects?: readonly Dialect[]
 }
 
 /** A Redis connection URL. */
@@ -215,7 +220,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       throw new ParlanceError('unauthorized', 'request was not authenticated')
     },
   }
-  const endpoints: Endpoint[] = ENDPOINTS.map((make) => make(deps))
+  const endpoints: Endpoint[] = [...withDialects(options.dialects).map((d) => d.endpoint(deps)), inspectorEndpoint(deps)]
   const protectMetrics = auth !== null && options.auth?.protectMetrics !== false
   const ownUpgrades = endpoints.flatMap((e) => e.ownUpgradePaths ?? [])
 

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, type Connection } from '../core/index.js'
 import { hugai, RPC, type Inbound, type RpcErrorObject } from '../dialects/hugai/index.js'
-import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
-import { BodyError, readBody, sendJson } from './http-util.js'
+import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
+import { BodyError, readBody, sendJson } from '../binding/http-util.js'
 import { Hub } from './hugai/hub.js'
 import { RpcFailure, type Peer } from './hugai/peer.js'
 

@@ -5,7 +5,7 @@ import { huma, type HumaFrame, type HumaView } from '../dialects/huma/index.js'
 import type { Session, Subscription } from '../session/index.js'
 import type { ConfirmingSubscriber } from '../session/messaging.js'
 import { SocketIoTransport, type SioConnection } from '../transports/socketio.js'
-import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
+import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
 
 /** Where HUMA is mounted (Socket.IO's default path). */
 export const HUMA_PATH = '/socket.io/'
@@ -112,10 +112,15 @@ export function serveHuma(conn: SioConnection, deps: Pick<EndpointDeps, 'session
       // Per socket: the view collects streamed text, so sockets do not share encodings.
       codecKey: `huma:${conn.id}`,
       confirmsDelivery: true,
-      encode(events) {
-        const out: HumaFrame[] = []
-        for (const e of events) for (const f of huma.encode(e, view)) out.push(f)
-        return out
+      view: null,
+      encoder: {
+        // Per socket until the view is immutable (the key is the socket's own view object).
+        encode(events) {
+          const out: HumaFrame[] = []
+          for (const e of events) for (const f of huma.encode(e, view)) out.push(f)
+          return { frames: out, view: null }
+        },
+        shareKey: () => `huma:${conn.id}`,
       },
       write: (frames) => conn.send(frames as HumaFrame[]),
       backlog: () => conn.bufferedBytes,

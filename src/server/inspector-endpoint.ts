@@ -3,11 +3,18 @@ import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { extname, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ParlanceError, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
-import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
-import { answerErrors } from './http-errors.js'
-import { sendJson } from './http-util.js'
+import { ParlanceError, type Principal, type SessionId } from '../core/index.js'
+import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
+import { answerErrors } from '../binding/http-errors.js'
+import { sendJson } from '../binding/http-util.js'
 import type { SessionRow } from '../client/inspector-api.js'
+import type { BatchEncoder } from '../session/index.js'
+
+/** The inspector's stream: each canonical event as one SSE message with its seq as id; the same for every watcher. */
+const INSPECTOR_SSE: BatchEncoder<string, null> = {
+  encode: (events) => ({ frames: events.map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`), view: null }),
+  shareKey: () => 'inspector',
+}
 
 /** What the inspector endpoint takes beyond the common deps (passed by `createServer`). */
 export interface InspectorDeps {
@@ -237,7 +244,8 @@ async function streamEvents(deps: EndpointDeps, res: ServerResponse, principal: 
   const sub = session.subscribe(
     {
       codecKey: `inspector:${++streamNo}`,
-      encode: (events) => (events as StoredEvent[]).map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`),
+      encoder: INSPECTOR_SSE,
+      view: null,
       write(frames) {
         if (res.writableEnded || res.destroyed) return false
         res.write((frames as string[]).join(''))

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { ParlanceError, toParlanceError, type Connection } from '../core/index.js'
 import { myagent, type MyAgentRequest, type MyAgentView } from '../dialects/myagent/index.js'
 import type { Session, Subscription } from '../session/index.js'
-import type { Endpoint, EndpointDeps, EndpointFactory } from './endpoint.js'
+import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
 import { AckBuffer, ParkedBuffers } from './myagent-ack-buffer.js'
 import { signState, verifyState } from './signed-state.js'
 
@@ -79,14 +79,18 @@ export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers
     const sub = session.subscribe(
       {
         codecKey: `myagent:${conn.id}`, // every frame names its connection, so nothing is shared
-        encode(events) {
-          const out: string[] = []
-          for (const e of events) {
-            const frames = myagent.encode(e, view)
-            buffer.add(e.seq, frames)
-            for (const f of frames) out.push(f)
-          }
-          return out
+        view: null,
+        encoder: {
+          encode(events) {
+            const out: string[] = []
+            for (const e of events) {
+              const frames = myagent.encode(e, view)
+              buffer.add(e.seq, frames)
+              for (const f of frames) out.push(f)
+            }
+            return { frames: out, view: null }
+          },
+          shareKey: () => `myagent:${conn.id}`,
         },
         write: (frames) => conn.send(frames as string[]),
         backlog: () => conn.bufferedBytes,

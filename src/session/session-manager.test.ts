@@ -4,7 +4,7 @@ import { defineAgent } from '../agent/index.js'
 import { DEFAULT_LIMITS, type StoredEvent } from '../core/index.js'
 import { EventStore, createMemoryStore } from '../store/index.js'
 import { SessionManager } from './session-manager.js'
-import type { Subscriber } from './subscription.js'
+import { RAW_EVENTS, type Subscriber } from './subscription.js'
 
 const echo = defineAgent({ name: 'echo', run: async (ctx) => void (await ctx.say(`echo ${ctx.input.text}`)) })
 
@@ -21,7 +21,8 @@ function collector(): Subscriber & { ended: Promise<void>; events: StoredEvent[]
     codecKey: 'c',
     events,
     ended: new Promise<void>((r) => (done = r)),
-    encode: (es) => [...es],
+    encoder: RAW_EVENTS,
+    view: null,
     write(frames) {
       for (const e of frames as StoredEvent[]) {
         events.push(e)

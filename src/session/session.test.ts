@@ -5,7 +5,7 @@ import { defineAgent, type AgentDefinition, type ApprovalResult } from '../agent
 import { EventStore, type CommitUnit } from '../store/index.js'
 import type { Session } from './session.js'
 import { SessionManager } from './session-manager.js'
-import type { Subscriber } from './subscription.js'
+import { RAW_EVENTS, type Subscriber } from './subscription.js'
 import { DelegatingBackend, deferred } from '../../test/support/delegating-backend.js'
 
 // ---------------------------------------------------------------------------------------------- helpers
@@ -58,10 +58,9 @@ class Recorder implements Subscriber {
   readonly events: StoredEvent[] = []
   private waiters: Array<{ pred: (e: StoredEvent) => boolean; resolve: (e: StoredEvent) => void }> = []
 
-  encode(events: readonly StoredEvent[]): unknown[] {
-    return [...events]
-  }
-  write(frames: unknown[]): boolean {
+  readonly encoder = RAW_EVENTS
+  view = null
+  write(frames: readonly unknown[]): boolean {
     for (const f of frames) {
       const e = f as StoredEvent
       this.events.push(e)

@@ -1,16 +1,29 @@
-import type { SessionId, StoredEvent } from '../core/index.js'
+import type { BatchEncoder, Encoded, SessionId, StoredEvent } from '../core/index.js'
+
+export type { BatchEncoder, Encoded }
 
 /** A receiver of a session's events: usually one connection through one dialect encoder. */
-export interface Subscriber {
-  /** Subscribers with the same key get the same frames, encoded once per batch. */
+export interface Subscriber<Out = unknown, View = unknown> {
+  /** Who is watching, `dialect:…` (listed by the inspector); not used for sharing. */
   readonly codecKey: string
-  encode(events: readonly StoredEvent[]): unknown[]
+  readonly encoder: BatchEncoder<Out, View>
+  /** The view the next batch is encoded with; the subscription replaces it after each batch. */
+  view: View
   /** Writes frames; returns false when the receiver is gone (it is then unsubscribed). */
-  write(frames: unknown[]): boolean
+  write(frames: readonly Out[]): boolean
   /** Bytes sent but not yet taken by the peer; drives flow control. Absent: never congested. */
   backlog?(): number
   /** Disconnects the receiver as a slow consumer (it may reconnect and resume from its last seq). */
   drop?(reason: string): void
+}
+
+/** Encodings of one committed batch (values: `Encoded`), shared by the subscribers whose views have the same key. */
+export type EncodeCache = Map<unknown, unknown>
+
+/** An encoder for subscribers that want the events themselves (in-process watchers, the inspector's JSON). */
+export const RAW_EVENTS: BatchEncoder<StoredEvent, null> = {
+  encode: (events) => ({ frames: events, view: null }),
+  shareKey: () => 'raw',
 }
 
 /** Flow-control settings shared by live delivery and replay. */
@@ -120,7 +133,7 @@ export class Subscription {
   }
 
   /** Live delivery of a committed batch (`cache` shares encoded frames between subscribers). */
-  push(events: StoredEvent[], cache: Map<string, unknown[]> | undefined): void {
+  push(events: StoredEvent[], cache: EncodeCache | undefined): void {
     if (this.closed) return
     if (this.buffer) {
       this.buffer.push(events)
@@ -141,14 +154,16 @@ export class Subscription {
     this.onClose(this)
   }
 
-  private deliver(events: StoredEvent[], cache: Map<string, unknown[]> | undefined): void {
-    const key = this.subscriber.codecKey
-    let frames = cache?.get(key)
-    if (!frames) {
-      frames = this.subscriber.encode(events)
-      cache?.set(key, frames)
+  private deliver(events: StoredEvent[], cache: EncodeCache | undefined): void {
+    const sub = this.subscriber
+    const key = cache ? (sub.encoder.shareKey ? sub.encoder.shareKey(sub.view) : sub.view) : undefined
+    let out = cache?.get(key) as Encoded<unknown, unknown> | undefined
+    if (!out) {
+      out = sub.encoder.encode(events, sub.view)
+      cache?.set(key, out)
     }
+    sub.view = out.view
     this.delivered = events[events.length - 1]!.seq
-    if (frames.length && !this.subscriber.write(frames)) this.close()
+    if (out.frames.length && !sub.write(out.frames)) this.close()
   }
 }

@@ -13,6 +13,12 @@ export interface WsTransportOptions {
   heartbeatIntervalMs?: number
 }
 
+/** A frame the WebSocket transport writes: text, or text already converted to UTF-8 bytes (sent as a text frame). */
+export type WsFrame = string | Buffer
+
+/** Send options for a Buffer that holds text. */
+const TEXT = { binary: false } as const
+
 /** The one private member of `ws` we touch: the socket, to cork a batch of frames into one write. */
 interface Corkable {
   _socket?: { cork(): void; uncork(): void }
@@ -47,7 +53,7 @@ export class WsTransport {
   }
 
   /** Completes an upgrade and hands the new connection over. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, principal: Principal, onConnection: (conn: Connection) => void): void {
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, principal: Principal, onConnection: (conn: Connection<WsFrame>) => void): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       this.alive.add(ws)
       ws.on('pong', () => this.alive.add(ws))
@@ -72,9 +78,9 @@ export class WsTransport {
     this.wss.close()
   }
 
-  private wrap(ws: WebSocket, principal: Principal): Connection {
+  private wrap(ws: WebSocket, principal: Principal): Connection<WsFrame> {
     const maxBuffered = this.options.maxOutboundBufferBytes
-    const conn: Connection = {
+    const conn: Connection<WsFrame> = {
       id: newId('conn'),
       principal,
       send(frames) {
@@ -84,12 +90,12 @@ export class WsTransport {
           return false
         }
         if (frames.length === 1) {
-          ws.send(frames[0] as string)
+          ws.send(frames[0]!, TEXT)
           return true
         }
         const sock = (ws as unknown as Corkable)._socket
         sock?.cork()
-        for (const f of frames) ws.send(f as string)
+        for (const f of frames) ws.send(f, TEXT)
         sock?.uncork()
         return true
       },

@@ -6,7 +6,8 @@ import { DEFAULT_LIMITS, ERROR_CODES, ParlanceError, type Command, type ErrorCod
 import { decode } from './decode.js'
 import { encodeError } from './encode.js'
 import { HAI_ERROR_CODES } from './errors.js'
-import { inbound, OUTBOUND_TYPES } from './schema.js'
+import { inbound } from './decode.js'
+import { OUTBOUND_TYPES } from './wire.js'
 
 const FIXTURES = new URL('./fixtures/', import.meta.url)
 const limits = { maxFrameBytes: DEFAULT_LIMITS.maxFrameBytes, maxJsonDepth: DEFAULT_LIMITS.maxJsonDepth, maxUserMessageChars: DEFAULT_LIMITS.maxUserMessageChars }

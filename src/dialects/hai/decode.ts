@@ -1,10 +1,19 @@
-import { checkJsonShape, parseJson, ParlanceError, type Decoded, type Json, type Limits } from '../../core/index.js'
-import { inbound, type InboundType } from './schema.js'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { checkJsonShape, parseJson, ParlanceError, type DecodeLimits, type Decoded, type Json } from '../../core/index.js'
+import { INBOUND, type InboundType } from './wire.js'
+
+/** Compiled checkers of the client → server messages, by `type`. */
+export const inbound = {
+  user_message: TypeCompiler.Compile(INBOUND.user_message),
+  tool_approval_response: TypeCompiler.Compile(INBOUND.tool_approval_response),
+  tool_result: TypeCompiler.Compile(INBOUND.tool_result),
+  cancel: TypeCompiler.Compile(INBOUND.cancel),
+} as const satisfies Record<InboundType, unknown>
 
 const NAMES = Object.keys(inbound).join(', ')
 
 /** Decodes one HAI text frame into a canonical command. Pure; never throws. */
-export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'maxJsonDepth' | 'maxUserMessageChars'>): Decoded {
+export function decode(frame: string, limits: DecodeLimits): Decoded {
   // The limit is in UTF-8 bytes; a UTF-16 unit is 1–3 bytes, so count only when the length alone cannot decide.
   const bytes = frame.length > limits.maxFrameBytes || frame.length * 3 <= limits.maxFrameBytes ? frame.length : Buffer.byteLength(frame, 'utf8')
   if (bytes > limits.maxFrameBytes) {

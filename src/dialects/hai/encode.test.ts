@@ -5,7 +5,7 @@ import fc from 'fast-check'
 import { ParlanceError, type EventBody, type EventType, type StoredEvent } from '../../core/index.js'
 import { encode, encodeError, encodeHistory, haiView } from './encode.js'
 import { HAI_ERROR_CODES } from './errors.js'
-import { OUTBOUND_TYPES } from './schema.js'
+import { OUTBOUND_TYPES } from './wire.js'
 
 type Check = (v: unknown) => boolean
 const str: Check = (v) => typeof v === 'string'

@@ -1,17 +1,7 @@
-import type { Codec } from '../../core/index.js'
-import { decode } from './decode.js'
-import { encode, encodeError, encodeHistory, haiView, type HaiView } from './encode.js'
-
-/** The HAI (Agora) dialect: WebSocket `/ws`, JSON text frames with a `type` discriminator. */
-export const hai: Codec<string, HaiView> & { view: typeof haiView; encodeHistory: typeof encodeHistory } = {
-  name: 'hai',
-  decode,
-  encode,
-  encodeError,
-  view: haiView,
-  encodeHistory,
-}
-
-export type { HaiView }
+export { hai } from './codec.js'
+export type { HaiView } from './codec.js'
+export { haiBinding } from './binding.js'
+export { capabilities as haiCapabilities } from './capabilities.js'
 export { HAI_ERROR_CODES } from './errors.js'
-export { OUTBOUND_TYPES as HAI_OUTBOUND_TYPES } from './schema.js'
+export { OUTBOUND_TYPES as HAI_OUTBOUND_TYPES } from './wire.js'
+export type { HaiClientMessage, HaiServerMessage } from './wire.js'

@@ -1,9 +1,8 @@
-import type { Codec } from '../../core/index.js'
 import { decode } from './decode.js'
 import { encode, encodeError, humaView, type HumaFrame, type HumaView } from './encode.js'
 
 /** The HUMA dialect: Socket.IO, client events on 'message', server events on 'event' and 'error'. */
-export const huma: Codec<HumaFrame, HumaView> & { view: typeof humaView } = {
+export const huma = {
   name: 'huma',
   decode,
   encode,

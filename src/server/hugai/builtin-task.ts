@@ -1,5 +1,5 @@
 import { ParlanceError, type Json, type StoredEvent } from '../../core/index.js'
-import type { Session, SessionManager } from '../../session/index.js'
+import { RAW_EVENTS, type Session, type SessionManager } from '../../session/index.js'
 import type { TaskRef } from './governance.js'
 import type { Params } from './peer.js'
 
@@ -38,7 +38,8 @@ export async function runBuiltinTask(sessions: SessionManager, task: TaskRef, ag
     const sub = session.subscribe(
       {
         codecKey: `hugai:${task.taskId}`,
-        encode: (events) => events as StoredEvent[],
+        encoder: RAW_EVENTS,
+        view: null,
         write: (events) => {
           for (const e of events as StoredEvent[]) {
             hooks.event(session, e)

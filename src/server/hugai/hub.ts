@@ -1,6 +1,6 @@
 import type { Json } from '../../core/index.js'
 import { EXTENSION_METHODS, METHODS, RPC, type Method, type RpcErrorObject, type RpcId } from '../../dialects/hugai/index.js'
-import type { EndpointDeps } from '../endpoint.js'
+import type { EndpointDeps } from '../../binding/endpoint.js'
 import { Audit } from './audit.js'
 import { Governance } from './governance.js'
 import { Outbound } from './outbound.js'

@@ -46,22 +46,27 @@ export function streamRun(deps: Pick<EndpointDeps, 'metrics'>, res: ServerRespon
   }
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
   heartbeat.unref()
+  const codecKey = `${f.dialect}:${++streamNo}`
   const sub = session.subscribe(
     {
-      codecKey: `${f.dialect}:${++streamNo}`,
-      encode(events) {
-        const out: string[] = []
-        for (const e of events as StoredEvent[]) {
-          if (ended) break
-          if (follow !== null && e.runId !== follow && e.runId !== '') continue
-          for (const x of f.encode(e)) out.push(x)
-          const last = f.ending(e) ?? (e.seq >= endAt ? f.empty : null)
-          if (last) {
-            out.push(last)
-            ended = true
+      codecKey,
+      view: null,
+      encoder: {
+        encode(events) {
+          const out: string[] = []
+          for (const e of events) {
+            if (ended) break
+            if (follow !== null && e.runId !== follow && e.runId !== '') continue
+            for (const x of f.encode(e)) out.push(x)
+            const last = f.ending(e) ?? (e.seq >= endAt ? f.empty : null)
+            if (last) {
+              out.push(last)
+              ended = true
+            }
           }
-        }
-        return out
+          return { frames: out, view: null }
+        },
+        shareKey: () => codecKey,
       },
       write(frames) {
         if (res.writableEnded || res.destroyed) return false

@@ -1,26 +1,8 @@
-import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
-import type { WireTap } from './tap.js'
+import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from '../../client/socket.js'
+import type { WireTap } from '../../client/tap.js'
+import type { HaiClientMessage, HaiServerMessage } from './wire.js'
 
-/** Messages the server sends on HAI (seed §Message Types), plus Parlance's `seq`. */
-export type HaiServerMessage = { seq?: number; session_id?: string; agent_id?: string } & (
-  | { type: 'assistant_message'; content: string; metadata?: Record<string, unknown> }
-  | { type: 'assistant_message_chunk'; content: string; message_id: string; is_final: boolean }
-  | { type: 'tool_call_start'; tool_call_id: string; tool_name: string; parameters: Record<string, unknown>; metadata?: { target?: 'server' | 'client' } }
-  | { type: 'tool_call_end'; tool_call_id: string; tool_name: string; result: string; metadata?: Record<string, unknown> }
-  | { type: 'tool_call_error'; tool_call_id: string; tool_name: string; error: string; metadata?: Record<string, unknown> }
-  | {
-      type: 'tool_approval_request'
-      tool_name: string
-      tool_description: string
-      parameters: Record<string, unknown>
-      reasoning: string
-      risk_level: 'low' | 'medium' | 'high' | 'critical'
-      approval_id: string
-    }
-  | { type: 'status'; status: 'thinking' | 'routing' | 'executing_tools' | 'completed'; message?: string }
-  | { type: 'error'; error_code: string; message: string; details?: Record<string, unknown> }
-)
-
+export type { HaiClientMessage, HaiServerMessage }
 
 /** Options of `HaiClient.connect`. */
 export interface HaiClientOptions {

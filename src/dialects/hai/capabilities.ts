@@ -1,0 +1,12 @@
+import type { Capabilities } from '../../binding/index.js'
+
+/** What HAI carries (README feature table, inspector). */
+export const capabilities: Capabilities = {
+  transport: 'WebSocket',
+  streaming: true,
+  approvals: true,
+  clientTools: true,
+  state: false,
+  resume: 'by seq: /ws?session_id=…&after=SEQ',
+  cancel: true,
+}

@@ -1,0 +1,33 @@
+import type { Codec, Command, StoredEvent } from '../../core/index.js'
+import { decode } from './decode.js'
+import { encode as encodeEvent, encodeError, encodeHistory, haiView, type HaiView } from './encode.js'
+import { HAI_ERROR_CODES } from './errors.js'
+
+/**
+ * Encodes a batch for one view. The view names the session and the agent of the run being streamed; a
+ * `run.started` for another agent yields a new view, so every frame of that run carries its `agent_id`.
+ */
+function encode(events: readonly StoredEvent[], view: HaiView): { frames: string[]; view: HaiView } {
+  const frames: string[] = []
+  let v = view
+  for (const e of events) {
+    if (e.type === 'run.started' && e.agent !== v.agentId) v = haiView(v.sessionId, e.agent)
+    for (const f of encodeEvent(e, v)) frames.push(f)
+  }
+  return { frames, view: v }
+}
+
+/** The HAI (Agora) codec: JSON text frames with a `type` discriminator. */
+export const hai = {
+  name: 'hai',
+  decode,
+  encode,
+  // Frames depend only on the session and the run's agent: every socket of a session in the same run shares them.
+  shareKey: (v: HaiView) => v.ids,
+  encodeError,
+  errors: HAI_ERROR_CODES,
+  view: haiView,
+  encodeHistory,
+} satisfies Codec<Command, string, HaiView> & { view: typeof haiView; encodeHistory: typeof encodeHistory }
+
+export type { HaiView }

@@ -1,0 +1,32 @@
+import type { Dialect } from '../binding/index.js'
+import { aguiEndpoint } from '../server/agui-endpoint.js'
+import { aisdkEndpoint } from '../server/aisdk-endpoint.js'
+import { hugaiEndpoint } from '../server/hugai-endpoint.js'
+import { humaEndpoint } from '../server/huma-endpoint.js'
+import { myagentEndpoint } from '../server/myagent-endpoint.js'
+import { haiBinding } from './hai/binding.js'
+
+/**
+ * The dialects every server mounts, in the order requests are offered to them. Adding one is a folder under
+ * src/dialects/ and one line here (docs/ADDING-A-DIALECT.md); `createServer({ dialects })` adds more.
+ */
+export const DIALECTS: readonly Dialect[] = [
+  haiBinding,
+  { name: 'huma', endpoint: humaEndpoint },
+  { name: 'agui', endpoint: aguiEndpoint },
+  { name: 'myagent', endpoint: myagentEndpoint },
+  { name: 'hugai', endpoint: hugaiEndpoint },
+  { name: 'aisdk', endpoint: aisdkEndpoint },
+]
+
+/** The built-in dialects plus `extra`: one with a built-in's name replaces it, the others are mounted after them. */
+export function withDialects(extra: readonly Dialect[] = []): Dialect[] {
+  const out = DIALECTS.map((d) => extra.find((x) => x.name === d.name) ?? d)
+  for (const d of extra) if (!DIALECTS.some((b) => b.name === d.name)) out.push(d)
+  const seen = new Set<string>()
+  for (const d of out) {
+    if (seen.has(d.name)) throw new TypeError(`two dialects are named "${d.name}"`)
+    seen.add(d.name)
+  }
+  return out
+}
