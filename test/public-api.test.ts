@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import * as api from '../src/index.js'
 import * as client from '../src/client/index.js'
+import * as dialect from '../src/dialect.js'
 
 // Adding a name to the public API is a decision: update this list in the same commit.
 test('the public API is exactly these names', () => {
@@ -14,6 +15,7 @@ test('the public API is exactly these names', () => {
     'defineAgent',
     'demoAgent',
   ])
+  assert.deepEqual(Object.keys(dialect).sort(), ['answerErrors', 'asBuffers', 'attach', 'carryOut', 'checkJsonShape', 'parseJson', 'readBody', 'resumePoint', 'sendJson', 'serveSocket', 'streamRun'])
   assert.deepEqual(Object.keys(client).sort(), ['AguiClient', 'AiSdkClient', 'HaiClient', 'HugaiClient', 'HumaClient', 'MyAgentClient', 'RpcError', 'textOf'])
 })
 
