@@ -1,4 +1,5 @@
 import { HaiClient, type HaiServerMessage } from 'parlance/client'
+import { PLAN_PREFIX, PLAN_SEPARATOR } from '../../../src/dialects/hai/wire.js'
 import { uid } from '../dom.js'
 import type { ConnectOptions, DialectAdapter } from './types.js'
 
@@ -39,9 +40,8 @@ export async function connectHai(o: ConnectOptions, sessionId = uid()): Promise<
         sink.approval({ id: m.approval_id, tool: m.tool_name, args: m.parameters, risk: m.risk_level, reasoning: m.reasoning })
         break
       case 'status': {
-        const progress = (m as { progress?: unknown }).progress
-        if (typeof progress === 'number') sink.progress(progress, m.message)
-        else if (m.status === 'thinking' && m.message?.startsWith('Plan: ')) sink.plan(m.message.slice(6).split(' → '))
+        if (m.progress !== undefined) sink.progress(m.progress, m.message)
+        else if (m.status === 'thinking' && m.message?.startsWith(PLAN_PREFIX)) sink.plan(m.message.slice(PLAN_PREFIX.length).split(PLAN_SEPARATOR))
         if (m.status === 'completed') sink.runEnded('completed')
         else sink.status(`${m.status}${m.message ? `: ${m.message}` : ''}`)
         break

@@ -1,5 +1,6 @@
 import type { HistoryMessage, ParlanceError, StoredEvent } from '../../core/index.js'
 import { HAI_ERROR_CODES } from './errors.js'
+import { PLAN_PREFIX, PLAN_SEPARATOR } from './wire.js'
 
 /** Per-session constants of the HAI encoder, with their JSON precomputed. */
 export interface HaiView {
@@ -107,7 +108,7 @@ export function encode(e: StoredEvent, view: HaiView): string[] {
       // A whole message of a messaging burst (`ctx.send`): HAI's complete assistant message.
       return [frame(view, e.seq, { type: 'assistant_message', content: e.message, metadata: { message_id: e.messageId } })]
     case 'plan':
-      return [frame(view, e.seq, { type: 'status', status: 'thinking', message: `Plan: ${e.tasks.map((t) => t.title).join(' → ')}` })]
+      return [frame(view, e.seq, { type: 'status', status: 'thinking', message: PLAN_PREFIX + e.tasks.map((t) => t.title).join(PLAN_SEPARATOR) })]
     case 'progress':
       return [frame(view, e.seq, { type: 'status', status: 'executing_tools', message: e.message ?? `${Math.round(e.percent)}% done`, progress: e.percent })]
     default:

@@ -118,6 +118,13 @@ export const ErrorMessage = Type.Object({
   seq: Type.Optional(Type.Integer({ minimum: 1 })),
 })
 
+/**
+ * HAI has no plan message: a plan goes out as `status: "thinking"` whose message is this prefix followed by the
+ * task titles joined by PLAN_SEPARATOR (a client may split it back into tasks).
+ */
+export const PLAN_PREFIX = 'Plan: '
+export const PLAN_SEPARATOR = ' → '
+
 /** Every server → client message, by `type`. */
 export const OUTBOUND = {
   assistant_message: AssistantMessage,
