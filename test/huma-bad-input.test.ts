@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { HumaClient } from '../src/client/huma.js'
+import { HumaClient } from '../src/client/index.js'
 import { humaServer, watch } from './huma-support.js'
 
 const ID = '550e8400-e29b-41d4-a716-446655440000'

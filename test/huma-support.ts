@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../src/index.js'
 import { RAW_EVENTS } from '../src/session/index.js'
-import { HumaClient, type HumaClientOptions } from '../src/client/huma.js'
+import { HumaClient, type HumaClientOptions } from '../src/client/index.js'
 import { startServer, type TestServer } from './harness.js'
 
 /** Limits for HUMA tests: no typing delay, short timeouts. */

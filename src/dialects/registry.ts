@@ -2,9 +2,9 @@ import type { Dialect } from '../binding/index.js'
 import { aguiEndpoint } from '../server/agui-endpoint.js'
 import { aisdkEndpoint } from '../server/aisdk-endpoint.js'
 import { hugaiEndpoint } from '../server/hugai-endpoint.js'
-import { humaEndpoint } from '../server/huma-endpoint.js'
 import { myagentEndpoint } from '../server/myagent-endpoint.js'
 import { haiBinding } from './hai/binding.js'
+import { humaBinding } from './huma/binding.js'
 
 /**
  * The dialects every server mounts, in the order requests are offered to them. Adding one is a folder under
@@ -12,7 +12,7 @@ import { haiBinding } from './hai/binding.js'
  */
 export const DIALECTS: readonly Dialect[] = [
   haiBinding,
-  { name: 'huma', endpoint: humaEndpoint },
+  humaBinding,
   { name: 'agui', endpoint: aguiEndpoint },
   { name: 'myagent', endpoint: myagentEndpoint },
   { name: 'hugai', endpoint: hugaiEndpoint },

@@ -1,8 +1,13 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { checkJsonShape, parseJson, ParlanceError, type Command, type Decoded, type Json, type Limits } from '../../core/index.js'
-import { FIELD_RULES, inbound, MAX_NAME_CHARS, MAX_RESULT_CHARS, type InboundType } from './schema.js'
+import { APPROVAL_TOOL, FIELD_RULES, INBOUND, MAX_NAME_CHARS, MAX_RESULT_CHARS, type InboundType } from './wire.js'
 
-/** Tool name of approvals over HUMA (a Parlance extension): `tool-call` asks, `tool-result` answers. */
-export const APPROVAL_TOOL = 'request_approval'
+/** Compiled checkers of the client events, by `type`. */
+export const inbound = {
+  'context-update': TypeCompiler.Compile(INBOUND['context-update']),
+  'tool-result': TypeCompiler.Compile(INBOUND['tool-result']),
+  'addon-tool-event': TypeCompiler.Compile(INBOUND['addon-tool-event']),
+} as const satisfies Record<InboundType, unknown>
 
 const NAMES = Object.keys(inbound).join(', ')
 

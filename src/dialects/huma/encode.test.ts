@@ -1,8 +1,23 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { EventBody, EventType, StoredEvent } from '../../core/index.js'
-import { encode, humaView, type HumaFrame } from './encode.js'
-import { MESSAGING_EVENTS, OUTBOUND_TYPES } from './schema.js'
+import { EMPTY_VIEW, encode, type HumaFrame, type HumaView } from './encode.js'
+import { MESSAGING_EVENTS, OUTBOUND_TYPES } from './wire.js'
+
+/** Encodes events one at a time, threading the view as a socket's subscription does. */
+function socketView() {
+  let view: HumaView = EMPTY_VIEW
+  return {
+    encode(e: StoredEvent): readonly HumaFrame[] {
+      const out = encode([e], view)
+      view = out.view
+      return out.frames
+    },
+    get view() {
+      return view
+    },
+  }
+}
 
 let seq = 0
 const ev = (body: EventBody): StoredEvent => ({ ...body, sessionId: 's1', runId: 'r1', seq: ++seq, ts: 1 }) as StoredEvent
@@ -72,11 +87,11 @@ const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
 }
 
 test('every canonical event encodes to seed-shaped HUMA events, or to nothing', () => {
-  const view = humaView()
+  const view = socketView()
   const produced = new Set<string>()
   for (const [type, { body, wire }] of Object.entries(SAMPLES)) {
     const e = ev(body)
-    const frames = encode(e, view)
+    const frames = view.encode(e)
     assert.deepEqual(
       frames.map((f) => (f.payload.type === 'messaging' ? String(f.payload.event) : String(f.payload.type))),
       wire,
@@ -92,8 +107,8 @@ test('every canonical event encodes to seed-shaped HUMA events, or to nothing', 
 })
 
 test('message.sent carries the seed fields; tool-call keeps the runtime UUID', () => {
-  const view = humaView()
-  const [sent] = encode(ev(SAMPLES['message.sent'].body), view)
+  const view = socketView()
+  const [sent] = view.encode(ev(SAMPLES['message.sent'].body))
   assert.deepEqual(sent!.payload, {
     type: 'messaging',
     event: 'message_sent',
@@ -104,19 +119,38 @@ test('message.sent carries the seed fields; tool-call keeps the runtime UUID', (
     extra_args: { mood: 'happy' },
     seq: sent!.payload.seq,
   })
-  const [call] = encode(ev(SAMPLES['tool.call'].body), view)
+  const [call] = view.encode(ev(SAMPLES['tool.call'].body))
   assert.deepEqual([call!.payload.toolCallId, call!.payload.arguments], [T, { title: 'Inception' }])
 })
 
 test('streamed text becomes one whole message; server tools, client-canceled calls, interrupts and user answers send nothing', () => {
-  const view = humaView()
-  encode(ev({ type: 'text.start', messageId: 'm9' }), view)
-  for (const d of ['Echo', ': ', 'hi']) assert.deepEqual(encode(ev({ type: 'text.delta', messageId: 'm9', delta: d }), view), [])
-  const frames = encode(ev({ type: 'text.end', messageId: 'm9' }), view)
+  const view = socketView()
+  view.encode(ev({ type: 'text.start', messageId: 'm9' }))
+  for (const d of ['Echo', ': ', 'hi']) assert.deepEqual(view.encode(ev({ type: 'text.delta', messageId: 'm9', delta: d })), [])
+  const frames = view.encode(ev({ type: 'text.end', messageId: 'm9' }))
   assert.equal(frames[0]!.payload.message, 'Echo: hi')
-  assert.equal(view.text.size, 0, 'the buffer is released')
-  assert.deepEqual(encode(ev({ type: 'tool.call', toolCallId: T, toolName: 'get_weather', args: {}, target: 'server' }), view), [])
-  assert.deepEqual(encode(ev({ type: 'tool.cancel', toolCallId: T, toolName: 't', reason: 'r', by: 'client' }), view), [])
-  assert.deepEqual(encode(ev({ type: 'run.error', code: 'interrupted', message: 'x' }), view), [])
-  assert.deepEqual(encode(ev({ type: 'approval.resolved', approvalId: 'a', approved: true, by: 'user' }), view), [])
+  assert.equal(view.view, EMPTY_VIEW, 'the buffer is released: the socket is back on the shared empty view')
+  assert.deepEqual(view.encode(ev({ type: 'tool.call', toolCallId: T, toolName: 'get_weather', args: {}, target: 'server' })), [])
+  assert.deepEqual(view.encode(ev({ type: 'tool.cancel', toolCallId: T, toolName: 't', reason: 'r', by: 'client' })), [])
+  assert.deepEqual(view.encode(ev({ type: 'run.error', code: 'interrupted', message: 'x' })), [])
+  assert.deepEqual(view.encode(ev({ type: 'approval.resolved', approvalId: 'a', approved: true, by: 'user' })), [])
+})
+
+test('a batch encodes as its events one by one would, and never changes the view it is given', () => {
+  const events = [
+    ev({ type: 'text.start', messageId: 'm1' }),
+    ev({ type: 'text.delta', messageId: 'm1', delta: 'Hel' }),
+    ev({ type: 'text.delta', messageId: 'm1', delta: 'lo' }),
+  ]
+  const half = encode(events, EMPTY_VIEW)
+  assert.equal(EMPTY_VIEW.text.size, 0, 'the shared empty view is untouched')
+  assert.deepEqual([...half.view.text], [['m1', 'Hello']])
+  const before = [...half.view.text]
+  const end = encode([ev({ type: 'text.end', messageId: 'm1' })], half.view)
+  assert.deepEqual([...half.view.text], before, 'the input view is untouched')
+  assert.equal(end.view, EMPTY_VIEW)
+  const one = socketView()
+  const byOne = [...events, ev({ type: 'text.end', messageId: 'm1' })].flatMap((e) => [...one.encode(e)])
+  assert.deepEqual(byOne.map((f) => f.payload.event), [...half.frames, ...end.frames].map((f) => f.payload.event))
+  assert.equal(end.frames[0]!.payload.message, 'Hello')
 })

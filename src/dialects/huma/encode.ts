@@ -1,36 +1,49 @@
-import type { ParlanceError, StoredEvent } from '../../core/index.js'
-import { APPROVAL_TOOL } from './decode.js'
+import type { Encoded, ParlanceError, StoredEvent } from '../../core/index.js'
 import { HUMA_ERROR_CODES } from './errors.js'
+import { APPROVAL_TOOL } from './wire.js'
 
 /** One Socket.IO emit: the channel ('event' or 'error') and the event object. */
 export interface HumaFrame {
   readonly channel: 'event' | 'error'
-  readonly payload: Record<string, unknown>
+  readonly payload: Readonly<Record<string, unknown>>
 }
 
 /**
- * Per-socket encoder state: text of streamed messages (`text.*`), collected
- * until `text.end` because HUMA only ever sends whole messages. Owned by the
- * connection and passed in; the encoder itself stays pure.
+ * What the encoder carries from one batch to the next: the text of streamed messages (`text.*`) collected so
+ * far, since HUMA only ever sends whole messages. Immutable: a batch that changes it returns a new view.
  */
 export interface HumaView {
-  readonly text: Map<string, string[]>
+  readonly text: ReadonlyMap<string, string>
 }
 
-/** A fresh view for one socket. */
-export function humaView(): HumaView {
-  return { text: new Map() }
+/**
+ * The view of a socket with no message half-collected. Every socket starts from this one object and returns
+ * to it whenever its messages are complete, so sockets of a session share one encoding per batch.
+ */
+export const EMPTY_VIEW: HumaView = Object.freeze({ text: new Map<string, string>() })
+
+/**
+ * Encodes a batch of canonical events as HUMA frames for `view`. Every frame on 'event' carries the event's
+ * `seq` (a Parlance extension: reconnect with `auth.afterSeq`). Events HUMA has no word for (status, steps,
+ * state, server tool calls…) yield no frame.
+ */
+export function encode(events: readonly StoredEvent[], view: HumaView): Encoded<HumaFrame, HumaView> {
+  const frames: HumaFrame[] = []
+  let text: Map<string, string> | null = null // a copy of view.text, made at the batch's first text event
+  for (const e of events) {
+    if (e.type === 'text.start' || e.type === 'text.delta' || e.type === 'text.end') {
+      text ??= new Map(view.text)
+      encodeText(e, text, frames)
+    } else for (const f of encodeEvent(e)) frames.push(f)
+  }
+  if (text === null) return { frames, view }
+  return { frames, view: text.size === 0 ? EMPTY_VIEW : Object.freeze({ text }) }
 }
 
 const event = (payload: Record<string, unknown>): HumaFrame => ({ channel: 'event', payload })
 
-/**
- * Encodes one canonical event as HUMA frames. Every frame on 'event' carries
- * the event's `seq` (a Parlance extension: reconnect with `auth.afterSeq`).
- * Events HUMA has no word for (status, steps, state, server tool calls…)
- * yield no frame.
- */
-export function encode(e: StoredEvent, view: HumaView): HumaFrame[] {
+/** The frames of one event other than streamed text. */
+function encodeEvent(e: StoredEvent): readonly HumaFrame[] {
   const seq = e.seq
   switch (e.type) {
     case 'tool.call':
@@ -84,26 +97,6 @@ export function encode(e: StoredEvent, view: HumaView): HumaFrame[] {
           seq,
         }),
       ]
-    // Streamed text (produced while no HUMA socket was attached): rendered as a burst of one, unconfirmed.
-    case 'text.start':
-      view.text.set(e.messageId, [])
-      return [event({ type: 'messaging', event: 'typing_start', toolCallId: e.messageId, seq })]
-    case 'text.delta': {
-      const parts = view.text.get(e.messageId)
-      if (parts) parts.push(e.delta)
-      else view.text.set(e.messageId, [e.delta])
-      return []
-    }
-    case 'text.end': {
-      const message = view.text.get(e.messageId)?.join('') ?? ''
-      view.text.delete(e.messageId)
-      const typingEnd = { type: 'messaging', event: 'typing_end', toolCallId: e.messageId }
-      if (!message) return [event({ ...typingEnd, seq })]
-      return [
-        event({ type: 'messaging', event: 'message_sent', toolCallId: e.messageId, message, messageIndex: 0, messageCount: 1 }),
-        event({ ...typingEnd, seq }),
-      ]
-    }
     case 'run.error':
       // An interrupt or cancel already reached the client as cancel-tool-call / typing_end "canceled".
       if (e.code === 'interrupted' || e.code === 'cancelled') return []
@@ -112,6 +105,28 @@ export function encode(e: StoredEvent, view: HumaView): HumaFrame[] {
       return [{ channel: 'error', payload: { type: 'error', message: e.message, code: HUMA_ERROR_CODES[e.code], seq } }]
     default:
       return []
+  }
+}
+
+/**
+ * Streamed text (produced while no confirming HUMA socket was attached): collected into `text` and rendered as a
+ * burst of one, unconfirmed: typing_start, then message_sent and typing_end when it ends.
+ */
+function encodeText(e: Extract<StoredEvent, { type: 'text.start' | 'text.delta' | 'text.end' }>, text: Map<string, string>, out: HumaFrame[]): void {
+  switch (e.type) {
+    case 'text.start':
+      text.set(e.messageId, '')
+      out.push(event({ type: 'messaging', event: 'typing_start', toolCallId: e.messageId, seq: e.seq }))
+      return
+    case 'text.delta':
+      text.set(e.messageId, (text.get(e.messageId) ?? '') + e.delta)
+      return
+    case 'text.end': {
+      const message = text.get(e.messageId) ?? ''
+      text.delete(e.messageId)
+      if (message) out.push(event({ type: 'messaging', event: 'message_sent', toolCallId: e.messageId, message, messageIndex: 0, messageCount: 1 }))
+      out.push(event({ type: 'messaging', event: 'typing_end', toolCallId: e.messageId, seq: e.seq }))
+    }
   }
 }
 

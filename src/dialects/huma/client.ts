@@ -1,29 +1,9 @@
 import { io, type Socket } from 'socket.io-client'
-import { Inbox } from './socket.js'
-import type { WireTap } from './tap.js'
+import { Inbox } from '../../client/socket.js'
+import type { WireTap } from '../../client/tap.js'
+import type { HumaErrorEvent, HumaServerEvent, HumaSessionAnnouncement } from './wire.js'
 
-/** Events the server sends on the 'event' channel (seed §Server Events), plus Parlance's `seq`. */
-export type HumaServerEvent = { seq?: number } & (
-  | { type: 'tool-call'; toolCallId: string; toolName: string; arguments: Record<string, unknown> }
-  | { type: 'cancel-tool-call'; toolCallId: string; toolName: string; reason?: string }
-  | {
-      type: 'messaging'
-      event: 'typing_start' | 'message_sent' | 'typing_end'
-      toolCallId?: string
-      message?: string
-      messageIndex?: number
-      messageCount?: number
-      reason?: string
-      extra_args?: Record<string, unknown>
-    }
-)
-
-/** What arrives on the 'error' channel. */
-export interface HumaErrorEvent {
-  type: 'error'
-  message: string
-  code?: string
-}
+export type { HumaErrorEvent, HumaServerEvent }
 
 /** Options of `HumaClient.connect`. */
 export interface HumaClientOptions {
@@ -76,7 +56,7 @@ export class HumaClient {
     })
     return new Promise((resolve, reject) => {
       socket.once('connect_error', (err) => reject(err))
-      socket.once('session', (s: { sessionId: string }) => {
+      socket.once('session', (s: HumaSessionAnnouncement) => {
         const client = new HumaClient(socket, s.sessionId)
         client.tap = options.tap
         socket.offAny()

@@ -1,0 +1,12 @@
+import type { Capabilities } from '../../binding/index.js'
+
+/** What HUMA carries (README feature table, inspector). */
+export const capabilities: Capabilities = {
+  transport: 'Socket.IO',
+  streaming: false,
+  approvals: true,
+  clientTools: true,
+  state: false,
+  resume: 'by seq: handshake auth { sessionId, afterSeq }',
+  cancel: false,
+}
