@@ -5,7 +5,7 @@ import type { Logger } from 'pino'
 import type { Limits, Principal } from '../core/index.js'
 import type { SessionManager } from '../session/index.js'
 import type { WsTransport } from '../transports/ws.js'
-import type { Metrics } from '../server/metrics.js'
+import type { Metrics } from './metrics.js'
 import type { Admit } from './rate-limit.js'
 
 /**

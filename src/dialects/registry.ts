@@ -2,9 +2,9 @@ import type { Dialect } from '../binding/index.js'
 import { aguiEndpoint } from '../server/agui-endpoint.js'
 import { aisdkEndpoint } from '../server/aisdk-endpoint.js'
 import { hugaiEndpoint } from '../server/hugai-endpoint.js'
-import { myagentEndpoint } from '../server/myagent-endpoint.js'
 import { haiBinding } from './hai/binding.js'
 import { humaBinding } from './huma/binding.js'
+import { myagentBinding } from './myagent/binding.js'
 
 /**
  * The dialects every server mounts, in the order requests are offered to them. Adding one is a folder under
@@ -14,7 +14,7 @@ export const DIALECTS: readonly Dialect[] = [
   haiBinding,
   humaBinding,
   { name: 'agui', endpoint: aguiEndpoint },
-  { name: 'myagent', endpoint: myagentEndpoint },
+  myagentBinding,
   { name: 'hugai', endpoint: hugaiEndpoint },
   { name: 'aisdk', endpoint: aisdkEndpoint },
 ]

@@ -18,7 +18,7 @@ import { withDialects } from '../dialects/registry.js'
 import { inspectorEndpoint, type InspectorDeps } from './inspector-endpoint.js'
 import { RateLimiter } from '../binding/rate-limit.js'
 import { sendJson } from '../binding/http-util.js'
-import { createMetrics, type Metrics } from './metrics.js'
+import { createMetrics, type Metrics } from '../binding/metrics.js'
 
 /** Options of `createServer`. */
 export interface ServerOptions {

@@ -1,5 +1,11 @@
 import { checkJsonShape, parseJson, ParlanceError, type Command, type Json, type Limits } from '../../core/index.js'
-import { checkers, NULLABLE_CONTENT, type InboundEvent } from './schema.js'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { inbound, NULLABLE_CONTENT, type InboundEvent } from './wire.js'
+
+/** Compiled checkers of the client events, by name. */
+const checkers = Object.fromEntries(Object.entries(inbound).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as {
+  [K in InboundEvent]: ReturnType<typeof TypeCompiler.Compile<(typeof inbound)[K]>>
+}
 
 /** What a MyAgent frame asks for: a canonical command, or a connection-level request the endpoint serves. */
 export type MyAgentRequest =

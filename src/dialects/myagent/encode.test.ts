@@ -27,11 +27,15 @@ const SEED: Record<string, { content: string[] | 'string'; metadata: string[]; s
 
 let seq = 0
 const T0 = 1_700_000_000_000
-function run(v: MyAgentView, bodies: EventBody[]): MyAgentEvent[] {
+/** Encodes one event at a time, threading the view as a connection's subscription does. */
+function run(v0: MyAgentView, bodies: EventBody[]): MyAgentEvent[] {
   const out: MyAgentEvent[] = []
+  let v = v0
   for (const body of bodies) {
     const e = { ...body, sessionId: 'sess_1', runId: 'run_1', seq: ++seq, ts: T0 + seq * 10 } as StoredEvent
-    const frames = encode(e, v).map((f) => JSON.parse(f) as MyAgentEvent)
+    const encoded = encode([e], v)
+    v = encoded.view
+    const frames = encoded.frames.map((f) => JSON.parse(f) as MyAgentEvent)
     frames.forEach((f, i) => {
       check(f)
       assert.equal(f.metadata.seq, i === frames.length - 1 ? e.seq : undefined, `${f.event}: seq on the last frame of an event only`)
@@ -132,7 +136,7 @@ test('tools, confirmation and its timeout, run errors, custom pass-through', () 
 
 test('an event it has no mapping for encodes to nothing (default branch)', () => {
   const v = view('conn_1', 'sess_1')
-  assert.deepEqual(encode({ type: 'no.such.event', sessionId: 's', runId: 'r', seq: 1, ts: T0 } as unknown as StoredEvent, v), [])
+  assert.deepEqual(encode([{ type: 'no.such.event', sessionId: 's', runId: 'r', seq: 1, ts: T0 } as unknown as StoredEvent], v), { frames: [], view: v })
 })
 
 test("the seed's outbound examples: ours carry every content and metadata key they show, with the same JSON type", () => {
@@ -165,4 +169,19 @@ test('every canonical error code has an event and a seed code; validation answer
   assert.equal(wire.session_id, 's9')
   assert.deepEqual({ ...wire.metadata }, { error_code: 'ERR_VALIDATION_400', field: 'content', constraint: 'content type: string', recoverable: true, parlance_code: 'invalid_message' })
   assert.equal(wire.metadata.seq, undefined)
+})
+
+test('a batch never changes the view it is given; what it learns is in the view it returns', () => {
+  const v = view('conn_1', 'sess_1')
+  const at = (body: EventBody, n: number) => ({ ...body, sessionId: 'sess_1', runId: 'run_1', seq: n, ts: T0 + n }) as StoredEvent
+  const first = encode([at({ type: 'message.user', messageId: 'u', content: 'q?' }, 1), at({ type: 'text.start', messageId: 'm' }, 2), at({ type: 'text.delta', messageId: 'm', delta: 'Hel' }, 3)], v)
+  assert.deepEqual([v.question, v.texts.size], ['', 0], 'the input view is untouched')
+  assert.equal(first.view.question, 'q?')
+  const second = encode([at({ type: 'text.delta', messageId: 'm', delta: 'lo' }, 4), at({ type: 'text.end', messageId: 'm' }, 5)], first.view)
+  assert.equal(first.view.texts.get('m')?.text, 'Hel', "the first batch's view is untouched by the second")
+  const final = JSON.parse(second.frames.at(-1)!) as MyAgentEvent
+  assert.deepEqual([final.event, (final.content as { answer: string }).answer], ['agent.final_answer', 'Hello'])
+  assert.equal(second.view.texts.size, 0)
+  const unchanged = encode([at({ type: 'tool.result', toolCallId: 't', toolName: 'x', result: 1 }, 6)], second.view)
+  assert.equal(unchanged.view, second.view, 'a batch that learns nothing returns the same view')
 })

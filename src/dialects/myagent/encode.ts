@@ -1,32 +1,45 @@
-import type { ParlanceError, StoredEvent } from '../../core/index.js'
+import type { Encoded, ParlanceError, StoredEvent } from '../../core/index.js'
 import { MYAGENT_ERROR } from './errors.js'
+import type { MyAgentServerEvent } from './wire.js'
 
 /** A server event on the wire (seed: EventProtocol base structure). */
-export interface MyAgentEvent {
-  session_id?: string
-  connection_id: string
-  step_id?: string
-  event: string
-  timestamp: string
-  content: unknown
-  metadata: Record<string, unknown>
+export type MyAgentEvent = MyAgentServerEvent
+
+/** A message being streamed: its text so far, chunks sent, and when it started (agent.final_answer carries it whole). */
+interface OpenText {
+  readonly text: string
+  readonly chunks: number
+  readonly started: number
+}
+
+/** The plan in progress (for solver.* events). */
+interface PlanInProgress {
+  readonly id: string
+  readonly tasks: ReadonlyArray<{ readonly id: string; readonly title: string }>
+  readonly completed: number
+  readonly started: number
 }
 
 /**
- * What encoding needs across events of one connection: its ids, the question of the current run (for
- * plan.start), the text of open messages (agent.final_answer carries it whole), and the plan in progress.
+ * What encoding needs across the events of one connection: its ids, the question of the current run (for
+ * plan.start), the text of open messages and reasoning, the open confirmations (when asked and how long the
+ * user has, for `error.timeout`), and the plan in progress. Immutable: a batch that changes it returns a new
+ * view, so a parked connection's view is just a reference kept for its reconnect.
  */
 export interface MyAgentView {
   readonly connectionId: string
-  sessionId: string
-  question: string
-  readonly texts: Map<string, { parts: string[]; started: number }>
-  readonly reasoning: Map<string, string[]>
-  /** Open confirmations: when asked and how long the user has (for `error.timeout`). */
-  readonly approvals: Map<string, { ts: number; timeoutMs: number }>
-  plan: { id: string; tasks: Array<{ id: string; title: string }>; completed: number; started: number } | null
+  readonly sessionId: string
+  readonly question: string
+  readonly texts: ReadonlyMap<string, OpenText>
+  readonly reasoning: ReadonlyMap<string, string>
+  readonly approvals: ReadonlyMap<string, { readonly ts: number; readonly timeoutMs: number }>
+  readonly plan: PlanInProgress | null
 }
 
+/** The view a batch edits: a copy of the one it was given, made at its first change. */
+type Draft = { -readonly [K in keyof MyAgentView]: MyAgentView[K] extends ReadonlyMap<infer K2, infer V> ? Map<K2, V> : MyAgentView[K] }
+
+/** A fresh view for a connection bound to `sessionId` ('' while it is bound to none). */
 export function view(connectionId: string, sessionId = ''): MyAgentView {
   return { connectionId, sessionId, question: '', texts: new Map(), reasoning: new Map(), approvals: new Map(), plan: null }
 }
@@ -34,14 +47,14 @@ export function view(connectionId: string, sessionId = ''): MyAgentView {
 /** Server events a custom event (`ctx.emit(name, {content, metadata})`) may be sent as, verbatim. */
 const PASSTHROUGH = new Set(['plan.validation_error', 'solver.retry', 'error.retry', 'error.recovery_started', 'error.recovery_success', 'error.recovery_failed'])
 
-function base(v: MyAgentView, event: string, content: unknown, metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentEvent {
+function base(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: string, content: unknown, metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentEvent {
   const e: MyAgentEvent = { session_id: v.sessionId || undefined, connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
   if (stepId !== undefined) e.step_id = stepId
   return e
 }
 
 /** An error answer (not in the session log: no seq). */
-export function encodeError(err: ParlanceError, v: MyAgentView, stepId?: string): string {
+export function encodeError(err: ParlanceError, v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, stepId?: string): string {
   const { event, code } = MYAGENT_ERROR[err.code]
   const d = err.details ?? {}
   const metadata: Record<string, unknown> =
@@ -56,24 +69,43 @@ export function encodeError(err: ParlanceError, v: MyAgentView, stepId?: string)
 }
 
 /** A connection-level event (system.*, agent.session_created …): not in the session log, so no seq. */
-export function encodeSystem(v: MyAgentView, event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string): string {
+export function encodeSystem(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string): string {
   return JSON.stringify(base(v, event, content, metadata, Date.now(), stepId))
 }
 
+/** The seed's code of a run failure, a timeout: from the one error table. */
+const EXECUTION_CODE = MYAGENT_ERROR.execution_error.code
+const TIMEOUT_CODE = MYAGENT_ERROR.timeout.code
+
 /**
- * Encodes one canonical event as MyAgent events (zero or more). Each carries the session seq in
- * `metadata.seq`; when one event becomes several, only the last does, so `last_seq` always marks a whole
- * event. Updates the view (text being assembled, the plan in progress).
+ * Encodes a batch of canonical events as MyAgent events for `view`; `track` (optional) sees each event's
+ * frames with its seq, in order (the connection's ack buffer). Never changes the view it is given.
  */
-export function encode(e: StoredEvent, v: MyAgentView): string[] {
+export function encode(events: readonly StoredEvent[], view: MyAgentView, track?: (seq: number, frames: string[]) => void): Encoded<string, MyAgentView> {
+  const frames: string[] = []
+  let draft: Draft | null = null
+  const edit = (): Draft => (draft ??= { ...view, texts: new Map(view.texts), reasoning: new Map(view.reasoning), approvals: new Map(view.approvals) })
+  for (const e of events) {
+    const out = encodeEvent(e, draft ?? view, edit)
+    track?.(e.seq, out)
+    for (const f of out) frames.push(f)
+  }
+  return { frames, view: draft ?? view }
+}
+
+/**
+ * Encodes one canonical event as MyAgent events (zero or more), reading `v` and changing only what `edit()`
+ * returns. Each carries the session seq in `metadata.seq`; when one event becomes several, only the last does.
+ */
+function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[] {
   const out: MyAgentEvent[] = []
   const push = (event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string) => out.push(base(v, event, content, metadata, e.ts, stepId))
   switch (e.type) {
     case 'message.user':
-      v.question = e.content
+      edit().question = e.content
       break
     case 'plan': {
-      v.plan = { id: e.planId, tasks: e.tasks, completed: 0, started: e.ts }
+      edit().plan = { id: e.planId, tasks: e.tasks, completed: 0, started: e.ts }
       push('plan.start', { question: v.question }, { plan_id: e.planId, timeout_seconds: 0, model: 'parlance' }, e.planId)
       push('plan.completed', { tasks: e.tasks.map((t) => ({ id: t.id, title: t.title, description: t.title })) }, { task_count: e.tasks.length, plan_summary: e.tasks.map((t) => t.title).join('; '), total_estimated_tokens: 0, llm_calls: 0, planning_time_ms: 0 }, e.planId)
       push('solver.start', null, { task_count: e.tasks.length, total_tasks: e.tasks.length, estimated_duration_sec: 0 }, e.planId)
@@ -81,10 +113,11 @@ export function encode(e: StoredEvent, v: MyAgentView): string[] {
     }
     case 'step.finished':
       if (!e.ok) {
-        push('solver.step_failed', { error_message: e.error ?? 'step failed', step_name: e.name }, { step_index: v.plan?.completed ?? 0, error_code: 'ERR_EXECUTION_600', error_type: 'StepError', recovery_possible: false }, e.stepId)
+        push('solver.step_failed', { error_message: e.error ?? 'step failed', step_name: e.name }, { step_index: v.plan?.completed ?? 0, error_code: EXECUTION_CODE, error_type: 'StepError', recovery_possible: false }, e.stepId)
       } else if (v.plan) {
-        v.plan.completed++
-        push('plan.step_completed', { step_name: e.name, step_result: null }, { step_index: v.plan.completed - 1, step_duration_ms: 0, tokens_used: 0 }, e.stepId)
+        const plan = { ...v.plan, completed: v.plan.completed + 1 }
+        edit().plan = plan
+        push('plan.step_completed', { step_name: e.name, step_result: null }, { step_index: plan.completed - 1, step_duration_ms: 0, tokens_used: 0 }, e.stepId)
       }
       break
     case 'progress': {
@@ -103,14 +136,16 @@ export function encode(e: StoredEvent, v: MyAgentView): string[] {
       if (e.status === 'thinking') push('agent.thinking', e.message ?? 'thinking', { model: 'parlance', max_tokens: 0, temperature: 0, thinking_type: 'analysis' }, e.runId)
       break
     case 'reasoning.start':
-      v.reasoning.set(e.messageId, [])
+      edit().reasoning.set(e.messageId, '')
       break
-    case 'reasoning.delta':
-      v.reasoning.get(e.messageId)?.push(e.delta)
+    case 'reasoning.delta': {
+      const so = v.reasoning.get(e.messageId)
+      if (so !== undefined) edit().reasoning.set(e.messageId, so + e.delta)
       break
+    }
     case 'reasoning.end':
-      push('agent.thinking', (v.reasoning.get(e.messageId) ?? []).join(''), { model: 'parlance', max_tokens: 0, temperature: 0, thinking_type: 'reasoning' }, e.messageId)
-      v.reasoning.delete(e.messageId)
+      push('agent.thinking', v.reasoning.get(e.messageId) ?? '', { model: 'parlance', max_tokens: 0, temperature: 0, thinking_type: 'reasoning' }, e.messageId)
+      edit().reasoning.delete(e.messageId)
       break
     case 'tool.call':
       push('agent.tool_call', { tool_name: e.toolName, tool_description: '', arguments: e.args }, { call_id: e.toolCallId, tool_type: e.target }, e.toolCallId)
@@ -122,30 +157,29 @@ export function encode(e: StoredEvent, v: MyAgentView): string[] {
     case 'tool.cancel': {
       const error = e.type === 'tool.error' ? e.error : `cancelled: ${e.reason}`
       push('agent.tool_result', { result: { error }, status: 'failed' }, { call_id: e.toolCallId, execution_time_ms: 0 }, e.toolCallId)
-      if (e.type === 'tool.error') push('solver.step_failed', { error_message: error, step_name: e.toolName }, { step_index: v.plan?.completed ?? 0, error_code: 'ERR_EXECUTION_600', error_type: 'ToolError', recovery_possible: false }, e.toolCallId)
+      if (e.type === 'tool.error') push('solver.step_failed', { error_message: error, step_name: e.toolName }, { step_index: v.plan?.completed ?? 0, error_code: EXECUTION_CODE, error_type: 'ToolError', recovery_possible: false }, e.toolCallId)
       break
     }
     case 'text.start':
-      v.texts.set(e.messageId, { parts: [], started: e.ts })
+      edit().texts.set(e.messageId, { text: '', chunks: 0, started: e.ts })
       break
     case 'text.delta': {
-      let t = v.texts.get(e.messageId)
-      if (!t) v.texts.set(e.messageId, (t = { parts: [], started: e.ts })) // attached mid-message
-      push('agent.partial_answer', e.delta, { chunk_index: t.parts.length }, e.messageId)
-      t.parts.push(e.delta)
+      const t = v.texts.get(e.messageId) ?? { text: '', chunks: 0, started: e.ts } // attached mid-message
+      push('agent.partial_answer', e.delta, { chunk_index: t.chunks }, e.messageId)
+      edit().texts.set(e.messageId, { text: t.text + e.delta, chunks: t.chunks + 1, started: t.started })
       break
     }
     case 'text.end': {
       const t = v.texts.get(e.messageId)
-      v.texts.delete(e.messageId)
-      push('agent.final_answer', { answer: t?.parts.join('') ?? '', answer_type: 'text' }, { generation_time_ms: t ? e.ts - t.started : 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
+      edit().texts.delete(e.messageId)
+      push('agent.final_answer', { answer: t?.text ?? '', answer_type: 'text' }, { generation_time_ms: t ? e.ts - t.started : 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
       break
     }
     case 'message.sent':
       push('agent.final_answer', { answer: e.message, answer_type: 'text' }, { generation_time_ms: 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
       break
     case 'approval.requested':
-      v.approvals.set(e.approvalId, { ts: e.ts, timeoutMs: e.timeoutMs })
+      edit().approvals.set(e.approvalId, { ts: e.ts, timeoutMs: e.timeoutMs })
       push(
         'agent.user_confirm',
         { message: e.reasoning, confirmation_type: 'approve', options: [{ id: 'approve', label: 'Approve' }, { id: 'reject', label: 'Reject' }] },
@@ -158,23 +192,26 @@ export function encode(e: StoredEvent, v: MyAgentView): string[] {
         const asked = v.approvals.get(e.approvalId)
         const timeout_seconds = asked ? asked.timeoutMs / 1000 : 0
         const elapsed_seconds = asked ? (e.ts - asked.ts) / 1000 : timeout_seconds
-        push('error.timeout', `no answer to confirmation ${e.approvalId} in time`, { error_code: 'ERR_TIMEOUT_500', timeout_seconds, elapsed_seconds, stage: 'user_confirm', attempt: 1, max_attempts: 1, retry_after_ms: 0, recovery_strategy: 'rejected' }, e.approvalId)
+        push('error.timeout', `no answer to confirmation ${e.approvalId} in time`, { error_code: TIMEOUT_CODE, timeout_seconds, elapsed_seconds, stage: 'user_confirm', attempt: 1, max_attempts: 1, retry_after_ms: 0, recovery_strategy: 'rejected' }, e.approvalId)
       }
-      v.approvals.delete(e.approvalId)
+      if (v.approvals.has(e.approvalId)) edit().approvals.delete(e.approvalId)
       break
     case 'run.finished':
       if (v.plan) {
         const p = v.plan
         push('solver.completed', { task_results: p.tasks.map((t, i) => ({ task_id: t.id, result: null, status: i < p.completed ? 'success' : 'partial' })) }, { total_tasks: p.tasks.length, successful_tasks: p.completed, failed_tasks: p.tasks.length - p.completed, total_execution_time_ms: e.ts - p.started, total_tokens_used: 0 }, p.id)
-        v.plan = null
+        edit().plan = null
       }
       break
     case 'run.error': {
-      v.plan = null
-      v.approvals.clear()
+      if (v.plan !== null || v.approvals.size > 0) {
+        const d = edit()
+        d.plan = null
+        d.approvals.clear()
+      }
       const { event, code } = MYAGENT_ERROR[e.code]
       if (event === 'error.timeout') push(event, e.message, { error_code: code, timeout_seconds: 0, elapsed_seconds: 0, stage: 'run', attempt: 1, max_attempts: 1, retry_after_ms: 0, recovery_strategy: 'none' }, e.runId)
-      else push('error.execution', e.message, { error_code: 'ERR_EXECUTION_600', error_type: e.code, context: e.details ?? {}, recoverable: e.code !== 'internal' }, e.runId)
+      else push('error.execution', e.message, { error_code: EXECUTION_CODE, error_type: e.code, context: e.details ?? {}, recoverable: e.code !== 'internal' }, e.runId)
       break
     }
     case 'state.snapshot':

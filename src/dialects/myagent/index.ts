@@ -1,10 +1,7 @@
-import { decode } from './decode.js'
-import { encode, encodeError, encodeSystem, view } from './encode.js'
-
-/** The MyAgent codec: pure functions. */
-export const myagent = { decode, encode, encodeError, encodeSystem, view }
-export { decode } from './decode.js'
-export type { DecodedRequest, MyAgentRequest } from './decode.js'
-export { encode, encodeError, encodeSystem, view } from './encode.js'
+export { myagent } from './codec.js'
+export type { MyAgentRequest, MyAgentView } from './codec.js'
+export { myagentBinding } from './binding.js'
+export { capabilities as myagentCapabilities } from './capabilities.js'
 export { MYAGENT_ERROR } from './errors.js'
-export type { MyAgentEvent, MyAgentView } from './encode.js'
+export type { DecodedRequest } from './decode.js'
+export type { MyAgentClientEvent, MyAgentServerEvent } from './wire.js'

@@ -1,4 +1,4 @@
-import type { MyAgentView } from '../dialects/myagent/index.js'
+import type { MyAgentView } from './encode.js'
 
 /**
  * The frames one MyAgent connection sent and the client has not acknowledged yet, per session event

@@ -1,17 +1,8 @@
-import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
-import type { WireTap } from './tap.js'
+import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from '../../client/socket.js'
+import type { WireTap } from '../../client/tap.js'
+import type { MyAgentServerEvent } from './wire.js'
 
-/** A MyAgent server event as received. */
-export interface MyAgentServerEvent {
-  event: string
-  session_id?: string
-  connection_id: string
-  step_id?: string
-  timestamp: string
-  content: unknown
-  metadata: { seq?: number; [key: string]: unknown }
-}
-
+export type { MyAgentServerEvent }
 
 /** Options of `MyAgentClient.connect`. */
 export interface MyAgentClientOptions {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { AckBuffer, ParkedBuffers, restamp } from './myagent-ack-buffer.js'
-import { view } from '../dialects/myagent/index.js'
+import { AckBuffer, ParkedBuffers, restamp } from './ack-buffer.js'
+import { view } from './encode.js'
 import { signState, verifyState } from './signed-state.js'
 
 test('AckBuffer: holds unacked events, replays exactly those after last_seq, knows what it no longer covers', () => {

@@ -1,9 +1,11 @@
-import { Type } from '@sinclair/typebox'
-import { TypeCompiler } from '@sinclair/typebox/compiler'
+// The MyAgent wire, both directions: the only definition of its event types. Browser-safe (schemas and types
+// only; the server compiles the inbound checkers in decode.ts), imported by the codec, the client, the
+// inspector and the tests.
+import { Type, type Static } from '@sinclair/typebox'
 
 /**
- * Inbound MyAgent events (seed: "User Events" and the validation rules table), compiled once. Open objects:
- * the seed's clients send optional metadata freely.
+ * Inbound MyAgent events (seed: "User Events" and the validation rules table). Open objects: the seed's
+ * clients send optional metadata freely.
  */
 const SessionId = Type.String({ minLength: 1, maxLength: 256 })
 const Meta = Type.Optional(Type.Record(Type.String(), Type.Unknown()))
@@ -41,6 +43,20 @@ export type InboundEvent = keyof typeof inbound
 /** Events whose optional `content` may also be `null` (the seed's base structure allows it): checked as absent. */
 export const NULLABLE_CONTENT: ReadonlySet<string> = new Set(['user.create_session', 'user.ack', 'user.cancel'])
 
-export const checkers = Object.fromEntries(Object.entries(inbound).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as {
-  [K in InboundEvent]: ReturnType<typeof TypeCompiler.Compile<(typeof inbound)[K]>>
+/** A client event, by its `event` name. */
+export type MyAgentClientEvent = { [K in InboundEvent]: Static<(typeof inbound)[K]> }[InboundEvent]
+
+/**
+ * A server event (seed: EventProtocol base structure). Every event that comes from the session log carries
+ * `metadata.seq` (when one canonical event becomes several MyAgent events, only the last does, so `last_seq`
+ * always marks a whole event); connection-level events (system.*, agent.session_created…) carry none.
+ */
+export interface MyAgentServerEvent {
+  session_id?: string
+  connection_id: string
+  step_id?: string
+  event: string
+  timestamp: string
+  content: unknown
+  metadata: { seq?: number; [key: string]: unknown }
 }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
-import { ParlanceError, type HistoryMessage, type Json } from '../core/index.js'
+import { ParlanceError, type HistoryMessage, type Json } from '../../core/index.js'
 
 /** What a signed export carries (MyAgent `user.request_state`). */
 export interface StateExport {

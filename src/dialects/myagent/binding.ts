@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { ParlanceError, toParlanceError, type Connection } from '../core/index.js'
-import { myagent, type MyAgentRequest, type MyAgentView } from '../dialects/myagent/index.js'
-import type { Session, Subscription } from '../session/index.js'
-import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
-import { AckBuffer, ParkedBuffers } from './myagent-ack-buffer.js'
+import { ParlanceError, type Connection } from '../../core/index.js'
+import { attach, resumePoint, serveSocket, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import type { Session, Subscription } from '../../session/index.js'
+import type { WsFrame } from '../../transports/ws.js'
+import { AckBuffer, ParkedBuffers } from './ack-buffer.js'
+import { capabilities } from './capabilities.js'
+import { myagent, type MyAgentRequest, type MyAgentView } from './codec.js'
+import { MYAGENT_ERROR } from './errors.js'
 import { signState, verifyState } from './signed-state.js'
 
 const SERVER_VERSION = 'parlance/0.1.0'
@@ -11,7 +14,9 @@ const started = Date.now()
 const uptime = () => Math.round((Date.now() - started) / 1000)
 
 /** MyAgent over WebSocket at `/myagent`. */
-export const myagentEndpoint: EndpointFactory = (deps): Endpoint => {
+export const myagentBinding: Dialect = { name: 'myagent', capabilities, endpoint: (deps) => myagentEndpoint(deps) }
+
+function myagentEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
   const live = new Set<{ end(reason: string): void }>()
   const parked = new ParkedBuffers(deps.limits.reconnectWindowMs)
   return {
@@ -43,74 +48,41 @@ type Deps = Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admi
  * decoded in arrival order, the connection bound to one session at a time and fed its events (each with
  * `metadata.seq`). Closing the socket detaches it; the run goes on and `user.reconnect` resumes exactly.
  */
-export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers): { end(reason: string): void } {
-  const { sessions, limits, metrics, log } = deps
-  const view: MyAgentView = myagent.view(conn.id)
+export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: ParkedBuffers): { end(reason: string): void } {
+  const { sessions, limits } = deps
   let bound: { session: Session; sub: Subscription; buffer: AckBuffer } | null = null
+  /** The session this connection was last bound to ('' before any): named by its connection-level events. */
+  let sessionId = ''
   let acked = 0
-  let queue: Promise<void> = Promise.resolve()
-  const admit = deps.admission(conn.principal)
-  metrics.connections.inc({ dialect: 'myagent' })
 
   const send = (frames: string[]) => conn.send(frames)
-  const reply = (err: unknown): void => {
-    const e = toParlanceError(err)
-    if (e.code === 'internal') log.error({ err: e.cause ?? e, conn: conn.id }, 'internal error handling a MyAgent event')
-    metrics.inboundErrors.inc({ dialect: 'myagent', code: e.code })
-    send([myagent.encodeError(e, view)])
-  }
+  /** The ids connection-level events carry. */
+  const ids = (id = sessionId) => ({ connectionId: conn.id, sessionId: id })
 
   /** Feeds the connection `session`'s events after `afterSeq`; `from`/`kept` continue a parked view and buffer instead of fresh ones. */
   const bind = (session: Session, afterSeq: number, from?: MyAgentView, kept?: AckBuffer): void => {
     if (bound?.session === session && !from) return
     bound?.sub.close()
-    view.sessionId = session.id
-    view.texts.clear()
-    view.reasoning.clear()
-    view.approvals.clear()
-    view.question = from?.question ?? ''
-    view.plan = from?.plan ?? null
-    if (from) {
-      for (const [k, t] of from.texts) view.texts.set(k, t)
-      for (const [k, r] of from.reasoning) view.reasoning.set(k, r)
-      for (const [k, a] of from.approvals) view.approvals.set(k, a)
-    }
+    sessionId = session.id
     const buffer = kept ?? new AckBuffer(limits.ackBufferEvents, afterSeq)
-    const sub = session.subscribe(
-      {
-        codecKey: `myagent:${conn.id}`, // every frame names its connection, so nothing is shared
-        view: null,
-        encoder: {
-          encode(events) {
-            const out: string[] = []
-            for (const e of events) {
-              const frames = myagent.encode(e, view)
-              buffer.add(e.seq, frames)
-              for (const f of frames) out.push(f)
-            }
-            return { frames: out, view: null }
-          },
-          shareKey: () => `myagent:${conn.id}`,
-        },
-        write: (frames) => conn.send(frames as string[]),
-        backlog: () => conn.bufferedBytes,
-        drop: (reason) => conn.close(4008, reason),
-      },
-      afterSeq,
-    )
+    const track = (seq: number, frames: string[]) => buffer.add(seq, frames)
+    const sub = attach(conn, session, afterSeq, {
+      // Frames name the connection: encoded per connection (its own view), and each event's frames kept for a fast reconnect.
+      encoder: { encode: (events, v: MyAgentView) => myagent.encode(events, v, track) },
+      view: from ? { ...from, connectionId: conn.id, sessionId: session.id } : myagent.view(conn.id, session.id),
+      label: `myagent:${conn.id}`,
+    })
     bound = { session, sub, buffer }
   }
-  const resumePoint = (session: Session) => {
-    const start = session.activeRunStartSeq
-    return start !== null ? start - 1 : session.lastSeq
-  }
+  const aheadOf = (session: Session, lastSeq: number | null) =>
+    lastSeq !== null && lastSeq > session.lastSeq ? new ParlanceError('invalid_message', `last_seq ${lastSeq} is ahead of the session (${session.lastSeq})`, { field: 'content.last_seq', constraint: `≤ ${session.lastSeq}` }) : null
 
   const serve = async (r: MyAgentRequest): Promise<void> => {
     switch (r.kind) {
       case 'create_session': {
         const session = await sessions.open(`sess_${randomUUID().replace(/-/g, '')}`, conn.principal)
         bind(session, session.lastSeq)
-        send([myagent.encodeSystem(view, 'agent.session_created', { session_id: session.id, project_name: r.projectName ?? null, session_name: r.sessionName ?? null }, { created_at: new Date(session.createdAt).toISOString(), agent: session.agentName })])
+        send([myagent.encodeSystem(ids(), 'agent.session_created', { session_id: session.id, project_name: r.projectName ?? null, session_name: r.sessionName ?? null }, { created_at: new Date(session.createdAt).toISOString(), agent: session.agentName })])
         return
       }
       case 'command': {
@@ -124,20 +96,22 @@ export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers
       }
       case 'ack': {
         const session = await sessions.open(r.sessionId, conn.principal, { create: false })
-        if (r.lastSeq !== null && r.lastSeq > session.lastSeq) throw new ParlanceError('invalid_message', `last_seq ${r.lastSeq} is ahead of the session (${session.lastSeq})`, { field: 'content.last_seq', constraint: `≤ ${session.lastSeq}` })
+        const ahead = aheadOf(session, r.lastSeq)
+        if (ahead) throw ahead
         acked = Math.max(acked, r.lastSeq ?? bound?.sub.lastSeq ?? 0)
         if (bound?.session === session) bound.buffer.ack(acked)
         return
       }
       case 'reconnect': {
         const session = await sessions.open(r.sessionId, conn.principal, { create: false })
-        if (r.lastSeq !== null && r.lastSeq > session.lastSeq) throw new ParlanceError('invalid_message', `last_seq ${r.lastSeq} is ahead of the session (${session.lastSeq})`, { field: 'content.last_seq', constraint: `≤ ${session.lastSeq}` })
+        const ahead = aheadOf(session, r.lastSeq)
+        if (ahead) throw ahead
         bound?.sub.close()
         bound = null
         const p = parked.take(session.id, conn.principal)
         const fromBuffer = p !== undefined && r.lastSeq !== null && p.buffer.after(r.lastSeq) !== null
         const meta = { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount, resumed: true, last_seq: session.lastSeq, replay: fromBuffer ? 'buffer' : 'log' }
-        send([myagent.encodeSystem({ ...view, sessionId: session.id }, 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, meta)])
+        send([myagent.encodeSystem(ids(session.id), 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, meta)])
         if (p && fromBuffer) {
           // Within the window and covered: the unacked frames from memory, then the log from where they end.
           p.buffer.ack(r.lastSeq!)
@@ -152,7 +126,7 @@ export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers
         const session = await sessions.open(r.sessionId, conn.principal, { create: false })
         await sessions.store.flush()
         const signed = signState(deps.secret, { session_id: session.id, agent: session.agentName, last_seq: session.lastSeq, state: session.model.state, history: r.includeHistory ? session.model.messages : [] }, limits.stateExportTtlMs)
-        send([myagent.encodeSystem({ ...view, sessionId: session.id }, 'agent.state_export', { signed_state: signed, last_seq: session.lastSeq }, { expires_at: new Date(Date.now() + limits.stateExportTtlMs).toISOString(), algorithm: 'HMAC-SHA256' })])
+        send([myagent.encodeSystem(ids(session.id), 'agent.state_export', { signed_state: signed, last_seq: session.lastSeq }, { expires_at: new Date(Date.now() + limits.stateExportTtlMs).toISOString(), algorithm: 'HMAC-SHA256' })])
         return
       }
       case 'reconnect_with_state': {
@@ -161,11 +135,11 @@ export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers
         try {
           s = verifyState(deps.secret, r.signedState)
         } catch (err) {
-          reply(err)
-          send([myagent.encodeSystem(view, 'error.recovery_failed', 'state recovery failed', { error_code: 'ERR_VALIDATION_400', attempts: 1, original_error: 'disconnected', recovery_error: (err as Error).message })])
+          run.reply(err)
+          send([myagent.encodeSystem(ids(), 'error.recovery_failed', 'state recovery failed', { error_code: MYAGENT_ERROR.invalid_message.code, attempts: 1, original_error: 'disconnected', recovery_error: (err as Error).message })])
           return
         }
-        send([myagent.encodeSystem({ ...view, sessionId: s.session_id }, 'error.recovery_started', 'restoring the session from a signed state export', { recovery_action: 'reconnect_with_state' })])
+        send([myagent.encodeSystem(ids(s.session_id), 'error.recovery_started', 'restoring the session from a signed state export', { recovery_action: 'reconnect_with_state' })])
         let session: Session
         let restored: 'log' | 'export'
         try {
@@ -181,7 +155,7 @@ export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers
           await session.handle({ type: 'history.replace', sessionId: session.id, messages: s.history })
           await session.handle({ type: 'state.replace', sessionId: session.id, state: s.state })
         }
-        send([myagent.encodeSystem(view, 'error.recovery_success', `session restored from the ${restored === 'log' ? 'event log' : 'signed export'}`, { recovery_time_ms: Date.now() - t0, attempts: 1, restored_from: restored, last_seq: session.lastSeq })])
+        send([myagent.encodeSystem(ids(), 'error.recovery_success', `session restored from the ${restored === 'log' ? 'event log' : 'signed export'}`, { recovery_time_ms: Date.now() - t0, attempts: 1, restored_from: restored, last_seq: session.lastSeq })])
         return
       }
       case 'heartbeat':
@@ -189,40 +163,33 @@ export function serveMyAgent(conn: Connection, deps: Deps, parked: ParkedBuffers
     }
   }
 
-  const handle = async (text: string): Promise<void> => {
-    const refused = admit()
-    if (refused) return reply(refused)
-    const d = myagent.decode(text, limits)
-    if (!d.ok) return reply(d.error)
-    try {
-      await serve(d.request)
-    } catch (err) {
-      reply(err)
-    }
-  }
+  const run = serveSocket(conn, deps, {
+    dialect: 'myagent',
+    decode: (text) => myagent.decode(text, limits),
+    handle: serve,
+    error: (e) => myagent.encodeError(e, ids()),
+  })
 
   const heartbeat =
     limits.heartbeatMs > 0
       ? setInterval(() => {
-          send([myagent.encodeSystem(view, 'system.heartbeat', { server_time: new Date().toISOString() }, { seq: bound?.session.lastSeq ?? 0, acked_seq: acked, server_uptime_seconds: uptime() })])
+          send([myagent.encodeSystem(ids(), 'system.heartbeat', { server_time: new Date().toISOString() }, { seq: bound?.session.lastSeq ?? 0, acked_seq: acked, server_uptime_seconds: uptime() })])
         }, limits.heartbeatMs)
       : undefined
   heartbeat?.unref()
 
-  conn.onframe = (text) => {
-    queue = queue.then(() => handle(text)).catch(reply)
-  }
+  conn.onframe = run.frame
   conn.onclose = () => {
     if (heartbeat) clearInterval(heartbeat)
-    metrics.connections.dec({ dialect: 'myagent' })
-    if (bound) parked.park(bound.session.id, { principal: conn.principal, connectionId: conn.id, buffer: bound.buffer, view })
+    run.closed()
+    if (bound) parked.park(bound.session.id, { principal: conn.principal, connectionId: conn.id, buffer: bound.buffer, view: bound.sub.subscriber.view as MyAgentView })
     bound?.sub.close()
     bound = null
   }
-  send([myagent.encodeSystem(view, 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount })])
+  send([myagent.encodeSystem(ids(), 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount })])
   return {
     end(reason) {
-      if (bound) send([myagent.encodeSystem(view, 'agent.session_ended', reason, { last_seq: bound.session.lastSeq, reason: 'server_shutdown' })])
+      if (bound) send([myagent.encodeSystem(ids(), 'agent.session_ended', reason, { last_seq: bound.session.lastSeq, reason: 'server_shutdown' })])
     },
   }
 }

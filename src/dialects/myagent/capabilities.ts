@@ -1,0 +1,12 @@
+import type { Capabilities } from '../../binding/index.js'
+
+/** What MyAgent carries (README feature table, inspector). */
+export const capabilities: Capabilities = {
+  transport: 'WebSocket',
+  streaming: true,
+  approvals: true,
+  clientTools: false,
+  state: true,
+  resume: 'user.reconnect with last_seq (from memory within 60 s, else from the log); signed state export',
+  cancel: true,
+}
