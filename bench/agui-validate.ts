@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { RunAgentInputSchema } from '@ag-ui/core/schemas'
 import { checkJsonShape, DEFAULT_LIMITS } from '../src/core/index.js'
-import { runInputChecker } from '../src/dialects/agui/schema.js'
+import { runInputChecker } from '../src/dialects/agui/decode.js'
 import { decodeRunInput } from '../src/dialects/agui/index.js'
 
 const quick = process.argv.includes('--quick')

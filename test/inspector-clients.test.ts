@@ -28,8 +28,8 @@ test('AiSdkClient: a message streams, an approval and a client tool are answered
   assert.equal(taps.at(-1)?.[1], '[DONE]')
 
   const asked = await collect(client.send(chat, 'delete it'))
-  const request = asked.find((c) => c.type === 'tool-approval-request')!
-  const input = asked.find((c) => c.type === 'tool-input-available' && c.toolCallId === request.toolCallId)!
+  const request = asked.find((c): c is Extract<AiSdkChunk, { type: 'tool-approval-request' }> => c.type === 'tool-approval-request')!
+  const input = asked.find((c): c is Extract<AiSdkChunk, { type: 'tool-input-available' }> => c.type === 'tool-input-available' && c.toolCallId === request.toolCallId)!
   const done = await collect(client.approve(chat, { toolCallId: String(request.toolCallId), toolName: String(input.toolName), input: input.input }, true))
   assert.match(text(done), /Done: deleted notes\/demo.txt/)
 

@@ -1,22 +1,28 @@
 import type { ServerResponse } from 'node:http'
-import { HTTP_STATUS, ParlanceError, toParlanceError } from '../core/index.js'
+import { HTTP_STATUS, ParlanceError, toParlanceError, type ErrorCode } from '../core/index.js'
 import type { EndpointDeps } from './endpoint.js'
 import { BodyError, sendJson } from './http-util.js'
 
 /**
  * Runs an HTTP dialect's handler and answers what it throws before its stream started as JSON
- * `{error: {code, message, field?, details?}}` with the matching status (counted per dialect); once the
+ * `{error: {code, message, field?, details?}}` with the dialect's status for its code (counted per dialect); once the
  * stream has started, the response just ends (the dialect reports run errors in-band).
  */
-export async function answerErrors(deps: Pick<EndpointDeps, 'log' | 'metrics'>, dialect: string, res: ServerResponse, work: () => Promise<void>): Promise<void> {
+export async function answerErrors(
+  deps: Pick<EndpointDeps, 'log' | 'metrics'>,
+  dialect: string,
+  res: ServerResponse,
+  work: () => Promise<void>,
+  status: Readonly<Record<ErrorCode, number>> = HTTP_STATUS,
+): Promise<void> {
   try {
     await work()
   } catch (err) {
     const e = err instanceof BodyError ? new ParlanceError(err.status === 413 ? 'frame_too_large' : 'invalid_message', err.message) : toParlanceError(err)
-    const status = err instanceof BodyError ? err.status : HTTP_STATUS[e.code]
+    const code = err instanceof BodyError ? err.status : status[e.code]
     if (e.code === 'internal') deps.log.error({ err: e.cause ?? e, dialect }, 'HTTP request failed')
     deps.metrics.inboundErrors.inc({ dialect, code: e.code })
     if (res.headersSent) return void res.end()
-    sendJson(res, status, { error: { code: e.code, message: e.message, ...(e.details?.field !== undefined ? { field: e.details.field } : {}), ...(e.details ? { details: e.details } : {}) } })
+    sendJson(res, code, { error: { code: e.code, message: e.message, ...(e.details?.field !== undefined ? { field: e.details.field } : {}), ...(e.details ? { details: e.details } : {}) } })
   }
 }

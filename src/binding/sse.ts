@@ -1,42 +1,87 @@
 import type { ServerResponse } from 'node:http'
-import type { StoredEvent } from '../core/index.js'
+import type { BatchEncoder, StoredEvent } from '../core/index.js'
 import type { Session } from '../session/index.js'
 import type { EndpointDeps } from './endpoint.js'
 
 /** SSE comment sent while a stream is idle, so proxies keep it open. */
 const HEARTBEAT_MS = 15_000
 
-/** How one HTTP dialect frames a run on Server-Sent Events. */
-export interface SseRunFormat {
+/**
+ * How one HTTP dialect frames a Parlance run as one response of Server-Sent Events. Pure, like a codec:
+ * `View` holds what the frames depend on (AG-UI: the thread and the client's run id), nothing per connection.
+ */
+export interface SseRunFormat<View> {
   readonly dialect: string
   readonly headers: Readonly<Record<string, string>>
   /** Written first. */
-  readonly opening: string
+  opening(view: View): string
   /** SSE messages for one event (run ends and pauses excluded). */
-  encode(e: StoredEvent): string[]
+  event(e: StoredEvent, view: View): readonly string[]
   /** The closing messages when `e` ends the run or pauses it for the client; null otherwise. */
-  ending(e: StoredEvent): string | null
+  ending(e: StoredEvent, view: View): string | null
   /** Closing messages when there is nothing (more) to follow. */
-  readonly empty: string
+  empty(view: View): string
+  /** Equal keys ⇒ equal frames for equal events: responses of the same run share one encoding per batch. */
+  shareKey(view: View): string
 }
 
-let streamNo = 0
+/** What a response's frames depend on: the dialect's view, the run it follows, where it ends, and whether it has. */
+export interface SseRunView<View> {
+  readonly view: View
+  /** The run streamed (events of other runs are skipped; session-level ones, runId '', pass); null: the first run end or pause met closes it. */
+  readonly follow: string | null
+  /** The response ends after this seq (no run active when it started: the end of the log then), else Infinity. */
+  readonly endAt: number
+  readonly ended: boolean
+  /** Precomputed share key. */
+  readonly key: string
+}
+
+/**
+ * The batch encoder of an SSE run: each batch becomes one string (one `res.write`), and the view records when
+ * the response has ended — in the view, so every response sharing the encoding ends with it.
+ */
+export function sseRunEncoder<View>(f: SseRunFormat<View>): BatchEncoder<string, SseRunView<View>> {
+  return {
+    encode(events, rv) {
+      if (rv.ended) return { frames: [], view: rv }
+      let out = ''
+      let ended = false
+      for (const e of events) {
+        if (rv.follow !== null && e.runId !== rv.follow && e.runId !== '') continue
+        for (const x of f.event(e, rv.view)) out += x
+        const last = f.ending(e, rv.view) ?? (e.seq >= rv.endAt ? f.empty(rv.view) : null)
+        if (last) {
+          out += last
+          ended = true
+          break
+        }
+      }
+      return { frames: out ? [out] : [], view: ended ? { ...rv, ended } : rv }
+    },
+    shareKey: (rv) => rv.key,
+  }
+}
+
+/** Encoders by format, so every response of a dialect uses the same encoder object. */
+const encoders = new WeakMap<SseRunFormat<never>, BatchEncoder<string, SseRunView<never>>>()
 
 /**
  * Streams a session's events after `from` as one HTTP response: the opening, the events of run `follow`
  * (and session-level ones), and the closing when that run ends or pauses for the client. With `follow`
  * null, the first run end or pause met closes it; with no run active, the end of the log does. Writes are
- * batched per commit and paced by the response's buffer; closing the request only detaches (the run goes
- * on, and its events stay replayable by seq).
+ * one per committed batch, encoded once for every response of the same run, and paced by the response's
+ * buffer; closing the request only detaches (the run goes on, and its events stay replayable by seq).
  */
-export function streamRun(deps: Pick<EndpointDeps, 'metrics'>, res: ServerResponse, session: Session, from: number, follow: string | null, f: SseRunFormat): void {
+export function streamRun<View>(deps: Pick<EndpointDeps, 'metrics'>, res: ServerResponse, session: Session, from: number, follow: string | null, f: SseRunFormat<View>, view: View): void {
   res.writeHead(200, f.headers)
-  res.write(f.opening)
+  res.write(f.opening(view))
   const endAt = session.activeRunId === null ? session.lastSeq : Infinity
-  if (from >= endAt) return void res.end(f.empty)
+  if (from >= endAt) return void res.end(f.empty(view))
+  let encoder = encoders.get(f as SseRunFormat<never>) as BatchEncoder<string, SseRunView<View>> | undefined
+  if (!encoder) encoders.set(f as SseRunFormat<never>, (encoder = sseRunEncoder(f)) as BatchEncoder<string, SseRunView<never>>)
   deps.metrics.connections.inc({ dialect: f.dialect })
   let done = false
-  let ended = false
   const finish = () => {
     if (done) return
     done = true
@@ -46,32 +91,16 @@ export function streamRun(deps: Pick<EndpointDeps, 'metrics'>, res: ServerRespon
   }
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
   heartbeat.unref()
-  const codecKey = `${f.dialect}:${++streamNo}`
+  const start: SseRunView<View> = { view, follow, endAt, ended: false, key: `${f.shareKey(view)}\0${follow ?? ''}\0${endAt}` }
   const sub = session.subscribe(
     {
-      codecKey,
-      view: null,
-      encoder: {
-        encode(events) {
-          const out: string[] = []
-          for (const e of events) {
-            if (ended) break
-            if (follow !== null && e.runId !== follow && e.runId !== '') continue
-            for (const x of f.encode(e)) out.push(x)
-            const last = f.ending(e) ?? (e.seq >= endAt ? f.empty : null)
-            if (last) {
-              out.push(last)
-              ended = true
-            }
-          }
-          return { frames: out, view: null }
-        },
-        shareKey: () => codecKey,
-      },
+      codecKey: `${f.dialect}:${start.key}`,
+      encoder,
+      view: start,
       write(frames) {
         if (res.writableEnded || res.destroyed) return false
-        res.write((frames as string[]).join(''))
-        if (ended) {
+        for (const x of frames) res.write(x)
+        if ((sub.subscriber.view as SseRunView<View>).ended) {
           res.end()
           finish()
         }

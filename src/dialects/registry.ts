@@ -1,7 +1,7 @@
 import type { Dialect } from '../binding/index.js'
-import { aguiEndpoint } from '../server/agui-endpoint.js'
-import { aisdkEndpoint } from '../server/aisdk-endpoint.js'
 import { hugaiEndpoint } from '../server/hugai-endpoint.js'
+import { aguiBinding } from './agui/binding.js'
+import { aisdkBinding } from './aisdk/binding.js'
 import { haiBinding } from './hai/binding.js'
 import { humaBinding } from './huma/binding.js'
 import { myagentBinding } from './myagent/binding.js'
@@ -13,10 +13,10 @@ import { myagentBinding } from './myagent/binding.js'
 export const DIALECTS: readonly Dialect[] = [
   haiBinding,
   humaBinding,
-  { name: 'agui', endpoint: aguiEndpoint },
+  aguiBinding,
   myagentBinding,
   { name: 'hugai', endpoint: hugaiEndpoint },
-  { name: 'aisdk', endpoint: aisdkEndpoint },
+  aisdkBinding,
 ]
 
 /** The built-in dialects plus `extra`: one with a built-in's name replaces it, the others are mounted after them. */

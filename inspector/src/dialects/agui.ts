@@ -1,4 +1,5 @@
 import { AguiClient, type AguiReceived } from 'parlance/client'
+import { CUSTOM } from '../../../src/dialects/agui/wire.js'
 import { uid } from '../dom.js'
 import type { PatchOp } from '../patch.js'
 import { pump, type ConnectOptions, type DialectAdapter } from './types.js'
@@ -55,10 +56,10 @@ export async function connectAgui(o: ConnectOptions, threadId = uid()): Promise<
         break
       case 'CUSTOM': {
         const v = (e.value ?? {}) as Record<string, unknown>
-        if (e.name === 'parlance.status') sink.status(`${str(v.status)}${v.message ? `: ${str(v.message)}` : ''}`)
-        else if (e.name === 'parlance.plan') sink.plan(((v.tasks as Array<{ title: string }> | undefined) ?? []).map((t) => t.title))
-        else if (e.name === 'parlance.progress') sink.progress(Number(v.percent), v.message ? str(v.message) : undefined)
-        else if (e.name === 'parlance.approval_resolved' && v.by !== 'user') sink.approvalClosed(str(v.approvalId), `approval ${str(v.by)}`)
+        if (e.name === CUSTOM.status) sink.status(`${str(v.status)}${v.message ? `: ${str(v.message)}` : ''}`)
+        else if (e.name === CUSTOM.plan) sink.plan(((v.tasks as Array<{ title: string }> | undefined) ?? []).map((t) => t.title))
+        else if (e.name === CUSTOM.progress) sink.progress(Number(v.percent), v.message ? str(v.message) : undefined)
+        else if (e.name === CUSTOM.approvalResolved && v.by !== 'user') sink.approvalClosed(str(v.approvalId), `approval ${str(v.by)}`)
         break
       }
       case 'RUN_FINISHED': {

@@ -17,7 +17,7 @@ export async function connectAiSdk(o: ConnectOptions, chatId = uid()): Promise<D
   let announced = false
 
   const handle = (c: AiSdkChunk) => {
-    const data = (c.data ?? {}) as Record<string, unknown>
+    const data = ('data' in c ? (c.data ?? {}) : {}) as Record<string, unknown>
     switch (c.type) {
       case 'text-delta':
         sink.textDelta(str(c.id), str(c.delta))
@@ -52,7 +52,7 @@ export async function connectAiSdk(o: ConnectOptions, chatId = uid()): Promise<D
         if (call?.approval) break // the approval's own invocation: the dialog already closed
         if (call && !call.shown) sink.toolCall({ id: call.toolCallId, name: call.toolName, args: call.input })
         if (call) call.shown = call.done = true
-        sink.toolResult(str(c.toolCallId), c.type === 'tool-output-available' ? { result: c.output } : { error: str(c.errorText) || 'denied' })
+        sink.toolResult(str(c.toolCallId), c.type === 'tool-output-available' ? { result: c.output } : { error: c.type === 'tool-output-error' ? c.errorText : 'denied' })
         break
       }
       case 'data-state':

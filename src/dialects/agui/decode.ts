@@ -1,5 +1,14 @@
 import { checkJsonShape, parseJson, ParlanceError, type Limits } from '../../core/index.js'
-import { messageChecker, roleCheckers, runInputChecker, type AguiRunInput } from './schema.js'
+import type { TSchema } from '@sinclair/typebox'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { Message, MessageByRole, RunAgentInput, type AguiRunInput } from './wire.js'
+
+/** The compiled RunAgentInput schema (also used by bench/agui-validate.ts). */
+export const runInputChecker = TypeCompiler.Compile(RunAgentInput)
+const messageChecker = TypeCompiler.Compile(Message)
+/** Compiled per-role message schemas (used only to explain a rejected message). */
+const roleCheckers = {} as Record<keyof typeof MessageByRole, TypeCheck<TSchema>>
+for (const role of Object.keys(MessageByRole) as Array<keyof typeof MessageByRole>) roleCheckers[role] = TypeCompiler.Compile(MessageByRole[role])
 
 /** A decoded RunAgentInput, or the error naming the first bad field (`messages[2].role`). */
 export type DecodedInput = { ok: true; input: AguiRunInput } | { ok: false; error: ParlanceError }

@@ -1,5 +1,6 @@
 import { toolResultText, type HistoryMessage, type StoredEvent } from '../../core/index.js'
-import type { AguiMessage } from './schema.js'
+import { AGUI_ERRORS } from './errors.js'
+import { CUSTOM, type AguiMessage } from './wire.js'
 
 /** What encoding one AG-UI response needs: the ids it answers for. */
 export interface AguiView {
@@ -7,19 +8,6 @@ export interface AguiView {
   /** The AG-UI run id of this response (the client's `runId`); a Parlance run may span several. */
   readonly runId: string
 }
-
-/** CUSTOM event names for canonical events AG-UI has no event for (documented in docs/dialects/agui.md). */
-export const CUSTOM = {
-  approvalRequested: 'parlance.approval_requested',
-  approvalResolved: 'parlance.approval_resolved',
-  status: 'parlance.status',
-  plan: 'parlance.plan',
-  progress: 'parlance.progress',
-  typing: 'parlance.typing',
-  context: 'parlance.context_update',
-  delivery: 'parlance.message_delivery',
-  error: 'parlance.error',
-} as const
 
 /** One SSE message; `id` (the canonical seq) lets a client resume with Last-Event-ID. */
 export function sse(event: object, id?: number): string {
@@ -92,7 +80,7 @@ export function ending(e: StoredEvent, view: AguiView): string | null {
       return sse({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'success' }, ...(e.result !== undefined ? { result: e.result } : {}) }, e.seq)
     case 'run.error':
       if (e.code === 'cancelled') return sse({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'cancelled' } }, e.seq)
-      return sse({ type: 'RUN_ERROR', message: e.message, code: e.code }, e.seq)
+      return sse({ type: 'RUN_ERROR', message: e.message, code: AGUI_ERRORS[e.code].code }, e.seq)
     case 'tool.call':
       return e.target === 'client' ? sse({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'success', pendingToolCallIds: [e.toolCallId] } }, e.seq) : null
     case 'approval.requested':
@@ -131,7 +119,7 @@ export function ending(e: StoredEvent, view: AguiView): string | null {
  * one event becomes several AG-UI events only the last carries the seq as its SSE id, so a client resuming
  * from its Last-Event-ID never gets half an event.
  */
-export function encode(e: StoredEvent, view: AguiView): string[] {
+export function encode(e: StoredEvent, view: AguiView): readonly string[] {
   const id = e.seq
   switch (e.type) {
     case 'text.start':
@@ -202,7 +190,7 @@ export function encode(e: StoredEvent, view: AguiView): string[] {
     case 'raw':
       return [sse(e.source === undefined ? { type: 'RAW', event: e.event } : { type: 'RAW', event: e.event, source: e.source }, id)]
     case 'error':
-      return [sse({ type: 'CUSTOM', name: CUSTOM.error, value: { code: e.code, message: e.message } }, id)]
+      return [sse({ type: 'CUSTOM', name: CUSTOM.error, value: { code: AGUI_ERRORS[e.code].code, message: e.message } }, id)]
     default:
       // message.user and run.started (the client sent the one; RUN_STARTED is written per response),
       // run.finished / run.error (see `ending`), and events added later without an AG-UI mapping.

@@ -1,5 +1,8 @@
 import { checkJsonShape, parseJson, ParlanceError, type Limits } from '../../core/index.js'
-import { chatRequestChecker, type ChatRequest } from './schema.js'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { ChatRequest } from './wire.js'
+
+const chatRequestChecker = TypeCompiler.Compile(ChatRequest)
 
 export type DecodedChat = { ok: true; request: ChatRequest } | { ok: false; error: ParlanceError }
 

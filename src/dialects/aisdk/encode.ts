@@ -1,16 +1,8 @@
 import type { StoredEvent } from '../../core/index.js'
+import { AISDK_ERRORS } from './errors.js'
+import { DONE, type UIChunk } from './wire.js'
 
-/** Response headers of the UI message stream protocol (v1). */
-export const UI_STREAM_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-  'x-vercel-ai-ui-message-stream': 'v1',
-} as const
-
-const chunk = (c: object) => `data: ${JSON.stringify(c)}\n\n`
-export const DONE = 'data: [DONE]\n\n'
+const chunk = (c: UIChunk) => `data: ${JSON.stringify(c)}\n\n`
 
 /** `start` with the assistant message id this response builds. */
 export const start = (messageId: string) => chunk({ type: 'start', messageId })
@@ -23,7 +15,7 @@ export const finish = (reason: 'stop' | 'error' | 'tool-calls' | 'other' = 'stop
  * `tool-approval-request` (its toolCallId is the approval id); state, status, plan, progress, steps and custom
  * events to `data-*` parts (state and messages persistent, the rest transient).
  */
-export function encode(e: StoredEvent): string[] {
+export function encode(e: StoredEvent): readonly string[] {
   switch (e.type) {
     case 'text.start':
       return [chunk({ type: 'text-start', id: e.messageId })]
@@ -91,7 +83,7 @@ export function ending(e: StoredEvent): string | null {
     case 'run.finished':
       return finish('stop')
     case 'run.error':
-      return chunk({ type: 'error', errorText: `${e.code}: ${e.message}` }) + finish('error')
+      return chunk({ type: 'error', errorText: errorText(e.code, e.message) }) + finish('error')
     case 'tool.call':
       return e.target === 'client' ? finish('tool-calls') : null
     case 'approval.requested':
@@ -99,4 +91,9 @@ export function ending(e: StoredEvent): string | null {
     default:
       return null
   }
+}
+
+/** The `errorText` of an error: the dialect's code for it, then the message. */
+export function errorText(code: keyof typeof AISDK_ERRORS, message: string): string {
+  return `${AISDK_ERRORS[code].code}: ${message}`
 }

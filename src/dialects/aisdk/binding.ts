@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, type Command, type Json } from '../core/index.js'
-import { decodeChat, encode, ending, finish, start, UI_STREAM_HEADERS, type ChatRequest, type UIPart } from '../dialects/aisdk/index.js'
-import type { Session } from '../session/index.js'
-import { carryOut } from '../binding/carry-out.js'
-import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
-import { answerErrors } from '../binding/http-errors.js'
-import { readBody, sendJson } from '../binding/http-util.js'
-import { streamRun } from '../binding/sse.js'
+import { ParlanceError, type Command, type Json } from '../../core/index.js'
+import { answerErrors, carryOut, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import type { Session } from '../../session/index.js'
+import { capabilities } from './capabilities.js'
+import { aisdk, AISDK_SSE } from './codec.js'
+import type { ChatRequest, UIPart } from './wire.js'
+
+/** HTTP status of an error answered before the stream starts, from the dialect's error table. */
+const STATUS = Object.fromEntries(Object.entries(aisdk.errors).map(([k, v]) => [k, v.status])) as Record<keyof typeof aisdk.errors, number>
 
 const CHAT_ROUTE = /^\/api\/chat(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
 const STREAM_ROUTE = /^\/api\/chat\/([^/]{1,256})\/stream$/
@@ -15,13 +16,15 @@ const STREAM_ROUTE = /^\/api\/chat\/([^/]{1,256})\/stream$/
  * The Vercel AI SDK UI message stream (v1): `POST /api/chat` and `/api/chat/:agent` take `useChat`'s body,
  * `GET /api/chat/:id/stream` re-attaches to the chat's active stream (what `resume: true` asks), 204 when none.
  */
-export const aisdkEndpoint: EndpointFactory = (deps): Endpoint => ({
+export const aisdkBinding: Dialect = { name: 'aisdk', capabilities, endpoint: (deps) => aisdkEndpoint(deps) }
+
+const aisdkEndpoint = (deps: EndpointDeps): ReturnType<Dialect['endpoint']> => ({
   dialect: 'aisdk',
   paths: { aisdk: '/api/chat' },
   request(req, res, url) {
     const resume = STREAM_ROUTE.exec(url.pathname)
     if (resume && req.method === 'GET') {
-      void answerErrors(deps, 'aisdk', res, () => reattach(deps, req, res, decodeURIComponent(resume[1]!)))
+      void answerErrors(deps, 'aisdk', res, () => reattach(deps, req, res, decodeURIComponent(resume[1]!)), STATUS)
       return true
     }
     const chat = CHAT_ROUTE.exec(url.pathname)
@@ -30,7 +33,7 @@ export const aisdkEndpoint: EndpointFactory = (deps): Endpoint => ({
       sendJson(res, 405, { error: { code: 'invalid_message', message: 'POST a chat request to this URL' } }, { allow: 'POST' })
       return true
     }
-    void answerErrors(deps, 'aisdk', res, () => submit(deps, req, res, chat[1]))
+    void answerErrors(deps, 'aisdk', res, () => submit(deps, req, res, chat[1]), STATUS)
     return true
   },
 })
@@ -40,10 +43,10 @@ async function submit(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
   const refused = deps.admission(principal)()
   if (refused) throw refused
   if (agent !== undefined && !deps.sessions.agent(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
-  const decoded = decodeChat(await readBody(req, deps.limits.maxFrameBytes, { json: true }), deps.limits)
+  const decoded = aisdk.decode(await readBody(req, deps.limits.maxFrameBytes, { json: true }), deps.limits)
   if (!decoded.ok) throw decoded.error
-  const session = await deps.sessions.open(decoded.request.id, principal, agent ? { agent } : {})
-  const commands = reconcile(deps, session, decoded.request, agent)
+  const session = await deps.sessions.open(decoded.command.id, principal, agent ? { agent } : {})
+  const commands = reconcile(deps, session, decoded.command, agent)
   const { from, follow } = await carryOut(session, commands)
   respond(deps, res, session, from, follow)
 }
@@ -56,7 +59,7 @@ async function reattach(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
 }
 
 function respond(deps: EndpointDeps, res: ServerResponse, session: Session, from: number, follow: string | null): void {
-  streamRun(deps, res, session, from, follow, { dialect: 'aisdk', headers: UI_STREAM_HEADERS, opening: start(`msg_${follow ?? session.lastSeq}`), encode, ending, empty: finish() })
+  streamRun(deps, res, session, from, follow, AISDK_SSE, { messageId: `msg_${follow ?? session.lastSeq}` })
 }
 
 const isToolPart = (p: UIPart) => p.type.startsWith('tool-') || p.type === 'dynamic-tool'

@@ -1,11 +1,9 @@
-import { readSse } from './sse.js'
-import type { WireTap } from './tap.js'
+import { readSse } from '../../client/sse.js'
+import type { WireTap } from '../../client/tap.js'
+import type { UIChunk } from './wire.js'
 
 /** One chunk of the AI SDK UI message stream (`text-delta`, `tool-input-available`, `data-state`, `finish`…). */
-export interface AiSdkChunk {
-  type: string
-  [key: string]: unknown
-}
+export type AiSdkChunk = UIChunk
 
 /** Options of `AiSdkClient`. */
 export interface AiSdkClientOptions {

@@ -1,8 +1,28 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+// The AG-UI wire, both directions. Client → server: `RunAgentInput`, as TypeBox schemas (Parlance validates
+// with them and names the bad field). Server → client: the official `@ag-ui/core` event types (type-only, so
+// this file stays browser-safe), plus the CUSTOM event names Parlance emits. Imported by the codec, the
+// client, the inspector and the tests; the only definition of these names and types.
+import { Type, type Static } from '@sinclair/typebox'
+import type { AGUIEvent } from '@ag-ui/core'
+
+/** An AG-UI event as the server sends it (the `@ag-ui/core` union). */
+export type AguiEvent = AGUIEvent
+
+/** CUSTOM event names for canonical events AG-UI has no event for (documented in docs/dialects/agui.md). */
+export const CUSTOM = {
+  approvalRequested: 'parlance.approval_requested',
+  approvalResolved: 'parlance.approval_resolved',
+  status: 'parlance.status',
+  plan: 'parlance.plan',
+  progress: 'parlance.progress',
+  typing: 'parlance.typing',
+  context: 'parlance.context_update',
+  delivery: 'parlance.message_delivery',
+  error: 'parlance.error',
+} as const
 
 /**
- * AG-UI `RunAgentInput` (protocol 1.0, the `@ag-ui/core` types), compiled once.
+ * AG-UI `RunAgentInput` (protocol 1.0, the `@ag-ui/core` types).
  * Open objects like the reference Zod schemas (`looseObject`): unknown fields
  * pass. Content parts are accepted as objects; only their text is used.
  */
@@ -50,8 +70,3 @@ export const RunAgentInput = Type.Object({
 export type AguiMessage = Static<typeof Message>
 export type AguiRunInput = Static<typeof RunAgentInput>
 
-export const runInputChecker = TypeCompiler.Compile(RunAgentInput)
-export const messageChecker = TypeCompiler.Compile(Message)
-/** Compiled per-role message schemas (used only to explain a rejected message). */
-export const roleCheckers = {} as Record<keyof typeof MessageByRole, TypeCheck<TSchema>>
-for (const role of Object.keys(MessageByRole) as Array<keyof typeof MessageByRole>) roleCheckers[role] = TypeCompiler.Compile(MessageByRole[role])

@@ -1,5 +1,5 @@
-import { readSse } from './sse.js'
-import type { WireTap } from './tap.js'
+import { readSse } from '../../client/sse.js'
+import type { WireTap } from '../../client/tap.js'
 
 /** An AG-UI event as received, with its SSE id (the Parlance seq) when it carries one. */
 export interface AguiReceived {

@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, toolResultOf, type Command, type Json, type Principal } from '../core/index.js'
-import { decodeRunInput, encode, ending, fromAguiMessage, runFinished, runStarted, textOf, type AguiRunInput, type AguiView } from '../dialects/agui/index.js'
-import type { Session } from '../session/index.js'
-import { carryOut } from '../binding/carry-out.js'
-import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
-import { answerErrors } from '../binding/http-errors.js'
-import { readBody, sendJson } from '../binding/http-util.js'
-import { streamRun } from '../binding/sse.js'
+import { ParlanceError, toolResultOf, type Command, type Json, type Principal } from '../../core/index.js'
+import { answerErrors, carryOut, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import type { Session } from '../../session/index.js'
+import { capabilities } from './capabilities.js'
+import { agui, AGUI_SSE, type AguiView } from './codec.js'
+import { fromAguiMessage, textOf } from './encode.js'
+import type { AguiRunInput } from './wire.js'
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' }
+/** HTTP status of an error answered before the stream starts, from AG-UI's error table. */
+const STATUS = Object.fromEntries(Object.entries(agui.errors).map(([k, v]) => [k, v.status])) as Record<keyof typeof agui.errors, number>
+const answer = (deps: EndpointDeps, res: ServerResponse, work: () => Promise<void>) => answerErrors(deps, 'agui', res, work, STATUS)
 const THREAD_ROUTE = /^\/agui\/threads\/([^/]{1,256})\/(events|cancel)$/
 const RUN_ROUTE = /^\/agui(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
 
@@ -18,15 +19,17 @@ const RUN_ROUTE = /^\/agui(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
  * - `GET /agui/threads/:threadId/events?after=SEQ`: resume a stream (also `POST` with `Last-Event-ID`).
  * - `POST /agui/threads/:threadId/cancel`: stop the thread's active run.
  */
-export const aguiEndpoint: EndpointFactory = (deps): Endpoint => ({
+export const aguiBinding: Dialect = { name: 'agui', capabilities, endpoint: (deps) => aguiEndpoint(deps) }
+
+const aguiEndpoint = (deps: EndpointDeps): ReturnType<Dialect['endpoint']> => ({
   dialect: 'agui',
   paths: { agui: '/agui' },
   request(req, res, url) {
     const thread = THREAD_ROUTE.exec(url.pathname)
     if (thread) {
       const threadId = decodeURIComponent(thread[1]!)
-      if (thread[2] === 'events' && req.method === 'GET') void answerErrors(deps, 'agui', res, () => resumeStream(deps, req, res, url, threadId))
-      else if (thread[2] === 'cancel' && req.method === 'POST') void answerErrors(deps, 'agui', res, () => cancel(deps, req, res, threadId))
+      if (thread[2] === 'events' && req.method === 'GET') void answer(deps, res, () => resumeStream(deps, req, res, url, threadId))
+      else if (thread[2] === 'cancel' && req.method === 'POST') void answer(deps, res, () => cancel(deps, req, res, threadId))
       else sendJson(res, 405, { error: { code: 'invalid_message', message: `${req.method} is not allowed on ${url.pathname}` } })
       return true
     }
@@ -36,7 +39,7 @@ export const aguiEndpoint: EndpointFactory = (deps): Endpoint => ({
       sendJson(res, 405, { error: { code: 'invalid_message', message: 'POST a RunAgentInput to this URL' } }, { allow: 'POST' })
       return true
     }
-    void answerErrors(deps, 'agui', res, () => startRun(deps, req, res, run[1]))
+    void answer(deps, res, () => startRun(deps, req, res, run[1]))
     return true
   },
 })
@@ -51,9 +54,9 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
   admit(deps, principal)
   if (agent !== undefined && !deps.sessions.agent(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
   const body = await readBody(req, deps.limits.maxFrameBytes, { json: true })
-  const decoded = decodeRunInput(body, deps.limits)
+  const decoded = agui.decode(body, deps.limits)
   if (!decoded.ok) throw decoded.error
-  const input = decoded.input
+  const input = decoded.command
   const session = await deps.sessions.open(input.threadId, principal, agent ? { agent } : {})
   const view: AguiView = { threadId: input.threadId, runId: input.runId }
   const lastEventId = req.headers['last-event-id']
@@ -148,12 +151,5 @@ async function cancel(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
 
 /** Streams `from` onwards as one AG-UI run (see `streamRun`). */
 function stream(deps: EndpointDeps, res: ServerResponse, session: Session, from: number, view: AguiView, follow: string | null): void {
-  streamRun(deps, res, session, from, follow, {
-    dialect: 'agui',
-    headers: SSE_HEADERS,
-    opening: runStarted(view),
-    encode: (e) => encode(e, view),
-    ending: (e) => ending(e, view),
-    empty: runFinished(view),
-  })
+  streamRun(deps, res, session, from, follow, AGUI_SSE, view)
 }

@@ -1,0 +1,12 @@
+import type { Capabilities } from '../../binding/index.js'
+
+/** What AG-UI carries (README feature table, inspector). */
+export const capabilities: Capabilities = {
+  transport: 'HTTP + SSE',
+  streaming: true,
+  approvals: true,
+  clientTools: true,
+  state: true,
+  resume: 'by seq: Last-Event-ID, or GET /agui/threads/:threadId/events?after=SEQ',
+  cancel: true,
+}

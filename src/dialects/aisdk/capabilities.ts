@@ -1,0 +1,12 @@
+import type { Capabilities } from '../../binding/index.js'
+
+/** What the AI SDK UI message stream carries (README feature table, inspector). */
+export const capabilities: Capabilities = {
+  transport: 'HTTP + SSE',
+  streaming: true,
+  approvals: true,
+  clientTools: true,
+  state: true,
+  resume: 'GET /api/chat/:id/stream re-attaches to the active run (useChat resume: true)',
+  cancel: false,
+}
