@@ -16,7 +16,7 @@ const ALLOWED: Record<string, string[]> = {
   session: ['core', 'agent', 'store'],
   cluster: ['core', 'store', 'session'],
   binding: ['core', 'session', 'transports', 'store'],
-  dialects: ['core', 'binding', 'session', 'transports', 'client'], // narrowed per file role below
+  dialects: ['core', 'agent', 'binding', 'session', 'transports', 'client'], // narrowed per file role below
   client: ['dialects'], // the shared client helpers, and `client/index.ts` re-exporting each dialect's client
   agents: ['core', 'agent', 'dialects', 'client'], // a bridge agent speaks a dialect as a client, with its codec
   server: ['core', 'agent', 'store', 'session', 'cluster', 'dialects', 'transports', 'binding', 'client'],

@@ -1,29 +1,12 @@
 import type { ServerResponse } from 'node:http'
-import type { BatchEncoder, StoredEvent } from '../core/index.js'
+import type { BatchEncoder, SseRunFormat } from '../core/index.js'
+
+export type { SseRunFormat }
 import type { Session } from '../session/index.js'
 import type { EndpointDeps } from './endpoint.js'
 
 /** SSE comment sent while a stream is idle, so proxies keep it open. */
 const HEARTBEAT_MS = 15_000
-
-/**
- * How one HTTP dialect frames a Parlance run as one response of Server-Sent Events. Pure, like a codec:
- * `View` holds what the frames depend on (AG-UI: the thread and the client's run id), nothing per connection.
- */
-export interface SseRunFormat<View> {
-  readonly dialect: string
-  readonly headers: Readonly<Record<string, string>>
-  /** Written first. */
-  opening(view: View): string
-  /** SSE messages for one event (run ends and pauses excluded). */
-  event(e: StoredEvent, view: View): readonly string[]
-  /** The closing messages when `e` ends the run or pauses it for the client; null otherwise. */
-  ending(e: StoredEvent, view: View): string | null
-  /** Closing messages when there is nothing (more) to follow. */
-  empty(view: View): string
-  /** Equal keys ⇒ equal frames for equal events: responses of the same run share one encoding per batch. */
-  shareKey(view: View): string
-}
 
 /** What a response's frames depend on: the dialect's view, the run it follows, where it ends, and whether it has. */
 export interface SseRunView<View> {

@@ -47,3 +47,22 @@ export interface Codec<In, Out, View> extends BatchEncoder<Out, View> {
   /** The wire form of every error code: a new code fails the type check until each dialect answers it. */
   readonly errors: Readonly<Record<ErrorCode, unknown>>
 }
+
+/**
+ * How one HTTP dialect frames a Parlance run as one response of Server-Sent Events. Pure, like a codec:
+ * `View` holds what the frames depend on (AG-UI: the thread and the client's run id), nothing per connection.
+ */
+export interface SseRunFormat<View> {
+  readonly dialect: string
+  readonly headers: Readonly<Record<string, string>>
+  /** Written first. */
+  opening(view: View): string
+  /** SSE messages for one event (run ends and pauses excluded). */
+  event(e: StoredEvent, view: View): readonly string[]
+  /** The closing messages when `e` ends the run or pauses it for the client; null otherwise. */
+  ending(e: StoredEvent, view: View): string | null
+  /** Closing messages when there is nothing (more) to follow. */
+  empty(view: View): string
+  /** Equal keys ⇒ equal frames for equal events: responses of the same run share one encoding per batch. */
+  shareKey(view: View): string
+}

@@ -24,5 +24,7 @@ export type {
 } from './events.js'
 export type { ClientToolSpec, Command, CommandType } from './commands.js'
 export { ConversationModel, applyPatch } from './reduce.js'
-export type { BatchEncoder, Codec, DecodeLimits, Decoded, Encoded } from './codec.js'
+export type { BatchEncoder, Codec, DecodeLimits, Decoded, Encoded, SseRunFormat } from './codec.js'
 export type { CloseReason, Connection } from './connection.js'
+export { classifyRpc, JSONRPC_ERRORS, parseRpc, rpcError, rpcInvalid, rpcNotification, rpcRequest, rpcResult } from './jsonrpc.js'
+export type { MethodCheck, RpcErrorObject, RpcId, RpcInbound, RpcParsed, RpcParseOptions } from './jsonrpc.js'

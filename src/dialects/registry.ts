@@ -1,8 +1,8 @@
 import type { Dialect } from '../binding/index.js'
-import { hugaiEndpoint } from '../server/hugai-endpoint.js'
 import { aguiBinding } from './agui/binding.js'
 import { aisdkBinding } from './aisdk/binding.js'
 import { haiBinding } from './hai/binding.js'
+import { hugaiBinding } from './hugai/binding.js'
 import { humaBinding } from './huma/binding.js'
 import { myagentBinding } from './myagent/binding.js'
 
@@ -15,7 +15,7 @@ export const DIALECTS: readonly Dialect[] = [
   humaBinding,
   aguiBinding,
   myagentBinding,
-  { name: 'hugai', endpoint: hugaiEndpoint },
+  hugaiBinding,
   aisdkBinding,
 ]
 

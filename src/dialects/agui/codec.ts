@@ -1,5 +1,4 @@
-import type { Codec, DecodeLimits, Decoded, StoredEvent } from '../../core/index.js'
-import type { SseRunFormat } from '../../binding/sse.js'
+import type { Codec, DecodeLimits, Decoded, SseRunFormat, StoredEvent } from '../../core/index.js'
 import { decodeRunInput } from './decode.js'
 import { encode as encodeEvent, ending, runFinished, runStarted, sse, type AguiView } from './encode.js'
 import { AGUI_ERRORS } from './errors.js'

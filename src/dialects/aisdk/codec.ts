@@ -1,5 +1,4 @@
-import type { Codec, DecodeLimits, Decoded, ParlanceError, StoredEvent } from '../../core/index.js'
-import type { SseRunFormat } from '../../binding/sse.js'
+import type { Codec, DecodeLimits, Decoded, SseRunFormat, ParlanceError, StoredEvent } from '../../core/index.js'
 import { decodeChat } from './decode.js'
 import { encode as encodeEvent, ending, errorText, finish, start } from './encode.js'
 import { AISDK_ERRORS } from './errors.js'

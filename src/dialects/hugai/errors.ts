@@ -1,12 +1,8 @@
-import type { ErrorCode, ParlanceError } from '../../core/index.js'
+import { JSONRPC_ERRORS, type ErrorCode, type ParlanceError, type RpcErrorObject } from '../../core/index.js'
 
-/** JSON-RPC 2.0 standard error codes, and the hub's application codes (-32000…-32099). */
+/** JSON-RPC 2.0 standard error codes, and the hub's application codes (-32000…-32099): every number HugAI sends. */
 export const RPC = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internalError: -32603,
+  ...JSONRPC_ERRORS,
   notInitialized: -32001,
   notFound: -32002,
   approvalNotPending: -32003,
@@ -44,12 +40,7 @@ export const RPC_CODE: Record<ErrorCode, number> = {
   internal: RPC.internalError,
 }
 
-/** A JSON-RPC error object. */
-export interface RpcErrorObject {
-  code: number
-  message: string
-  data?: unknown
-}
+export type { RpcErrorObject }
 
 /** A canonical error as a JSON-RPC error object (`data.code` keeps the canonical code). */
 export function fromParlance(e: ParlanceError): RpcErrorObject {

@@ -1,5 +1,5 @@
-import type { Json } from '../../core/index.js'
-import type { SessionManager } from '../../session/index.js'
+import type { Json } from '../../../core/index.js'
+import type { SessionManager } from '../../../session/index.js'
 
 /** The audit log lives in a session of its own, so it is as durable as the store (SQLite survives restarts). */
 export const AUDIT_SESSION = 'hugai-audit'

@@ -1,5 +1,6 @@
-import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from './socket.js'
-import type { WireTap } from './tap.js'
+import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from '../../client/socket.js'
+import type { WireTap } from '../../client/tap.js'
+import type { HugaiNotification } from './wire.js'
 
 /** A JSON-RPC error from the hub, with its code and data. */
 export class RpcError extends Error {
@@ -14,10 +15,7 @@ export class RpcError extends Error {
 }
 
 /** A notification the hub sent (`event` with task-progress, checkpoint, tool-result …). */
-export interface RpcNotification {
-  method: string
-  params: { event?: string; data?: Record<string, unknown>; [key: string]: unknown }
-}
+export type RpcNotification = HugaiNotification
 
 /** Options of `HugaiClient.connect`. */
 export interface HugaiClientOptions {

@@ -1,4 +1,4 @@
-import { ParlanceError } from '../../core/index.js'
+import { ParlanceError } from '../../../core/index.js'
 
 /** Task priorities, most urgent first. */
 export type Priority = 'critical' | 'high' | 'medium' | 'low'

@@ -1,6 +1,7 @@
-import type { Json, StoredEvent } from '../../core/index.js'
-import { hugai, RPC } from '../../dialects/hugai/index.js'
-import type { Session, SessionManager } from '../../session/index.js'
+import { ParlanceError, type Json, type StoredEvent } from '../../../core/index.js'
+import { hugai } from '../codec.js'
+import { RPC } from '../errors.js'
+import type { Session, SessionManager } from '../../../session/index.js'
 import type { Audit } from './audit.js'
 import { RpcFailure, type GovernanceLevel, type Params, type Peer } from './peer.js'
 
@@ -69,7 +70,7 @@ export class Governance {
     const allowed = sameOwner && (peer.approver || cp?.level !== 'strict')
     if (!allowed) {
       const why = sameOwner ? 'strict governance: only an approver connection may decide this checkpoint' : 'this checkpoint belongs to someone else'
-      throw new RpcFailure({ code: RPC.forbidden, message: why, data: { code: 'forbidden', checkpoint } })
+      throw new ParlanceError('forbidden', why, { checkpoint })
     }
     const decision = String(p.decision)
     const given = typeof p.feedback === 'string' && p.feedback !== '' ? p.feedback : undefined

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { ParlanceError, type Json, type StoredEvent } from '../../core/index.js'
-import { hugai, RPC } from '../../dialects/hugai/index.js'
-import type { Session, SessionManager } from '../../session/index.js'
+import { ParlanceError, type Json, type StoredEvent } from '../../../core/index.js'
+import { hugai } from '../codec.js'
+import { RPC } from '../errors.js'
+import type { Session, SessionManager } from '../../../session/index.js'
 import type { Audit } from './audit.js'
 import { runBuiltinTask } from './builtin-task.js'
 import type { Governance, TaskRef } from './governance.js'
@@ -47,7 +48,7 @@ export class Router {
   async request(peer: Peer, p: Params): Promise<unknown> {
     const targetId = String(p.targetAgent)
     const target = this.d.registry.find(targetId)
-    if (!target) throw new RpcFailure({ code: RPC.notFound, message: `agent not found: ${targetId}`, data: { code: 'not_found', agentId: targetId } })
+    if (!target) throw new ParlanceError('not_found', `agent not found: ${targetId}`, { agentId: targetId })
     const priority = (p.priority as Priority | undefined) ?? 'medium'
     const task: Task = { taskId: `task_${randomUUID().replace(/-/g, '')}`, requester: peer, level: peer.governanceLevel, target: targetId, abort: new AbortController() }
     const source = String(p.sourceAgent)
@@ -70,8 +71,8 @@ export class Router {
   async cancel(peer: Peer, p: Params): Promise<unknown> {
     const taskId = String(p.taskId)
     const task = this.tasks.get(taskId)
-    if (!task) throw new RpcFailure({ code: RPC.notFound, message: `no running task ${taskId}`, data: { code: 'not_found', taskId } })
-    if (task.requester.principal !== peer.principal) throw new RpcFailure({ code: RPC.forbidden, message: 'this task belongs to someone else', data: { code: 'forbidden', taskId } })
+    if (!task) throw new ParlanceError('not_found', `no running task ${taskId}`, { taskId })
+    if (task.requester.principal !== peer.principal) throw new ParlanceError('forbidden', 'this task belongs to someone else', { taskId })
     const reason = typeof p.reason === 'string' ? p.reason : 'cancelled by the requester'
     await this.d.audit.record({ action: 'task-cancel', actor: peer.agentId ?? peer.id, target: task.target, details: { taskId, reason } })
     this.stop(task, reason)

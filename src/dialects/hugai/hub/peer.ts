@@ -1,5 +1,5 @@
-import type { Principal } from '../../core/index.js'
-import type { RpcErrorObject } from '../../dialects/hugai/index.js'
+import type { Principal } from '../../../core/index.js'
+import type { RpcErrorObject } from '../errors.js'
 
 /** Governance levels a connection may ask for in `initialize`. */
 export type GovernanceLevel = 'autonomous' | 'supervised' | 'strict'

@@ -1,5 +1,5 @@
-import { ParlanceError, type Json, type StoredEvent } from '../../core/index.js'
-import { RAW_EVENTS, type Session, type SessionManager } from '../../session/index.js'
+import { ParlanceError, type Json, type StoredEvent } from '../../../core/index.js'
+import { RAW_EVENTS, type Session, type SessionManager } from '../../../session/index.js'
 import type { TaskRef } from './governance.js'
 import type { Params } from './peer.js'
 

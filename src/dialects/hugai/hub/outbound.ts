@@ -1,4 +1,6 @@
-import { hugai, RPC, type RpcErrorObject, type RpcId } from '../../dialects/hugai/index.js'
+import { hugai } from '../codec.js'
+import { RPC, type RpcErrorObject } from '../errors.js'
+import { type RpcId } from '../../../core/index.js'
 import { RpcFailure, type Peer } from './peer.js'
 
 interface Waiting {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { ToolDefinition } from '../../agent/index.js'
-import { ParlanceError, type Json } from '../../core/index.js'
-import { hugai, RPC } from '../../dialects/hugai/index.js'
-import type { SessionManager } from '../../session/index.js'
+import type { ToolDefinition } from '../../../agent/index.js'
+import { ParlanceError, type Json } from '../../../core/index.js'
+import { hugai } from '../codec.js'
+import type { SessionManager } from '../../../session/index.js'
 import type { Audit } from './audit.js'
-import { RpcFailure, type Params, type Peer } from './peer.js'
+import type { Params, Peer } from './peer.js'
 
 type Execute = NonNullable<ToolDefinition['execute']>
 
@@ -36,7 +36,7 @@ export class ToolIntegration {
     const found = this.find([tool, action])
     if (!found) {
       await this.audit.record({ action: 'tool-integration', actor, target: tool, details: { invocationId, action, ok: false, error: 'not found' } })
-      throw new RpcFailure({ code: RPC.notFound, message: `no server tool named ${tool} or ${action}`, data: { code: 'not_found', tool, action } })
+      throw new ParlanceError('not_found', `no server tool named ${tool} or ${action}`, { tool, action })
     }
     const invoke = async () => {
       try {
@@ -46,7 +46,7 @@ export class ToolIntegration {
       } catch (err) {
         const message = (err as Error).message
         await this.audit.record({ action: 'tool-integration', actor, target: found.name, details: { invocationId, action, ok: false, error: message } })
-        throw new RpcFailure({ code: RPC.executionFailed, message: `tool ${found.name} failed: ${message}`, data: { code: 'tool_error', invocationId } })
+        throw new ParlanceError('tool_error', `tool ${found.name} failed: ${message}`, { invocationId })
       }
     }
     const callback = typeof p.callback === 'string' && p.callback !== '' ? p.callback : undefined
@@ -55,7 +55,7 @@ export class ToolIntegration {
       peer.push!(callback === 'event' ? hugai.event(ok ? 'tool-result' : 'tool-error', data) : hugai.notification(callback, { ok, ...data }))
     void invoke().then(
       (r) => deliver(true, r),
-      (e: RpcFailure) => deliver(false, { invocationId, tool, action, status: 'error', error: e.rpc }),
+      (e: ParlanceError) => deliver(false, { invocationId, tool, action, status: 'error', error: hugai.fromParlance(e) }),
     )
     return { invocationId, accepted: true, callback }
   }

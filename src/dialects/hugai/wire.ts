@@ -1,5 +1,4 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 
 /**
  * Params of each HugAI v2 method (seed §3), compiled once. Objects are open (extra fields pass: "examples may
@@ -66,4 +65,8 @@ export const OPTIONAL_PARAMS: ReadonlySet<Method> = new Set(['agent/list', 'audi
 /** Fields (per method) that must also be a real date, not only look like one. */
 export const TIME_FIELDS: Partial<Record<Method, readonly string[]>> = { 'audit/log': ['timestamp'], 'audit/query': ['from', 'to'] }
 
-export const checkers = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as unknown as Record<Method, TypeCheck<TSchema>>
+/** A notification the hub sends: the seed's `event` (§3.5) — task-progress, checkpoint, tool-result… */
+export interface HugaiNotification {
+  method: string
+  params: { event?: string; data?: Record<string, unknown>; [key: string]: unknown }
+}

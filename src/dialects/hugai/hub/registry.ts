@@ -1,6 +1,7 @@
-import type { AgentDefinition } from '../../agent/index.js'
-import { RPC } from '../../dialects/hugai/index.js'
-import type { SessionManager } from '../../session/index.js'
+import type { AgentDefinition } from '../../../agent/index.js'
+import { ParlanceError } from '../../../core/index.js'
+import { RPC } from '../errors.js'
+import type { SessionManager } from '../../../session/index.js'
 import { RpcFailure, type Params, type Peer } from './peer.js'
 
 /** What a connection announced in `agent/register`. */
@@ -53,7 +54,7 @@ export class Registry {
     if (!peer.push) throw new RpcFailure({ code: RPC.needsConnection, message: 'agent/register needs a WebSocket connection (/rpc), so tasks can reach the agent' })
     const agentId = String(p.agentId)
     const taken = this.sessions.agent(agentId) ? 'a built-in agent' : this.remote.get(agentId)?.peer !== peer && this.remote.has(agentId) ? 'another connection' : null
-    if (taken) throw new RpcFailure({ code: RPC.conflict, message: `agent ${agentId} is already registered by ${taken}`, data: { code: 'conflict', agentId } })
+    if (taken) throw new ParlanceError('conflict', `agent ${agentId} is already registered by ${taken}`, { agentId })
     const dependencies = (p.dependencies as string[] | undefined) ?? []
     const opt = (k: string) => (typeof p[k] === 'string' ? { [k]: p[k] as string } : {})
     this.remote.set(agentId, {

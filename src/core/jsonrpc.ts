@@ -1,0 +1,116 @@
+/**
+ * JSON-RPC 2.0, the envelope: ids, error objects, the standard codes, the message builders, and a pure parser
+ * of one message or a batch that leaves each method's params to the dialect. Shared by every JSON-RPC dialect
+ * (HugAI today); the serving loops are in src/binding/jsonrpc.ts.
+ */
+
+/** A JSON-RPC id: string, number or null (null only when the request's id could not be read). */
+export type RpcId = string | number | null
+
+/** A JSON-RPC error object. */
+export interface RpcErrorObject {
+  code: number
+  message: string
+  data?: unknown
+}
+
+/** The standard error codes of JSON-RPC 2.0 (applications use -32000…-32099). */
+export const JSONRPC_ERRORS = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+} as const
+
+/** A success response. */
+export const rpcResult = (id: RpcId, value: unknown) => ({ jsonrpc: '2.0' as const, id, result: value === undefined ? null : value })
+/** An error response. */
+export const rpcError = (id: RpcId, e: RpcErrorObject) => ({ jsonrpc: '2.0' as const, id, error: e })
+/** A notification (no id: never answered). */
+export const rpcNotification = (method: string, params: unknown) => ({ jsonrpc: '2.0' as const, method, params })
+/** A request sent to the other side. */
+export const rpcRequest = (id: RpcId, method: string, params: unknown) => ({ jsonrpc: '2.0' as const, id, method, params })
+
+/** One inbound message, classified. */
+export type RpcInbound<M extends string = string> =
+  | { kind: 'request'; id: RpcId; method: M; params: unknown }
+  | { kind: 'notification'; method: M; params: unknown }
+  /** The other side's answer to a request sent to it. */
+  | { kind: 'response'; id: RpcId; result?: unknown; error?: RpcErrorObject }
+  /** Invalid: answer `error` with `id` (null when the id itself could not be read), unless it was a notification. */
+  | { kind: 'invalid'; id: RpcId; error: RpcErrorObject; notification: boolean }
+
+/** A parsed body: one message or a batch. An empty or oversized batch is one invalid item, not a batch. */
+export type RpcParsed<M extends string = string> = { batch: false; items: [RpcInbound<M>] } | { batch: true; items: Array<RpcInbound<M>> }
+
+/** What the dialect says of one method call's params: valid (the method's name as the dialect types it), or the error. */
+export type MethodCheck<M extends string> = { ok: true; method: M; params: unknown } | { ok: false; error: RpcErrorObject }
+
+/** How a body is parsed. */
+export interface RpcParseOptions<M extends string> {
+  /** Largest body (UTF-8 bytes): a larger one is one Invalid Request. */
+  maxBytes?: number
+  /** Most messages one batch may hold. */
+  maxBatch: number
+  /** Validates a method and its params (unknown method → -32601, bad params → -32602); never throws. */
+  method(name: string, params: unknown): MethodCheck<M>
+}
+
+const validId = (id: unknown): id is RpcId => id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
+const one = <M extends string>(item: RpcInbound<M>): RpcParsed<M> => ({ batch: false, items: [item] })
+
+/** An invalid item. */
+export function rpcInvalid(id: RpcId, code: number, message: string, data?: Record<string, unknown>, notification = false): RpcInbound<never> {
+  return { kind: 'invalid', id, notification, error: data === undefined ? { code, message } : { code, message, data } }
+}
+
+/** UTF-8 size of `text` over `maxBytes`, computed only when its length leaves it in doubt. */
+function tooLarge(text: string, maxBytes: number): boolean {
+  if (text.length > maxBytes) return true
+  return text.length * 3 > maxBytes && Buffer.byteLength(text) > maxBytes
+}
+
+/**
+ * Parses a JSON-RPC body (one message or a batch). Checks, in order: size, JSON, batch shape, then each message
+ * (envelope, then the dialect's `method` check). Pure; never throws.
+ */
+export function parseRpc<M extends string>(text: string, o: RpcParseOptions<M>): RpcParsed<M> {
+  const E = JSONRPC_ERRORS
+  if (o.maxBytes !== undefined && tooLarge(text, o.maxBytes)) {
+    return one(rpcInvalid(null, E.invalidRequest, `Invalid Request: message exceeds ${o.maxBytes} bytes`, { field: 'message', maxBytes: o.maxBytes }))
+  }
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch (err) {
+    return one(rpcInvalid(null, E.parseError, `Parse error: ${(err as Error).message}`))
+  }
+  if (!Array.isArray(v)) return one(classifyRpc(v, o))
+  if (v.length === 0) return one(rpcInvalid(null, E.invalidRequest, 'Invalid Request: empty batch', { field: 'batch' }))
+  if (v.length > o.maxBatch) return one(rpcInvalid(null, E.invalidRequest, `Invalid Request: a batch holds at most ${o.maxBatch} messages`, { field: 'batch', maxBatch: o.maxBatch }))
+  return { batch: true, items: v.map((x) => classifyRpc(x, o)) }
+}
+
+/** Classifies one message: a response, an invalid message, or a request / notification whose params the dialect accepted. */
+export function classifyRpc<M extends string>(v: unknown, o: Pick<RpcParseOptions<M>, 'method'>): RpcInbound<M> {
+  const E = JSONRPC_ERRORS
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return rpcInvalid(null, E.invalidRequest, 'Invalid Request: a message must be an object')
+  const m = v as Record<string, unknown>
+  const hasId = Object.hasOwn(m, 'id')
+  if (hasId && !validId(m.id)) return rpcInvalid(null, E.invalidRequest, 'Invalid Request: "id" must be a string, a number or null', { field: 'id' })
+  const id: RpcId = hasId ? (m.id as RpcId) : null
+  if (m.jsonrpc !== '2.0') return rpcInvalid(id, E.invalidRequest, 'Invalid Request: "jsonrpc" must be "2.0"', { field: 'jsonrpc' })
+  if (m.method === undefined && hasId && (Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'))) {
+    const e = m.error as RpcErrorObject | undefined
+    return { kind: 'response', id, result: m.result, ...(e !== undefined && e !== null ? { error: e } : {}) }
+  }
+  if (typeof m.method !== 'string') return rpcInvalid(id, E.invalidRequest, 'Invalid Request: "method" must be a string', { field: 'method' })
+  if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null)) {
+    return rpcInvalid(id, E.invalidRequest, 'Invalid Request: "params" must be an object or an array', { field: 'params' })
+  }
+  const notification = !hasId
+  const checked = o.method(m.method, m.params)
+  if (!checked.ok) return { kind: 'invalid', id, notification, error: checked.error }
+  return notification ? { kind: 'notification', method: checked.method, params: checked.params } : { kind: 'request', id, method: checked.method, params: checked.params }
+}

@@ -1,0 +1,12 @@
+import type { Capabilities } from '../../binding/index.js'
+
+/** What HugAI v2 carries (README feature table, inspector). */
+export const capabilities: Capabilities = {
+  transport: 'JSON-RPC 2.0 over WebSocket and HTTP POST',
+  streaming: false,
+  approvals: true,
+  clientTools: true,
+  state: true,
+  resume: false,
+  cancel: true,
+}
