@@ -1,23 +1,19 @@
 import { ParlanceError, type Command, type Limits, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
-import type { EventStore, SessionRecord } from '../store/index.js'
+import type { SessionRecord } from '../store/index.js'
 import type { ClusterPort, ForwardedCommand, ForwardOutcome } from './cluster.js'
 import { closingEvents, runEvents } from './recover.js'
+import type { Placement, PlacementHost } from './placement.js'
 import { Session, type SessionDeps } from './session.js'
 import type { OpenOptions } from './session-manager.js'
 
 /** What a cluster node needs from the session manager it serves. */
-export interface ClusterHost {
-  readonly store: EventStore
+export interface ClusterHost extends PlacementHost {
   readonly limits: Limits
-  /** The dependencies sessions are built with. */
-  readonly deps: SessionDeps
   /** A session loaded here, if any. */
   get(id: SessionId): Session | undefined
   /** The sessions loaded here. */
   sessions(): Iterable<Session>
   open(id: SessionId, principal: Principal, opts?: OpenOptions): Promise<Session>
-  /** A new session's record, after the quota and agent checks. */
-  newRecord(id: SessionId, principal: Principal, opts: OpenOptions): Promise<SessionRecord>
 }
 
 /**
@@ -38,7 +34,7 @@ const ORPHANED = 'the node running this run stopped (its lease expired); send th
  * (take the lease, or forward to its holder), answers commands other nodes forward, keeps leases renewed
  * and released, and ends runs whose node died. See docs/DESIGN.md "Multi-node".
  */
-export class ClusterNode {
+export class ClusterNode implements Placement {
   /** The timer renewing and releasing leases and adopting orphaned runs. */
   private readonly timer: NodeJS.Timeout
   private tending = false
@@ -57,6 +53,28 @@ export class ClusterNode {
     })
     this.timer = setInterval(() => void this.tendLeases(), Math.max(50, Math.floor(port.leaseMs / 3)))
     this.timer.unref()
+  }
+
+  /** Sessions built here route a replica's commands through this node, resync when a write was refused, and share where requests wait. */
+  readonly sessionDeps: Pick<SessionDeps, 'route' | 'rejected' | 'sharePending'> = {
+    route: (session, cmd) => this.route(session, cmd),
+    rejected: (session) => void this.resync(session),
+    sharePending: (id, sessionId) => this.port.sharePending(id, sessionId),
+  }
+
+  /** A writer keeps its lease until the lease timer releases it; it may leave memory after that. */
+  mayUnload(session: Session): boolean {
+    return !session.writer
+  }
+
+  /** Stops following an unloaded session (a reload relearns it from the log). */
+  unloaded(id: SessionId): void {
+    this.port.unwatch(id)
+  }
+
+  /** Where an id waits, as its writer recorded it for every node. */
+  locatePending(id: string): Promise<SessionId | null> {
+    return this.port.locatePending(id)
   }
 
   /** Stops the lease timer. */

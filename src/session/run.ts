@@ -27,6 +27,22 @@ export class Run {
     return this.controller.signal
   }
 
+  /**
+   * Stops the run where it stands: the agent's signal fires with `reason`, and every approval and client tool
+   * call it waits for is rejected with it. Every teardown path (a cancel, an interrupt, a shutdown, a lost
+   * write) goes through here.
+   */
+  abort(reason: unknown): void {
+    this.controller.abort(reason)
+    this.approvals.rejectAll(reason)
+    this.clientTools.rejectAll(reason)
+  }
+
+  /** Is `id` an approval or client tool call this run waits for? */
+  waitsFor(id: string): boolean {
+    return this.approvals.has(id) || this.clientTools.has(id)
+  }
+
   /** Throws the abort reason once the run was stopped. */
   ensureActive(): void {
     if (this.ended || this.controller.signal.aborted) throw this.controller.signal.reason ?? new Error('run ended')

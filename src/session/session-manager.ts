@@ -1,10 +1,10 @@
-import { ParlanceError, type Command, type Limits, type Principal, type SessionId } from '../core/index.js'
+import { ParlanceError, type Limits, type Principal, type SessionId } from '../core/index.js'
 import type { AgentDefinition } from '../agent/index.js'
 import type { EventStore, SessionRecord } from '../store/index.js'
 import type { ClusterPort } from './cluster.js'
 import { ClusterNode } from './cluster-node.js'
-import { closingEvents } from './recover.js'
-import { Session, type SessionDeps, type SessionHooks } from './session.js'
+import { LocalPlacement, type Placement } from './placement.js'
+import type { Session, SessionDeps, SessionHooks } from './session.js'
 
 /** What the session manager needs. */
 export interface SessionManagerOptions {
@@ -33,16 +33,14 @@ export interface OpenOptions {
  */
 export class SessionManager {
   private readonly loaded = new Map<SessionId, Promise<Session>>()
-  private readonly pendingIndex = new Map<string, Session>()
   private activeRuns = 0
   private readonly hooks: SessionHooks
   private readonly lastUsed = new Map<SessionId, number>()
   /** Loaded sessions, once their load resolved. */
   private readonly ready = new Map<SessionId, Session>()
   private readonly sweeper: NodeJS.Timeout
-  /** Cluster mode: leases, replicas and forwarding (src/session/cluster-node.ts). */
-  private readonly cluster: ClusterNode | null
-  private readonly deps: SessionDeps
+  /** Where sessions live and who writes them: this node alone, or a cluster (leases, replicas, forwarding). */
+  private readonly placement: Placement
 
   constructor(private readonly options: SessionManagerOptions) {
     const outer = options.hooks ?? {}
@@ -56,41 +54,30 @@ export class SessionManager {
         this.activeRuns--
         outer.runEnded?.(s, runId, outcome)
       },
-      pending: (id, s) => {
-        if (s) this.pendingIndex.set(id, s)
-        else this.pendingIndex.delete(id)
-        outer.pending?.(id, s)
-      },
     }
     const idleMs = options.limits.sessionIdleMs
     this.sweeper = setInterval(() => this.evictIdle(Date.now() - idleMs), Math.max(1000, Math.min(60_000, idleMs / 2)))
     this.sweeper.unref()
-    const port = options.cluster
-    this.deps = {
+    const deps: SessionDeps = {
       store: options.store,
       agent: (name: string) => options.agents.get(name),
       limits: options.limits,
       hooks: this.hooks,
       admitRun: () => options.limits.maxConcurrentRuns <= 0 || this.activeRuns < options.limits.maxConcurrentRuns,
-      ...(port
-        ? {
-            route: (session: Session, cmd: Command) => this.cluster!.route(session, cmd),
-            rejected: (session: Session) => void this.cluster!.resync(session),
-            sharePending: (id: string, sessionId: SessionId | null) => port.sharePending(id, sessionId),
-          }
-        : {}),
+      // Filled in from the placement below (its hooks close over the manager).
+      route: (session, cmd) => this.placement.sessionDeps.route!(session, cmd),
+      rejected: (session) => this.placement.sessionDeps.rejected?.(session),
+      sharePending: (id, sessionId) => this.placement.sessionDeps.sharePending?.(id, sessionId),
     }
-    this.cluster = port
-      ? new ClusterNode(port, {
-          store: options.store,
-          limits: options.limits,
-          deps: this.deps,
+    const host = { store: options.store, limits: options.limits, deps, newRecord: (id: SessionId, principal: Principal, opts: OpenOptions) => this.newRecord(id, principal, opts) }
+    this.placement = options.cluster
+      ? new ClusterNode(options.cluster, {
+          ...host,
           get: (id) => this.ready.get(id),
           sessions: () => this.ready.values(),
           open: (id, principal, opts) => this.open(id, principal, opts),
-          newRecord: (id, principal, opts) => this.newRecord(id, principal, opts),
         })
-      : null
+      : new LocalPlacement(host)
   }
 
   /** This node's id in a cluster, else null. */
@@ -110,16 +97,11 @@ export class SessionManager {
   evictIdle(before: number): number {
     let n = 0
     for (const [id, s] of this.ready) {
-      if ((this.lastUsed.get(id) ?? 0) > before || !s.idle) continue
-      // A writer keeps its lease until the lease timer releases it; it is evicted after that.
-      if (this.options.cluster && s.writer) continue
+      if ((this.lastUsed.get(id) ?? 0) > before || !s.idle || !this.placement.mayUnload(s)) continue
       this.ready.delete(id)
       this.loaded.delete(id)
       this.lastUsed.delete(id)
-      if (this.options.cluster) {
-        this.options.cluster.unwatch(id)
-        s.forgetRemote()
-      }
+      this.placement.unloaded(id)
       n++
     }
     return n
@@ -172,20 +154,25 @@ export class SessionManager {
     return session
   }
 
-  /** The session in which an approval or client tool call id is waiting (among those loaded here). */
+  /**
+   * The session in which an approval or client tool call id is waiting, among those loaded here: asked of each
+   * session (its run's state, or on a replica what the log shows), so it can never go stale. For an answer that
+   * names only its id; a dialect that knows the session asks `session.waitsFor(id)`.
+   */
   findPending(id: string): Session | undefined {
-    return this.pendingIndex.get(id)
+    for (const s of this.ready.values()) if (s.waitsFor(id)) return s
+    return undefined
   }
 
   /** The id of the session an approval or client tool call id waits in: loaded here, else (cluster) on any node. */
   async locatePending(id: string): Promise<SessionId | undefined> {
-    return this.pendingIndex.get(id)?.id ?? (await this.options.cluster?.locatePending(id).catch(() => null)) ?? undefined
+    return this.findPending(id)?.id ?? (await this.placement.locatePending(id).catch(() => null)) ?? undefined
   }
 
   /** Stops every active run (recorded as interrupted) and waits for the store. */
   async shutdown(reason = 'the server is shutting down'): Promise<void> {
     clearInterval(this.sweeper)
-    this.cluster?.stop()
+    this.placement.stop()
     const sessions: Session[] = []
     for (const p of this.loaded.values()) {
       const s = await p.catch(() => undefined)
@@ -195,7 +182,7 @@ export class SessionManager {
       s.detachAll()
     }
     await this.options.store.flush()
-    await this.cluster?.leave(sessions)
+    await this.placement.leave(sessions)
   }
 
   /** A new session's record for `principal`, after the per-principal quota and agent checks. */
@@ -210,18 +197,7 @@ export class SessionManager {
     return { id, agent, owner: principal, createdAt: now, updatedAt: now, lastSeq: 0, activeRunId: null, state: {}, messages: [] }
   }
 
-  private async load(id: SessionId, principal: Principal, opts: OpenOptions): Promise<Session> {
-    if (this.cluster) return this.cluster.load(id, principal, opts)
-    const record = await this.options.store.backend.getSession(id)
-    if (record) {
-      const closing = record.activeRunId
-        ? await closingEvents((sid, after, limit) => this.options.store.read(sid, after, limit), id, record.activeRunId, record.lastSeq)
-        : []
-      return new Session(this.deps, record, { closing })
-    }
-    if (opts.create === false) throw new ParlanceError('not_found', `no session ${id}`, { sessionId: id })
-    const session = new Session(this.deps, await this.newRecord(id, principal, opts))
-    this.options.store.touch(session)
-    return session
+  private load(id: SessionId, principal: Principal, opts: OpenOptions): Promise<Session> {
+    return this.placement.load(id, principal, opts)
   }
 }

@@ -91,7 +91,7 @@ function reconcile(deps: EndpointDeps, session: Session, input: AguiRunInput, ag
   let unknownHistory = false
   for (const m of input.messages) {
     if (m === newUser || isKnown(m)) continue
-    if (m.role === 'tool' && deps.sessions.findPending(m.toolCallId) === session) {
+    if (m.role === 'tool' && session.waitsFor(m.toolCallId)) {
       const content = textOf(m.content)
       results.push({ type: 'tool.result', sessionId, toolCallId: m.toolCallId, outcome: m.error === undefined ? 'success' : 'failure', result: toolResultOf(content), ...(m.error !== undefined ? { error: m.error } : {}) })
       continue
@@ -110,7 +110,7 @@ function reconcile(deps: EndpointDeps, session: Session, input: AguiRunInput, ag
   out.push(...results)
   for (const r of input.resume ?? []) {
     // An interrupt that is no longer pending (answered elsewhere, timed out) is skipped: its outcome is in the log.
-    if (deps.sessions.findPending(r.interruptId) !== session) continue
+    if (!session.waitsFor(r.interruptId)) continue
     const payload = (typeof r.payload === 'object' && r.payload !== null ? r.payload : {}) as { approved?: unknown; feedback?: unknown }
     const approved = r.status === 'resolved' && (payload.approved === true || r.payload === true)
     out.push({ type: 'approval.response', sessionId, approvalId: r.interruptId, approved, ...(typeof payload.feedback === 'string' ? { feedback: payload.feedback } : {}) })

@@ -78,11 +78,11 @@ function reconcile(deps: EndpointDeps, session: Session, body: ChatRequest, agen
       if (!isToolPart(p)) continue
       const toolCallId = String(p.toolCallId ?? '')
       const approval = p.approval as { id?: string; approved?: boolean; reason?: string } | undefined
-      if (p.state === 'approval-responded' && approval?.id && deps.sessions.findPending(approval.id) === session) {
+      if (p.state === 'approval-responded' && approval?.id && session.waitsFor(approval.id)) {
         out.push({ type: 'approval.response', sessionId, approvalId: approval.id, approved: approval.approved === true, ...(approval.reason ? { feedback: approval.reason } : {}) })
-      } else if (p.state === 'output-available' && deps.sessions.findPending(toolCallId) === session) {
+      } else if (p.state === 'output-available' && session.waitsFor(toolCallId)) {
         out.push({ type: 'tool.result', sessionId, toolCallId, outcome: 'success', result: (p.output ?? null) as Json })
-      } else if (p.state === 'output-error' && deps.sessions.findPending(toolCallId) === session) {
+      } else if (p.state === 'output-error' && session.waitsFor(toolCallId)) {
         out.push({ type: 'tool.result', sessionId, toolCallId, outcome: 'failure', error: String(p.errorText ?? 'the client tool failed') })
       }
     }
