@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { after, test, type TestContext } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
-import { createRedisStore } from '../src/store/redis.js'
+import { createRedisStore } from '../src/store/redis/store.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 import { dropPrefix, REDIS_URL, testPrefix } from './cluster-support.js'
 

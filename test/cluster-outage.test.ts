@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
 import { textOf } from '../src/client/index.js'
-import { createRedisStore } from '../src/store/redis.js'
+import { createRedisStore } from '../src/store/redis/store.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 import { startServer } from './harness.js'
 import { dropPrefix, testPrefix } from './support/redis.js'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { createRedisStore, StoreConflict, redisKeys } from '../src/store/redis.js'
+import { createRedisStore, StoreConflict, redisKeys } from '../src/store/redis/store.js'
 import { ev, rec, runStoreContract } from './store-contract.js'
 import { dropPrefix, testPrefix } from './support/redis.js'
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Redis } from 'ioredis'
+import type { RedisKeys } from '../store/redis/keys.js'
 import type { Duplex } from 'node:stream'
 import type { Logger } from 'pino'
 import type { Limits, Principal } from '../core/index.js'
@@ -48,7 +49,7 @@ export interface EndpointDeps {
    * Cluster mode (a Redis store): this node's id, and the store's Redis connection and key prefix, for
    * transports that keep cross-node state of their own (the Socket.IO Redis streams adapter).
    */
-  readonly cluster?: { readonly nodeId: string; readonly redis: Redis; readonly prefix: string }
+  readonly cluster?: { readonly nodeId: string; readonly redis: Redis; readonly prefix: string; readonly keys: RedisKeys }
 }
 
 /**

@@ -3,7 +3,7 @@ import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import { ERROR_CODES, ParlanceError, toParlanceError, type ErrorCode, type SessionId, type StoredEvent } from '../core/index.js'
 import type { ClusterPort, ForwardedCommand, ForwardOutcome } from '../session/cluster.js'
-import { redisKeys, unreachable } from '../store/redis.js'
+import { redisKeys, unreachable } from '../store/redis/store.js'
 
 /** Options of the Redis cluster coordinator. */
 export interface RedisClusterOptions {
@@ -22,73 +22,70 @@ export interface RedisClusterOptions {
 /** Redis TIME in ms, inside scripts, so every node scores leases on one clock. */
 const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`
 
-/** ARGV: lease key, leases zset, node, ms, session id. Takes the lease if free (or already ours). */
+// Every script gets the keys it touches in KEYS (names from store/redis/keys.ts); ARGV holds values only.
+
+/** KEYS: the session's lease, the leases index. ARGV: node, ms, session id. Takes the lease if free (or already ours). */
 const ACQUIRE = `${NOW}
-local cur = redis.call('GET', ARGV[1])
-if cur and cur ~= ARGV[3] then return 0 end
-redis.call('SET', ARGV[1], ARGV[3], 'PX', ARGV[4])
-redis.call('ZADD', ARGV[2], now + tonumber(ARGV[4]), ARGV[5])
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[3])
 return 1`
 
 /**
- * ARGV: prefix, node, ms, ids… Extends the leases still ours, and takes back one that expired while nobody
- * else took it (a Redis outage longer than the lease); returns the ids held by another node. (Had another
- * node written meanwhile and let go, our next commit is refused by its seq check and we resynchronise.)
+ * KEYS: the session's lease, the leases index. ARGV: node, ms, session id. Extends a lease still ours, and takes
+ * back one that expired while nobody else took it (a Redis outage longer than the lease): 1; held by another
+ * node: 0. (Had another node written meanwhile and let go, our next commit is refused by its seq check and we
+ * resynchronise.)
  */
 const RENEW = `${NOW}
-local lost = {}
-for i = 4, #ARGV do
-  local key = ARGV[1] .. 's:{' .. ARGV[i] .. '}:lease'
-  local cur = redis.call('GET', key)
-  if cur == ARGV[2] or not cur then
-    redis.call('SET', key, ARGV[2], 'PX', ARGV[3])
-    redis.call('ZADD', ARGV[1] .. 'leases', now + tonumber(ARGV[3]), ARGV[i])
-  else
-    lost[#lost + 1] = ARGV[i]
-  end
-end
-return lost`
-
-/** ARGV: lease key, leases zset, node, session id. */
-const RELEASE = `
-if redis.call('GET', ARGV[1]) == ARGV[3] then
-  redis.call('DEL', ARGV[1])
-  redis.call('ZREM', ARGV[2], ARGV[4])
+local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[1] or not cur then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[3])
   return 1
 end
 return 0`
 
+/** KEYS: the session's lease, the leases index. ARGV: node, session id. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  return 1
+end
+return 0`
+
+/** KEYS: the leases index. Up to 64 session ids whose lease expiry (by Redis's clock) has passed. */
+const EXPIRED = `${NOW}
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 64)`
+
 /**
- * ARGV: prefix, node, ms. Leases past their score: still held → rescored; gone and the session's record
- * shows an active run → the run's node died: claimed for this node (returned); gone otherwise → forgotten.
+ * KEYS: the leases index, the session's lease, its record. ARGV: node, ms, session id. A lease past its score:
+ * still held → rescored (0); gone and the record shows an active run → the run's node died: claimed for this
+ * node (1); gone otherwise → forgotten (0). Atomic per session, so two nodes never claim the same run.
  */
 const CLAIM = `${NOW}
-local zset = ARGV[1] .. 'leases'
-local ids = redis.call('ZRANGEBYSCORE', zset, '-inf', now, 'LIMIT', 0, 64)
-local out = {}
-for _, sid in ipairs(ids) do
-  local base = ARGV[1] .. 's:{' .. sid .. '}:'
-  local ttl = redis.call('PTTL', base .. 'lease')
-  if ttl > 0 then
-    redis.call('ZADD', zset, now + ttl, sid)
-  else
-    local run = redis.call('HGET', base .. 'meta', 'activeRunId')
-    if run and run ~= '' then
-      redis.call('SET', base .. 'lease', ARGV[2], 'PX', ARGV[3])
-      redis.call('ZADD', zset, now + tonumber(ARGV[3]), sid)
-      out[#out + 1] = sid
-    else
-      redis.call('ZREM', zset, sid)
-    end
-  end
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl > 0 then
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[3])
+  return 0
 end
-return out`
+local run = redis.call('HGET', KEYS[3], 'activeRunId')
+if run and run ~= '' then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+  return 1
+end
+redis.call('ZREM', KEYS[1], ARGV[3])
+return 0`
 
 interface Scripts {
   parlanceAcquire(...args: Array<string | number>): Promise<number>
-  parlanceRenew(...args: Array<string | number>): Promise<string[]>
+  parlanceRenew(...args: Array<string | number>): Promise<number>
   parlanceRelease(...args: Array<string | number>): Promise<number>
-  parlanceClaim(...args: Array<string | number>): Promise<string[]>
+  parlanceExpired(...args: Array<string | number>): Promise<string[]>
+  parlanceClaim(...args: Array<string | number>): Promise<number>
 }
 
 type Message =
@@ -114,13 +111,14 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
   const nodeId = options.nodeId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`
   const leaseMs = options.leaseMs ?? 5000
   const forwardTimeoutMs = options.forwardTimeoutMs ?? 5000
-  for (const [name, lua] of [
-    ['parlanceAcquire', ACQUIRE],
-    ['parlanceRenew', RENEW],
-    ['parlanceRelease', RELEASE],
-    ['parlanceClaim', CLAIM],
+  for (const [name, lua, numberOfKeys] of [
+    ['parlanceAcquire', ACQUIRE, 2],
+    ['parlanceRenew', RENEW, 2],
+    ['parlanceRelease', RELEASE, 2],
+    ['parlanceExpired', EXPIRED, 1],
+    ['parlanceClaim', CLAIM, 3],
   ] as const) {
-    redis.defineCommand(name, { numberOfKeys: 0, lua })
+    redis.defineCommand(name, { numberOfKeys, lua })
   }
   const scripts = redis as unknown as Scripts
 
@@ -195,14 +193,26 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
       await scripts.parlanceRelease(keys.lease(id), keys.leases, nodeId, id)
     },
     async renew(ids: readonly SessionId[]) {
+      // One script per session (its own keys), pipelined: one round trip for the lot.
       const lost: SessionId[] = []
       for (let i = 0; i < ids.length; i += 500) {
-        lost.push(...((await scripts.parlanceRenew(prefix, nodeId, leaseMs, ...ids.slice(i, i + 500))) as SessionId[]))
+        const batch = ids.slice(i, i + 500)
+        const p = redis.pipeline() as unknown as Scripts & { exec(): Promise<Array<[Error | null, unknown]> | null> }
+        for (const id of batch) void p.parlanceRenew(keys.lease(id), keys.leases, nodeId, leaseMs, id)
+        const res = (await unreachable(p.exec())) ?? []
+        batch.forEach((id, j) => {
+          const [err, kept] = res[j] ?? [new Error('no reply'), 0]
+          if (err) throw err
+          if (kept !== 1) lost.push(id)
+        })
       }
       return lost
     },
     async claimOrphans() {
-      return (await unreachable(scripts.parlanceClaim(prefix, nodeId, leaseMs))) as SessionId[]
+      const expired = (await unreachable(scripts.parlanceExpired(keys.leases))) as SessionId[]
+      const claimed: SessionId[] = []
+      for (const id of expired) if ((await unreachable(scripts.parlanceClaim(keys.leases, keys.lease(id), keys.meta(id), nodeId, leaseMs, id))) === 1) claimed.push(id)
+      return claimed
     },
     async forward(to: string, f: ForwardedCommand) {
       if (closed) throw new ParlanceError('unavailable', 'this node is shutting down')

@@ -20,7 +20,7 @@ function humaEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
   // layer, not through it.
   const adapterRedis = deps.cluster?.redis.duplicate()
   adapterRedis?.on('error', () => {})
-  const prefix = deps.cluster?.prefix ?? ''
+  const keys = deps.cluster?.keys
   const transport = new SocketIoTransport(
     deps.http,
     {
@@ -28,11 +28,11 @@ function humaEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
       hardMaxPayloadBytes: deps.limits.hardMaxPayloadBytes,
       maxOutboundBufferBytes: deps.limits.maxOutboundBufferBytes,
       authenticate: (req, token) => deps.authenticate(req, token),
-      ...(adapterRedis
+      ...(adapterRedis && keys
         ? { adapter: createAdapter(adapterRedis, {
-              streamName: `${prefix}socket.io`,
-              channelPrefix: `${prefix}socket.io`,
-              sessionKeyPrefix: `${prefix}sio:session:`,
+              streamName: keys.socketIo,
+              channelPrefix: keys.socketIo,
+              sessionKeyPrefix: keys.socketIoSession,
               // Its reader blocks this long on XREAD; shorter lets a closing node release its connection soon.
               blockTimeInMs: 1000,
             }) }

@@ -1,8 +1,11 @@
 import { Redis, type RedisOptions } from 'ioredis'
-import type { Principal, SessionId, StoredEvent } from '../core/index.js'
-import { ParlanceError } from '../core/index.js'
-import { StoreConflict } from './conflict.js'
-import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend, SessionWrite } from './types.js'
+import type { Principal, SessionId, StoredEvent } from '../../core/index.js'
+import { ParlanceError } from '../../core/index.js'
+import { StoreConflict } from '../conflict.js'
+import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend, SessionWrite } from '../types.js'
+import { redisKeys, type RedisKeys } from './keys.js'
+
+export { redisKeys }
 
 /** Options of the Redis backend. */
 export interface RedisStoreOptions {
@@ -28,50 +31,35 @@ export interface RedisStoreOptions {
   redis?: RedisOptions
 }
 
-/** Key names, shared with the cluster coordinator. `{id}` is a hash tag so one session's keys share a slot. */
-export function redisKeys(prefix: string) {
-  const base = (id: string) => `${prefix}s:{${id}}:`
-  return {
-    log: (id: string) => `${base(id)}log`,
-    meta: (id: string) => `${base(id)}meta`,
-    lease: (id: string) => `${base(id)}lease`,
-    channel: (id: string) => `${base(id)}ev`,
-    sessions: `${prefix}sessions`,
-    owner: (owner: string) => `${prefix}owner:${owner}`,
-    leases: `${prefix}leases`,
-    node: (nodeId: string) => `${prefix}node:${nodeId}`,
-    pending: (requestId: string) => `${prefix}pending:${requestId}`,
-  }
-}
-
 /**
  * One commit unit as one Lua script, so it is atomic like a SQLite transaction: every check (lease, seq
- * continuity) runs before any write. ARGV: prefix, nodeId ('' = no fencing), maxlen, leaseMs, group count,
- * then per session: id, event count, has-record flag, the events as (seq, json) pairs, the record's 10 fields.
- * Events travel as the JSON the server produced; the script never decodes them.
+ * continuity) runs before any write. KEYS: the sessions index, the leases index, then per session its record,
+ * log and lease (and, with a record, its owner's set). ARGV: nodeId ('' = no fencing), maxlen, leaseMs, group
+ * count, then per session: id, event count, has-record flag, its event channel, the events as (seq, json)
+ * pairs, the record's 10 fields. Events travel as the JSON the server produced; the script never decodes them.
  */
 const COMMIT_LUA = `
-local p = ARGV[1]
-local node = ARGV[2]
-local maxlen = tonumber(ARGV[3])
-local leaseMs = tonumber(ARGV[4])
-local ngroups = tonumber(ARGV[5])
+local node = ARGV[1]
+local maxlen = tonumber(ARGV[2])
+local leaseMs = tonumber(ARGV[3])
+local ngroups = tonumber(ARGV[4])
 local groups = {}
-local i = 6
+local i = 5
+local k = 3
 for g = 1, ngroups do
-  local grp = { sid = ARGV[i], nev = tonumber(ARGV[i + 1]), ev = i + 3 }
+  local grp = { sid = ARGV[i], nev = tonumber(ARGV[i + 1]), chan = ARGV[i + 3], ev = i + 4, meta = KEYS[k], log = KEYS[k + 1], lease = KEYS[k + 2] }
   local hasRec = ARGV[i + 2]
-  i = i + 3 + grp.nev * 2
-  if hasRec == '1' then grp.rec = i; i = i + 10 end
+  i = i + 4 + grp.nev * 2
+  k = k + 3
+  if hasRec == '1' then grp.rec = i; i = i + 10; grp.owner = KEYS[k]; k = k + 1 end
   groups[g] = grp
 end
 local fenced = {}
 local retake = {}
 for _, grp in ipairs(groups) do
-  local base = p .. 's:{' .. grp.sid .. '}:'
   local cur = false
-  if node ~= '' then cur = redis.call('GET', base .. 'lease') end
-  local last = tonumber(redis.call('HGET', base .. 'meta', 'logSeq') or '0')
+  if node ~= '' then cur = redis.call('GET', grp.lease) end
+  local last = tonumber(redis.call('HGET', grp.meta, 'logSeq') or '0')
   if node ~= '' and cur and cur ~= node then
     fenced[#fenced + 1] = grp.sid
   elseif grp.nev > 0 and tonumber(ARGV[grp.ev]) ~= last + 1 then
@@ -84,7 +72,7 @@ for _, grp in ipairs(groups) do
     if grp.nev == 0 and grp.rec and tonumber(ARGV[grp.rec + 4]) ~= last then
       fenced[#fenced + 1] = grp.sid
     else
-      retake[#retake + 1] = grp.sid
+      retake[#retake + 1] = grp
     end
   end
 end
@@ -92,39 +80,36 @@ if #fenced > 0 then return redis.error_reply('FENCED ' .. table.concat(fenced, '
 if #retake > 0 then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  for _, sid in ipairs(retake) do
-    redis.call('SET', p .. 's:{' .. sid .. '}:lease', node, 'PX', leaseMs)
-    redis.call('ZADD', p .. 'leases', now + leaseMs, sid)
+  for _, grp in ipairs(retake) do
+    redis.call('SET', grp.lease, node, 'PX', leaseMs)
+    redis.call('ZADD', KEYS[2], now + leaseMs, grp.sid)
   end
 end
 for _, grp in ipairs(groups) do
-  local base = p .. 's:{' .. grp.sid .. '}:'
-  local meta = base .. 'meta'
   if grp.nev > 0 then
-    local key = base .. 'log'
     local parts = {}
-    for k = 0, grp.nev - 1 do
-      local at = grp.ev + k * 2
+    for n = 0, grp.nev - 1 do
+      local at = grp.ev + n * 2
       if maxlen > 0 then
-        redis.call('XADD', key, 'MAXLEN', '~', maxlen, ARGV[at] .. '-0', 'e', ARGV[at + 1])
+        redis.call('XADD', grp.log, 'MAXLEN', '~', maxlen, ARGV[at] .. '-0', 'e', ARGV[at + 1])
       else
-        redis.call('XADD', key, ARGV[at] .. '-0', 'e', ARGV[at + 1])
+        redis.call('XADD', grp.log, ARGV[at] .. '-0', 'e', ARGV[at + 1])
       end
-      parts[k + 1] = ARGV[at + 1]
+      parts[n + 1] = ARGV[at + 1]
     end
-    redis.call('HSET', meta, 'logSeq', ARGV[grp.ev + (grp.nev - 1) * 2])
-    if node ~= '' then redis.call('PUBLISH', base .. 'ev', '[' .. table.concat(parts, ',') .. ']') end
+    redis.call('HSET', grp.meta, 'logSeq', ARGV[grp.ev + (grp.nev - 1) * 2])
+    if node ~= '' then redis.call('PUBLISH', grp.chan, '[' .. table.concat(parts, ',') .. ']') end
   end
   if grp.rec then
     local r = grp.rec
-    if redis.call('HEXISTS', meta, 'owner') == 0 then
-      redis.call('HSET', meta, 'owner', ARGV[r + 1], 'createdAt', ARGV[r + 2], 'state', '{}', 'messages', '[]')
-      redis.call('SADD', p .. 'owner:' .. ARGV[r + 1], grp.sid)
+    if redis.call('HEXISTS', grp.meta, 'owner') == 0 then
+      redis.call('HSET', grp.meta, 'owner', ARGV[r + 1], 'createdAt', ARGV[r + 2], 'state', '{}', 'messages', '[]')
+      redis.call('SADD', grp.owner, grp.sid)
     end
-    redis.call('HSET', meta, 'agent', ARGV[r], 'updatedAt', ARGV[r + 3], 'lastSeq', ARGV[r + 4], 'activeRunId', ARGV[r + 5])
-    if ARGV[r + 6] == '1' then redis.call('HSET', meta, 'state', ARGV[r + 7]) end
-    if ARGV[r + 8] == '1' then redis.call('HSET', meta, 'messages', ARGV[r + 9]) end
-    redis.call('ZADD', p .. 'sessions', ARGV[r + 3], grp.sid)
+    redis.call('HSET', grp.meta, 'agent', ARGV[r], 'updatedAt', ARGV[r + 3], 'lastSeq', ARGV[r + 4], 'activeRunId', ARGV[r + 5])
+    if ARGV[r + 6] == '1' then redis.call('HSET', grp.meta, 'state', ARGV[r + 7]) end
+    if ARGV[r + 8] == '1' then redis.call('HSET', grp.meta, 'messages', ARGV[r + 9]) end
+    redis.call('ZADD', KEYS[1], ARGV[r + 3], grp.sid)
   end
 end
 return ngroups
@@ -158,7 +143,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
   const keys = redisKeys(prefix)
   const redis = connectRedis(options.url ?? 'redis://127.0.0.1:6379', options.redis)
   redis.on('error', () => {}) // reported by ping() and failed commands; ioredis reconnects by itself
-  redis.defineCommand('parlanceCommit', { numberOfKeys: 0, lua: COMMIT_LUA })
+  // The key count varies per unit, so it is passed first on each call (numberOfKeys undefined).
+  redis.defineCommand('parlanceCommit', { lua: COMMIT_LUA })
   const commitCmd = redis as unknown as CommitCommand
   const maxlen = options.maxEventsPerSession ?? 0
   const nodeId = options.nodeId ?? ''
@@ -171,10 +157,10 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
     prefix,
     async commit(unit: CommitUnit) {
       if (closed) throw new Error('redis store is closed')
-      const args = unitArgs(unit)
+      const args = unitArgs(unit, keys)
       if (args.groups === 0) return
       try {
-        await commitCmd.parlanceCommit(prefix, nodeId, maxlen, leaseMs, args.groups, ...args.argv)
+        await commitCmd.parlanceCommit(args.keys.length, ...args.keys, nodeId, maxlen, leaseMs, args.groups, ...args.argv)
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)
         if (message.startsWith('FENCED ')) throw new StoreConflict(message.slice(7).split(' ') as SessionId[])
@@ -239,8 +225,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
   }
 }
 
-/** The script's argument list for a unit: events grouped per session (checked consecutive here), then records. */
-function unitArgs(unit: CommitUnit): { groups: number; argv: Array<string | number> } {
+/** The script's keys and arguments for a unit: events grouped per session (checked consecutive here), then records. */
+function unitArgs(unit: CommitUnit, k: RedisKeys): { groups: number; keys: string[]; argv: Array<string | number> } {
   const bySession = new Map<SessionId, { events: StoredEvent[]; record?: SessionWrite }>()
   for (const e of unit.events) {
     let g = bySession.get(e.sessionId)
@@ -255,8 +241,11 @@ function unitArgs(unit: CommitUnit): { groups: number; argv: Array<string | numb
     else bySession.set(r.id, { events: [], record: r })
   }
   const argv: Array<string | number> = []
+  const keys = [k.sessions, k.leases]
   for (const [id, g] of bySession) {
-    argv.push(id, g.events.length, g.record ? '1' : '0')
+    keys.push(k.meta(id), k.log(id), k.lease(id))
+    if (g.record) keys.push(k.owner(g.record.owner))
+    argv.push(id, g.events.length, g.record ? '1' : '0', k.channel(id))
     for (const e of g.events) argv.push(e.seq, JSON.stringify(e))
     const r = g.record
     if (r) {
@@ -274,7 +263,7 @@ function unitArgs(unit: CommitUnit): { groups: number; argv: Array<string | numb
       )
     }
   }
-  return { groups: bySession.size, argv }
+  return { groups: bySession.size, keys, argv }
 }
 
 /** A Redis command that failed for want of a connection, as the clear error clients get. */
