@@ -12,8 +12,26 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
+      // An async function with no await is how a promise-returning interface is implemented here (an adapter's
+      // `send`, a backend's `ping`): flagging each would mean `Promise.resolve` noise with no bug behind it.
+      '@typescript-eslint/require-await': 'off',
+      // `_name` marks a parameter an interface requires and this implementation does not use.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       // node:test's test()/describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] }],
+    },
+  },
+  {
+    // Tests read wire JSON whose shape is what they assert (`(await c.call<any>(…)).agents[0].id`): there `any` is
+    // the test's input, checked by the assertion itself, not an escape from the type system in shipped code.
+    files: ['test/**/*.ts', '**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
 )

@@ -36,7 +36,7 @@ const candidates: Record<string, () => unknown> = {
     if (checkJsonShape(parsed, DEFAULT_LIMITS.maxJsonDepth) || !runInputChecker.Check(parsed)) throw new Error('invalid')
   },
   'validate only: Zod': () => RunAgentInputSchema.parse(parsed),
-  'JSON.parse alone': () => JSON.parse(body),
+  'JSON.parse alone': (): unknown => JSON.parse(body),
   'Parlance decodeRunInput': () => {
     const d = decodeRunInput(body, DEFAULT_LIMITS)
     if (!d.ok) throw d.error

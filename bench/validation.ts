@@ -36,18 +36,18 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const humaPayload = JSON.parse(humaFrame) as unknown
   const myagentFrame = JSON.stringify({ event: 'user.message', session_id: 'sess_42', content: 'What are the regulations for food storage?', timestamp: '2026-11-23T08:00:00.000Z' })
   const groups: Array<[string, string, Array<[string, () => unknown]>]> = [
-    ['HAI `user_message`', haiFrame, [['JSON.parse alone', () => JSON.parse(haiFrame)], ['Parlance HAI decode', () => must(hai.decode(haiFrame, DEFAULT_LIMITS))]]],
+    ['HAI `user_message`', haiFrame, [['JSON.parse alone', (): unknown => JSON.parse(haiFrame)], ['Parlance HAI decode', () => must(hai.decode(haiFrame, DEFAULT_LIMITS))]]],
     [
       'HUMA `context-update`',
       humaFrame,
       [
-        ['JSON.parse alone', () => JSON.parse(humaFrame)],
+        ['JSON.parse alone', (): unknown => JSON.parse(humaFrame)],
         ['Parlance HUMA decode', () => must(huma.decode(humaFrame, DEFAULT_LIMITS))],
         // What the endpoint does: socket.io already parsed the payload; it is re-serialized to size-check it.
         ['HUMA endpoint path (stringify + decode)', () => must(huma.decode(JSON.stringify(humaPayload), DEFAULT_LIMITS))],
       ],
     ],
-    ['MyAgent `user.message`', myagentFrame, [['JSON.parse alone', () => JSON.parse(myagentFrame)], ['Parlance MyAgent decode', () => must(myagentDecode(myagentFrame, DEFAULT_LIMITS))]]],
+    ['MyAgent `user.message`', myagentFrame, [['JSON.parse alone', (): unknown => JSON.parse(myagentFrame)], ['Parlance MyAgent decode', () => must(myagentDecode(myagentFrame, DEFAULT_LIMITS))]]],
   ]
   const ms = ctx.quick ? 150 : 400
   const reps = ctx.quick ? 3 : 7

@@ -7,7 +7,7 @@ const hello = defineAgent({
   async run(ctx) {
     await ctx.status('thinking')
     const loud = await ctx.callTool('shout', { text: ctx.input.text })
-    await ctx.say(['You said ', String(loud), '!'])
+    await ctx.say(['You said ', `${loud as string}`, '!'])
   },
 })
 

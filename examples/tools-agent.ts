@@ -30,7 +30,7 @@ const filesAgent = defineAgent({
       const answer = await ctx.approve({ tool: 'delete_file', args: { name }, risk: 'high', reasoning: `You asked me to delete ${name}.` })
       if (!answer.approved) return void (await ctx.say(`Kept ${name}${answer.feedback ? `: ${answer.feedback}` : ''}.`))
       const result = await ctx.callTool('delete_file', { name })
-      return void (await ctx.say(`Done: ${String(result)}.`))
+      return void (await ctx.say(`Done: ${JSON.stringify(result)}.`))
     }
     if (/where/i.test(text)) {
       const where = (await ctx.callTool('get_location')) as { city?: string }

@@ -85,7 +85,7 @@ test('tools of the bridge itself: offered to the remote agent, run in the bridge
  */
 async function scriptedAgui(): Promise<{ url: string; inputs: Array<Record<string, unknown>>; close(): Promise<void> }> {
   const inputs: Array<Record<string, unknown>> = []
-  const server = createHttpServer(async (req, res) => {
+  const server = createHttpServer((req, res) => void (async () => {
     let body = ''
     for await (const c of req) body += c
     const input = JSON.parse(body) as { threadId: string; runId: string; messages: Array<{ role: string; content?: string }> }
@@ -115,7 +115,7 @@ async function scriptedAgui(): Promise<{ url: string; inputs: Array<Record<strin
     }
     send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId })
     res.end()
-  })
+  })())
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return { url: `http://127.0.0.1:${port}/run`, inputs, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }

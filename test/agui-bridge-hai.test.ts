@@ -103,7 +103,7 @@ test('client: a failing client tool is reported to the remote agent, whose run t
   const msgs = await c.untilCompleted()
   const err = of(msgs, 'error')[0]
   assert.equal(err?.error_code, 'tool_error')
-  assert.match(err!.message, /the remote AG-UI agent failed: .*no screen/)
+  assert.match(err.message, /the remote AG-UI agent failed: .*no screen/)
 })
 
 test('plan: plan, steps and progress are relayed', async () => {
@@ -152,7 +152,7 @@ test('fail: the remote tool error and run error arrive as tool_call_error and an
   verifyHaiStream(msgs)
   const [start] = of(msgs, 'tool_call_start')
   assert.equal(start?.tool_name, 'flaky_tool')
-  assert.deepEqual(of(msgs, 'tool_call_error').map((m) => [m.tool_call_id, m.error]), [[start!.tool_call_id, 'flaky_tool is out of order']])
+  assert.deepEqual(of(msgs, 'tool_call_error').map((m) => [m.tool_call_id, m.error]), [[start.tool_call_id, 'flaky_tool is out of order']])
   const [err] = of(msgs, 'error')
   assert.equal(err?.error_code, 'execution_error')
   assert.equal(err?.message, 'the remote AG-UI agent failed: the run failed: tool flaky_tool failed: flaky_tool is out of order')
@@ -218,7 +218,7 @@ test('an unreachable remote agent: the run fails with unavailable, naming the UR
   const msgs = await c.untilCompleted()
   const [err] = of(msgs, 'error')
   assert.equal(err?.error_code, 'unavailable')
-  assert.equal(err!.message, `the remote AG-UI agent at ${url} could not be reached (ECONNREFUSED)`)
+  assert.equal(err.message, `the remote AG-UI agent at ${url} could not be reached (ECONNREFUSED)`)
 })
 
 test('a remote that accepts connections and never answers: the run fails after responseTimeoutMs', async (t) => {
@@ -246,7 +246,7 @@ test('a remote that answers an HTTP error: the run fails with its status and mes
   c.say('hello?')
   const [err] = of(await c.untilCompleted(), 'error')
   assert.equal(err?.error_code, 'execution_error')
-  assert.match(err!.message, /answered HTTP 404: no agent named "nobody"/)
+  assert.match(err.message, /answered HTTP 404: no agent named "nobody"/)
 })
 
 test('an invalid URL is refused when the agent is made', () => {

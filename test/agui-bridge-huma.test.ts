@@ -25,7 +25,7 @@ test('echo: the remote answer arrives as a confirmed message', async () => {
   await c.nextMessaging('typing_end')
   const end = await w.runEnd()
   assert.equal(end.type, 'run.finished')
-  const delivery = w.events.find((e) => e.type === 'message.delivery') as EventOf<'message.delivery'> | undefined
+  const delivery = w.events.find((e): e is EventOf<'message.delivery'> => e.type === 'message.delivery')
   assert.deepEqual([delivery?.ok, delivery?.by], [true, 'client'], 'the HUMA client confirmed it')
   assert.deepEqual(c.errors, [])
 })

@@ -81,7 +81,7 @@ test('fail: the tool error is a TOOL_CALL_RESULT with the error in metadata, the
   const again = agentFor(s.url)
   const got: Array<Record<string, unknown>> = []
   again.addMessage({ id: 'u1', role: 'user', content: 'fail' })
-  await again.runAgent({}, { onEvent: ({ event }) => void got.push(event as never) })
+  await again.runAgent({}, { onEvent: ({ event }) => void got.push(event) })
   const result = got.find((e) => e.type === 'TOOL_CALL_RESULT')!
   assert.match(String((result.metadata as { parlance: { error: string } }).parlance.error), /flaky_tool is out of order/)
   const end = got[got.length - 1]!
@@ -107,7 +107,7 @@ test('slow interrupted by a new message: the first stream ends with RUN_ERROR in
   const got: Array<Record<string, unknown>> = []
   let started!: () => void
   const streaming = new Promise<void>((r) => (started = r))
-  const slow = first.runAgent({}, { onEvent: ({ event }) => void (got.push(event as never), event.type === 'TEXT_MESSAGE_CONTENT' && started()) })
+  const slow = first.runAgent({}, { onEvent: ({ event }) => void (got.push(event), (event.type as string) === 'TEXT_MESSAGE_CONTENT' && started()) })
   await streaming
   // A second tab on the same thread sends a new message while the slow run streams.
   const second = agentFor(s.url, first.threadId)

@@ -11,7 +11,7 @@ export async function run(agent: HttpAgent, text: string | null, params: Paramet
     onEvent({ event }) {
       const parsed = EventSchema.safeParse(event)
       assert.ok(parsed.success, `event fails @ag-ui/core's schema: ${JSON.stringify(event)} ${parsed.error?.message ?? ''}`)
-      events.push(event as unknown as Record<string, unknown>)
+      events.push(event)
     },
   })
   return events

@@ -15,7 +15,7 @@ test('a client that stops reading is dropped with 4008 and a reason, server memo
   let frames = 0
   ws.on('message', (d) => {
     frames++
-    const m = JSON.parse(String(d)) as { seq?: number }
+    const m = JSON.parse((d as Buffer).toString('utf8')) as { seq?: number }
     if (typeof m.seq === 'number') lastSeq = m.seq
   })
   const closed = new Promise<{ code: number; reason: string }>((r) => ws.once('close', (code, reason) => r({ code, reason: String(reason) })))
@@ -48,7 +48,7 @@ test('a client that stops reading is dropped with 4008 and a reason, server memo
     const again = new WebSocket(`${wsUrl}&after=${from}`)
     done = await new Promise<boolean>((resolve, reject) => {
       again.on('message', (d) => {
-        const m = JSON.parse(String(d)) as { type: string; seq?: number; content?: string; status?: string }
+        const m = JSON.parse((d as Buffer).toString('utf8')) as { type: string; seq?: number; content?: string; status?: string }
         if (typeof m.seq === 'number') seqs.push(m.seq)
         if (m.type === 'assistant_message_chunk') text += m.content ?? ''
         if (m.type === 'status' && m.status === 'completed') resolve(true)

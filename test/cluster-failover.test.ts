@@ -20,7 +20,7 @@ async function node(t: TestContext, id: string): Promise<{ url: string; child: C
   t.after(() => child.kill('SIGKILL'))
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString()
       const m = /listening on (http:\/\/\S+)/.exec(out)
       if (m) resolve(m[1]!)

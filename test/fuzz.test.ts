@@ -38,7 +38,7 @@ test('HAI fuzz: 300 hostile frames leave the socket open, each answered or harml
   // A sentinel after the noise: the socket processes frames in order, so its answer means every frame was handled.
   const done = new Promise<void>((resolve) =>
     ws.on('message', (d) => {
-      const m = JSON.parse(String(d)) as { type: string; status?: string; session_id?: string }
+      const m = JSON.parse((d as Buffer).toString('utf8')) as { type: string; status?: string; session_id?: string }
       if (m.type === 'status' && m.status === 'completed' && m.session_id === 'fuzz-sentinel') resolve()
     }),
   )

@@ -77,7 +77,7 @@ test('a binary frame is read as UTF-8 text', async (t) => {
   const ws = new (await import('ws')).WebSocket(`${s.url.replace('http', 'ws')}/ws`)
   t.after(() => ws.close())
   await new Promise((resolve) => ws.once('open', resolve))
-  const got = new Promise<string>((resolve) => ws.on('message', (d) => resolve(d.toString())))
+  const got = new Promise<string>((resolve) => ws.on('message', (d) => resolve((d as Buffer).toString('utf8'))))
   ws.send(Buffer.from(JSON.stringify({ type: 'user_message', content: 'binary', session_id: c.sessionId })), { binary: true })
   assert.match(await got, /"status":"thinking"/)
 })

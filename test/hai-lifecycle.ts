@@ -90,7 +90,7 @@ export function verifyHaiStream(messages: readonly HaiServerMessage[], options: 
       const runErrorPair =
         seq === lastSeq && lastSequenced?.type === 'error' && lastSeqIndex === i - 1 && type === 'status' && msg.status === 'completed'
       if ((seq as number) <= lastSeq && !runErrorPair) {
-        fail(i, 'seq', `seq ${String(seq)} after ${lastSeq} (#${lastSeqIndex}): seq must strictly increase`)
+        fail(i, 'seq', `seq ${JSON.stringify(seq)} after ${lastSeq} (#${lastSeqIndex}): seq must strictly increase`)
       }
       lastSeq = seq as number
       lastSeqIndex = i

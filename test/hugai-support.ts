@@ -5,7 +5,7 @@ import { HugaiClient, RpcError } from '../src/client/index.js'
 import type { TestServer } from './harness.js'
 
 /** The seed's §3.1 initialize params. */
-export const INIT = seed('initialize').params as Record<string, unknown>
+export const INIT = seed('initialize').params
 
 /** A seed example (src/dialects/hugai/fixtures/seed/<name>.json), parsed. */
 export function seed(name: string): { jsonrpc: '2.0'; method: string; params: Record<string, unknown>; id?: number } {
@@ -39,7 +39,7 @@ export const ciAgent = defineAgent({
   name: 'ci',
   description: 'CI pipeline tools',
   tools: {
-    'run-tests': { description: 'Runs the test suite of a branch', execute: (args) => ({ branch: String(args.branch ?? 'main'), passed: 12, failed: 0 }) },
+    'run-tests': { description: 'Runs the test suite of a branch', execute: (args) => ({ branch: typeof args.branch === 'string' ? args.branch : 'main', passed: 12, failed: 0 }) },
     'broken-step': {
       execute: () => {
         throw new Error('runner offline')

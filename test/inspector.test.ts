@@ -229,7 +229,7 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
       await send(page, 'client')
       await page.getByRole('form', { name: 'Answer client tool get_client_info' }).waitFor()
       // In the page (a string: this file is type-checked without the DOM lib).
-      const unnamed = (await page.evaluate(`(() => {
+      const unnamed = await page.evaluate<string[]>(`(() => {
         const out = []
         for (const el of document.querySelectorAll('button, input, select, textarea, [tabindex], summary, progress')) {
           if (el.closest('[hidden]') || el.closest('dialog:not([open])')) continue
@@ -237,7 +237,7 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
           if (!name) out.push(el.outerHTML.slice(0, 120))
         }
         return out
-      })()`)) as string[]
+      })()`)
       assert.deepEqual(unnamed, [])
       // Chromium's own accessible-name computation agrees for the main controls.
       for (const name of ['HAI', 'AG-UI', 'HUMA', 'MyAgent', 'HugAI', 'AI SDK']) await page.getByRole('radio', { name: new RegExp(`^${name}`) }).waitFor()

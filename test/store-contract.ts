@@ -5,7 +5,7 @@ import type { SessionWrite, StoreBackend } from '../src/store/index.js'
 
 /** A stored event of `sessionId` at `seq` (a custom event carrying `value`, unless a body is given). */
 export function ev(sessionId: string, seq: number, body: EventBody = { type: 'custom', name: 'n', value: seq }): StoredEvent {
-  return { ...body, sessionId, runId: 'run_1', seq, ts: 1_700_000_000_000 + seq } as StoredEvent
+  return { ...body, sessionId, runId: 'run_1', seq, ts: 1_700_000_000_000 + seq }
 }
 
 /** A session write; `state` and `messages` are left out unless given. */
@@ -128,7 +128,7 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
 
   test(`${name} store: records are copies (mutating what was written or read changes nothing)`, async (t) => {
     const s = await open(t)
-    const state = { list: [1] } as { list: number[] }
+    const state = { list: [1] }
     const write = rec('s1', { state })
     await s.commit({ events: [], sessions: [write] })
     state.list.push(2)

@@ -83,12 +83,12 @@ wss.on('connection', (ws, req) => {
   const watch = q.get('session_id')
   if (watch) {
     let set = watchers.get(watch)
-    if (!set) watchers.set(watch, (set = new Map()))
+    if (!set) watchers.set(watch, (set = new Map<WebSocket, Dialect>()))
     set.set(ws, q.get('dialect') === 'myagent' ? 'myagent' : 'hai')
     ws.once('close', () => set.delete(ws))
   }
   ws.on('message', (data) => {
-    const msg = JSON.parse(data.toString()) as { content: string; session_id: string }
+    const msg = JSON.parse((data as Buffer).toString('utf8')) as { content: string; session_id: string }
     const n = Number(/count (\d+)/.exec(msg.content)?.[1] ?? 0)
     const targets = watchers.get(msg.session_id) ?? new Map<WebSocket, Dialect>()
     if (!targets.has(ws)) targets.set(ws, defaultDialect)

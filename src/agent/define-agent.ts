@@ -23,7 +23,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     name: options.name,
     description: options.description ?? '',
     tools: Object.freeze({ ...options.tools }),
-    run: options.run,
+    run: (ctx: RunContext) => options.run(ctx),
   })
 }
 

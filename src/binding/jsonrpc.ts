@@ -44,7 +44,8 @@ export async function answerRpc<M extends string>(text: string, h: JsonRpcHandle
     }
   }
   const early = parsed.items.map((m) => (h.first && m.kind === 'request' && h.first(m.method) ? one(m) : null))
-  if (early.some((p) => p !== null)) await Promise.all(early)
+  const firsts = early.filter((p): p is Promise<object | null> => p !== null)
+  if (firsts.length) await Promise.all(firsts)
   const out = await Promise.all(parsed.items.map((m, i) => early[i] ?? one(m)))
   const answers = out.filter((x): x is object => x !== null)
   if (!parsed.batch) return answers[0] ?? null

@@ -17,13 +17,13 @@ export interface SocketServeOptions<In, Out> {
 /** One served socket, as the runner exposes it to its binding. */
 export interface SocketRun {
   /** Feeds one inbound text frame: admission, decode, then `handle`, one frame at a time in arrival order. */
-  frame(text: string): void
+  frame: (text: string) => void
   /** Runs `task` in order with the frames (an attach on open); what it throws is answered. */
-  enqueue(task: () => Promise<void> | void): void
+  enqueue: (task: () => Promise<void> | void) => void
   /** Answers `err` in the dialect's shape (counted; `internal` ones logged with their cause). */
-  reply(err: unknown): void
+  reply: (err: unknown) => void
   /** Call once when the connection closed. */
-  closed(): void
+  closed: () => void
 }
 
 /**
@@ -87,7 +87,7 @@ export function attach<Out, View>(conn: Connection<Out>, session: Session, after
     backlog: () => conn.bufferedBytes,
     drop: (reason) => conn.close(4008, reason),
   }
-  return session.subscribe(subscriber as Subscriber, afterSeq)
+  return session.subscribe(subscriber, afterSeq)
 }
 
 /** Where a new watcher starts by default: the active run's start (so it sees the whole run), else the end of the log. */

@@ -61,8 +61,8 @@ export function streamRun<View>(deps: Pick<EndpointDeps, 'metrics'>, res: Server
   res.write(f.opening(view))
   const endAt = session.activeRunId === null ? session.lastSeq : Infinity
   if (from >= endAt) return void res.end(f.empty(view))
-  let encoder = encoders.get(f as SseRunFormat<never>) as BatchEncoder<string, SseRunView<View>> | undefined
-  if (!encoder) encoders.set(f as SseRunFormat<never>, (encoder = sseRunEncoder(f)) as BatchEncoder<string, SseRunView<never>>)
+  let encoder = encoders.get(f) as BatchEncoder<string, SseRunView<View>> | undefined
+  if (!encoder) encoders.set(f, (encoder = sseRunEncoder(f)) as BatchEncoder<string, SseRunView<never>>)
   deps.metrics.connections.inc({ dialect: f.dialect })
   let done = false
   const finish = () => {

@@ -260,7 +260,7 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
       void op.catch(() => {})
     },
     async locatePending(id: string) {
-      return (await redis.get(keys.pending(id))) as SessionId | null
+      return (await redis.get(keys.pending(id)))
     },
     onReconnect(handler) {
       onReconnect = handler

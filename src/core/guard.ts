@@ -60,3 +60,13 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
     return { ok: false, error: new ParlanceError('invalid_json', `frame is not valid JSON: ${(err as Error).message}`) }
   }
 }
+
+/**
+ * A value from parsed JSON as text: a string as is, null/undefined as `fallback`, anything else as JSON (so an
+ * object never turns into "[object Object]").
+ */
+export function stringOf(v: unknown, fallback = ''): string {
+  if (typeof v === 'string') return v
+  if (v === undefined || v === null) return fallback
+  return typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : (JSON.stringify(v) ?? fallback)
+}

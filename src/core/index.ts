@@ -5,7 +5,7 @@ export type { ErrorCode } from './errors.js'
 export { HTTP_STATUS } from './http-status.js'
 export { DEFAULT_LIMITS } from './limits.js'
 export type { Limits } from './limits.js'
-export { checkJsonShape, parseJson } from './guard.js'
+export { checkJsonShape, parseJson, stringOf } from './guard.js'
 export { isRunEnd, toolResultOf, toolResultText } from './events.js'
 export type {
   EventBody,

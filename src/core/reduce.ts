@@ -5,7 +5,7 @@ import { ParlanceError } from './errors.js'
 /** Applies an RFC 6902 patch without touching `doc`; throws `invalid_message` on a bad patch. */
 export function applyPatch(doc: Json, patch: readonly PatchOp[]): Json {
   try {
-    return fjp.applyPatch(doc, patch as fjp.Operation[], true, false).newDocument as Json
+    return fjp.applyPatch(doc, patch as fjp.Operation[], true, false).newDocument
   } catch (err) {
     throw new ParlanceError('invalid_message', `invalid JSON Patch: ${(err as Error).message}`, undefined, { cause: err })
   }

@@ -147,8 +147,9 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     cluster = await createRedisCluster({ redis: redisStore.redis, prefix, nodeId, leaseMs: c.leaseMs })
     clusterDeps = { nodeId, redis: redisStore.redis, prefix, keys: redisKeys(prefix) }
   } else {
-    backend = await openBackend(options.store as Exclude<ServerOptions['store'], RedisUrl>, options.dataDir ?? './.parlance')
+    backend = await openBackend(options.store, options.dataDir ?? './.parlance')
   }
+  // eslint-disable-next-line prefer-const -- assigned below, read by the metrics callback created first
   let sessions: SessionManager | undefined
   const metrics = createMetrics(() => sessions?.activeRunCount ?? 0)
   const store = new EventStore(backend, {

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { extname, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ParlanceError, type Principal, type SessionId } from '../core/index.js'
+import { ParlanceError, type Principal } from '../core/index.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
 import { answerErrors } from '../binding/http-errors.js'
 import { sendJson } from '../binding/http-util.js'
@@ -216,7 +216,7 @@ async function checkOwner(deps: EndpointDeps, principal: Principal, id: string):
     }
   }
   if (owner === undefined) {
-    const record = await deps.sessions.store.backend.getSession(id as SessionId)
+    const record = await deps.sessions.store.backend.getSession(id)
     owner = record?.owner
     lastSeq = record?.lastSeq ?? 0
   }
@@ -227,7 +227,7 @@ async function checkOwner(deps: EndpointDeps, principal: Principal, id: string):
 
 async function readEvents(deps: EndpointDeps, res: ServerResponse, principal: Principal, id: string, after: number, limit: number): Promise<void> {
   const lastSeq = await checkOwner(deps, principal, id)
-  const events = await deps.sessions.store.read(id as SessionId, after, limit)
+  const events = await deps.sessions.store.read(id, after, limit)
   const next = events.length > 0 ? events[events.length - 1]!.seq : after
   sendJson(res, 200, { sessionId: id, events, next, more: events.length === limit }, { 'cache-control': 'no-store', 'x-last-seq': String(lastSeq) })
 }
@@ -235,7 +235,7 @@ async function readEvents(deps: EndpointDeps, res: ServerResponse, principal: Pr
 /** Canonical events after `after` as SSE: replayed from the store, then live, paced by the response's buffer. */
 async function streamEvents(deps: EndpointDeps, res: ServerResponse, principal: Principal, id: string, after: number, streams: Set<ServerResponse>): Promise<void> {
   await checkOwner(deps, principal, id)
-  const session = await deps.sessions.open(id as SessionId, principal, { create: false })
+  const session = await deps.sessions.open(id, principal, { create: false })
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' })
   res.write(': parlance inspector stream\n\n')
   streams.add(res)

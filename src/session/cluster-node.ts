@@ -22,7 +22,7 @@ export interface ClusterHost extends PlacementHost {
  */
 function handleHere(session: Session, cmd: Command): ForwardOutcome {
   const before = session.lastSeq
-  session.handle(cmd)
+  void session.handle(cmd) // a writer carries it out synchronously
   return { before, seq: session.lastSeq, runId: session.activeRunId }
 }
 

@@ -140,12 +140,12 @@ export async function collectText(source: string | Iterable<string> | AsyncItera
 }
 
 function typingDelay(ms: number, signal: AbortSignal): Promise<void> | undefined {
-  if (signal.aborted) return Promise.reject(signal.reason)
+  if (signal.aborted) return Promise.reject(abortReason(signal))
   if (ms <= 0) return undefined
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(t)
-      reject(signal.reason)
+      reject(abortReason(signal))
     }
     const t = setTimeout(() => {
       signal.removeEventListener('abort', onAbort)
@@ -153,4 +153,10 @@ function typingDelay(ms: number, signal: AbortSignal): Promise<void> | undefined
     }, ms)
     signal.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/** Why `signal` fired, as an Error (the run's stop reason is a ParlanceError). */
+export function abortReason(signal: AbortSignal): Error {
+  const r: unknown = signal.reason
+  return r instanceof Error ? r : new Error(String(r))
 }

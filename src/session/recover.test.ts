@@ -4,7 +4,7 @@ import type { EventBody, StoredEvent } from '../core/index.js'
 import { closingEvents } from './recover.js'
 
 function log(bodies: Array<[string, EventBody]>): StoredEvent[] {
-  return bodies.map(([runId, b], i) => ({ ...b, sessionId: 's', runId, seq: i + 1, ts: 0 }) as StoredEvent)
+  return bodies.map(([runId, b], i) => ({ ...b, sessionId: 's', runId, seq: i + 1, ts: 0 }))
 }
 
 test('closingEvents closes exactly what the crashed run left open, in order', async () => {

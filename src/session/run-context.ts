@@ -23,7 +23,7 @@ function isPatch(value: unknown): value is PatchOp[] {
   return (
     Array.isArray(value) &&
     value.length > 0 &&
-    value.every((op) => typeof op === 'object' && op !== null && typeof op.op === 'string' && typeof op.path === 'string')
+    value.every((op: unknown) => typeof op === 'object' && op !== null && typeof (op as PatchOp).op === 'string' && typeof (op as PatchOp).path === 'string')
   )
 }
 
@@ -45,7 +45,7 @@ export function createRunContext(
     const messageId = newId('msg')
     const open = kind === 'text' ? run.openText : run.openReasoning
     const delta = kind === 'text' ? 'text.delta' : 'reasoning.delta'
-    emit({ type: kind === 'text' ? 'text.start' : 'reasoning.start', messageId })
+    void emit({ type: kind === 'text' ? 'text.start' : 'reasoning.start', messageId })
     open.add(messageId)
     if (typeof source === 'string') {
       if (source) await emit({ type: delta, messageId, delta: source })

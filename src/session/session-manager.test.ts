@@ -39,7 +39,7 @@ test('idle sessions are unloaded and reload from the store with history and seq 
   const s = await m.open('s1', 'p')
   const c = collector()
   const sub = s.subscribe(c)
-  s.handle({ type: 'user.message', sessionId: 's1', content: 'one' })
+  void s.handle({ type: 'user.message', sessionId: 's1', content: 'one' })
   await c.ended
   assert.equal(m.evictIdle(Date.now() + 1), 0, 'a session with a subscriber stays')
   sub.close()
@@ -54,7 +54,7 @@ test('idle sessions are unloaded and reload from the store with history and seq 
   assert.deepEqual(again.model.messages, s.model.messages)
   const c2 = collector()
   again.subscribe(c2)
-  again.handle({ type: 'user.message', sessionId: 's1', content: 'two' })
+  void again.handle({ type: 'user.message', sessionId: 's1', content: 'two' })
   await c2.ended
   assert.equal(c2.events[0]!.seq, s.lastSeq + 1)
 })
@@ -63,6 +63,6 @@ test('a session with an active run is never unloaded', async (t) => {
   const m = manager()
   t.after(() => m.shutdown())
   const s = await m.open('s2', 'p')
-  s.handle({ type: 'user.message', sessionId: 's2', content: 'x' })
+  void s.handle({ type: 'user.message', sessionId: 's2', content: 'x' })
   assert.equal(m.evictIdle(Date.now() + 1), 0)
 })

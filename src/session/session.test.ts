@@ -119,7 +119,7 @@ function setup(agents: AgentDefinition[], opts: { limits?: Partial<Limits>; back
 }
 
 const say = (session: Session, content: string, extra: Partial<Extract<Command, { type: 'user.message' }>> = {}): string => {
-  session.handle({ type: 'user.message', sessionId: session.id, content, ...extra })
+  void session.handle({ type: 'user.message', sessionId: session.id, content, ...extra })
   const runId = session.activeRunId
   assert.ok(runId, 'a user message starts a run')
   return runId
@@ -232,7 +232,7 @@ test('one active run per session: a new user.message interrupts the previous run
   await s.store.flush()
 
   const textEnd = rec.events.find((e) => e.type === 'text.end' && e.messageId === start.messageId)
-  const error = rec.of(run1).find((e) => e.type === 'run.error') as EventOf<'run.error'> | undefined
+  const error = rec.of(run1).find((e): e is EventOf<'run.error'> => e.type === 'run.error')
   const started2 = await rec.next('run.started', run2)
   const user2 = await rec.next('message.user', run2)
   assert.ok(textEnd && error, 'the open message was ended and the run ended with an error')
@@ -273,7 +273,7 @@ test('approve() resolves when the approval.response arrives', async () => {
   assert.deepEqual(results, [], 'the agent waits for the answer')
 
   assert.throws(() => session.handle({ type: 'approval.response', approvalId: 'appr_unknown', approved: true }), isCode('not_found'))
-  session.handle({ type: 'approval.response', approvalId: req.approvalId, approved: true, feedback: 'go ahead' })
+  void session.handle({ type: 'approval.response', approvalId: req.approvalId, approved: true, feedback: 'go ahead' })
   assert.equal((await rec.end(runId)).type, 'run.finished')
   assert.deepEqual(results, [{ approved: true, feedback: 'go ahead', by: 'user' }])
   const resolved = await rec.next('approval.resolved', runId)
@@ -330,7 +330,7 @@ test('callTool on a client tool waits for the tool.result and returns it', async
   assert.deepEqual(got, [], 'the agent waits for the client')
   assert.throws(() => session.handle({ type: 'tool.result', toolCallId: 'call_other', outcome: 'success' }), isCode('not_found'))
 
-  session.handle({ type: 'tool.result', toolCallId: call.toolCallId, outcome: 'success', result: { path: '/a.txt' } })
+  void session.handle({ type: 'tool.result', toolCallId: call.toolCallId, outcome: 'success', result: { path: '/a.txt' } })
   assert.equal((await rec.end(runId)).type, 'run.finished')
   assert.deepEqual(got, [{ path: '/a.txt' }])
   const result = await rec.next('tool.result', runId)
@@ -562,8 +562,8 @@ test('state.replace and history.replace record snapshots that the model and a re
     { id: 'm1', role: 'user' as const, content: 'hi' },
     { id: 'm2', role: 'assistant' as const, content: 'hello' },
   ]
-  session.handle({ type: 'state.replace', sessionId: session.id, state: { theme: 'dark' } })
-  session.handle({ type: 'history.replace', sessionId: session.id, messages })
+  void session.handle({ type: 'state.replace', sessionId: session.id, state: { theme: 'dark' } })
+  void session.handle({ type: 'history.replace', sessionId: session.id, messages })
   await rec.next('messages.snapshot')
   assert.deepEqual(session.model.state, { theme: 'dark' })
   assert.deepEqual(session.model.messages, messages)

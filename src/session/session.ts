@@ -26,11 +26,11 @@ export interface SessionDeps {
   /** May a new run start now (the server-wide concurrent-run limit)? @default always */
   admitRun?(): boolean
   /** Cluster mode: carries out a command on a replica (takes the lease, or forwards to the writer). */
-  route?(session: Session, cmd: Command): Promise<ForwardOutcome | undefined>
+  route?: (session: Session, cmd: Command) => Promise<ForwardOutcome | undefined>
   /** Cluster mode: the store refused this session's events (another node writes it now); resynchronise. */
-  rejected?(session: Session): void
+  rejected?: (session: Session) => void
   /** Cluster mode: tells every node where a request id waits (null: it no longer does). */
-  sharePending?(id: string, sessionId: SessionId | null): void
+  sharePending?: (id: string, sessionId: SessionId | null) => void
 }
 
 /** How a session starts out besides its record. */
@@ -88,8 +88,8 @@ export class Session implements CommitListener {
    * gone, so close what it left open (found by the manager in the log) and end it for the clients.
    */
   private closeInterruptedRun(runId: string, closing: readonly EventBody[], message = 'the server stopped while this run was active'): void {
-    for (const body of closing) this.append(runId, body)
-    this.append(runId, { type: 'run.error', code: 'interrupted', message })
+    for (const body of closing) this.appendNow(runId, body)
+    this.appendNow(runId, { type: 'run.error', code: 'interrupted', message })
   }
 
   /** True while this node writes the session (see the class comment). */
@@ -191,16 +191,21 @@ export class Session implements CommitListener {
     return undefined
   }
 
+  /** Appends without waiting for flow control (commands and run teardown: short, bounded bursts). */
+  appendNow(runId: string, body: EventBody): void {
+    void this.append(runId, body)
+  }
+
   /** Ends a run once: closes its open messages, then run.finished or run.error. */
   end(run: Run, body: Extract<EventBody, { type: 'run.finished' | 'run.error' }>): void {
     if (run.ended) return
     run.ended = true
-    closeBursts(run, (b) => this.append(run.id, b), run.signal.reason)
-    for (const messageId of run.openReasoning) this.append(run.id, { type: 'reasoning.end', messageId })
-    for (const messageId of run.openText) this.append(run.id, { type: 'text.end', messageId })
+    closeBursts(run, (b) => this.appendNow(run.id, b), run.signal.reason)
+    for (const messageId of run.openReasoning) this.appendNow(run.id, { type: 'reasoning.end', messageId })
+    for (const messageId of run.openText) this.appendNow(run.id, { type: 'text.end', messageId })
     run.openText.clear()
     run.openReasoning.clear()
-    this.append(run.id, body)
+    this.appendNow(run.id, body)
     if (this.role.kind === 'writer') this.role.ended(run)
     this.deps.store.touch(this)
     this.runEnded(run.id, body.type === 'run.error' ? body.code : 'finished')

@@ -43,7 +43,7 @@ export class Writer {
         )
         return
       case 'context.update':
-        s.append(runId, { type: 'context.update', name: cmd.name, description: cmd.description, context: cmd.context, triggering: cmd.triggering })
+        s.appendNow(runId, { type: 'context.update', name: cmd.name, description: cmd.description, context: cmd.context, triggering: cmd.triggering })
         if (cmd.triggering) {
           this.startRun({ kind: 'context', text: cmd.description, name: cmd.name, context: cmd.context, messageId: newId('ctx'), clientTools: [] })
         }
@@ -52,14 +52,14 @@ export class Writer {
         if (this.run?.clientTools.resolve(cmd.toolCallId, cmd)) return
         if (cmd.triggering === false) {
           // Nobody waits for it (a canceled result after cancel-tool-call, a side-effect-only tool): record only.
-          s.append(runId, { type: 'custom', name: 'tool.result.unsolicited', value: unsolicited(cmd) })
+          s.appendNow(runId, { type: 'custom', name: 'tool.result.unsolicited', value: unsolicited(cmd) })
           return
         }
         throw new ParlanceError('not_found', `no pending client tool call ${cmd.toolCallId}`, { toolCallId: cmd.toolCallId })
       case 'addon.event': {
         const context = cmd.data.context
         if (typeof context === 'object' && context !== null && !Array.isArray(context)) {
-          s.append(runId, {
+          s.appendNow(runId, {
             type: 'context.update',
             name: 'addon-tool-event',
             description: `context from addon tool call ${cmd.toolCallId}`,
@@ -80,13 +80,13 @@ export class Writer {
         this.stop('cancelled', cmd.reason ?? 'cancelled by the client')
         return
       case 'custom.record':
-        s.append(runId, { type: 'custom', name: cmd.name, value: cmd.value })
+        s.appendNow(runId, { type: 'custom', name: cmd.name, value: cmd.value })
         return
       case 'state.replace':
-        s.append(runId, { type: 'state.snapshot', snapshot: cmd.state })
+        s.appendNow(runId, { type: 'state.snapshot', snapshot: cmd.state })
         return
       case 'history.replace':
-        s.append(runId, { type: 'messages.snapshot', messages: cmd.messages })
+        s.appendNow(runId, { type: 'messages.snapshot', messages: cmd.messages })
         return
       case 'session.resume':
       case 'ack':
@@ -98,8 +98,8 @@ export class Writer {
   stop(code: 'interrupted' | 'cancelled', message: string): void {
     const run = this.run
     if (!run || run.ended) return
-    for (const [toolCallId, meta] of run.clientTools.entries()) this.s.append(run.id, { type: 'tool.cancel', toolCallId, toolName: meta.toolName, reason: message })
-    for (const [approvalId] of run.approvals.entries()) this.s.append(run.id, { type: 'approval.resolved', approvalId, approved: false, by: 'cancel' })
+    for (const [toolCallId, meta] of run.clientTools.entries()) this.s.appendNow(run.id, { type: 'tool.cancel', toolCallId, toolName: meta.toolName, reason: message })
+    for (const [approvalId] of run.approvals.entries()) this.s.appendNow(run.id, { type: 'approval.resolved', approvalId, approved: false, by: 'cancel' })
     run.abort(new ParlanceError(code, message))
     this.s.end(run, { type: 'run.error', code, message })
   }
@@ -136,8 +136,8 @@ export class Writer {
     s.agentName = name
     const run = new Run(newId('run'), name, input, s.lastSeq + 1)
     this.run = run
-    if (input.kind === 'message') s.append(run.id, { type: 'message.user', messageId: input.messageId, content: input.text, metadata: input.metadata })
-    s.append(run.id, { type: 'run.started', agent: name })
+    if (input.kind === 'message') s.appendNow(run.id, { type: 'message.user', messageId: input.messageId, content: input.text, metadata: input.metadata })
+    s.appendNow(run.id, { type: 'run.started', agent: name })
     s.deps.hooks.runStarted?.(s)
     void this.execute(run, agent)
   }

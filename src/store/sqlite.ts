@@ -156,16 +156,16 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
         updatedAt: row.updated_at,
         lastSeq: row.last_seq,
         activeRunId: row.active_run_id,
-        state: JSON.parse(row.state),
-        messages: JSON.parse(row.messages),
+        state: JSON.parse(row.state) as SessionRecord['state'],
+        messages: JSON.parse(row.messages) as SessionRecord['messages'],
       } satisfies SessionRecord
     },
     async listSessions(limit) {
       return selectSessions.all(limit).map(
         (row): SessionSummary => ({
-          id: row.id as SessionId,
+          id: row.id,
           agent: row.agent,
-          owner: row.owner as Principal,
+          owner: row.owner,
           lastSeq: row.last_seq,
           updatedAt: row.updated_at,
           activeRunId: row.active_run_id,

@@ -12,7 +12,7 @@ type Msg = { role: string; content?: string | null; tool_calls?: Array<{ id: str
 export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ messages: Msg[]; tools?: unknown[] }>; aborted: () => number; close(): Promise<void> }> {
   const requests: Array<{ messages: Msg[]; tools?: unknown[] }> = []
   let aborted = 0
-  const server: Server = createServer(async (req: IncomingMessage, res) => {
+  const server: Server = createServer((req: IncomingMessage, res) => void (async () => {
     let body = ''
     for await (const c of req) body += c
     const input = JSON.parse(body) as { messages: Msg[]; tools?: unknown[] }
@@ -55,7 +55,7 @@ export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ mes
       send({}, 'stop')
       res.end('data: [DONE]\n\n')
     }
-  })
+  })())
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const port = (server.address() as AddressInfo).port
   return {

@@ -66,7 +66,7 @@ export async function connectAgui(o: ConnectOptions, threadId = uid()): Promise<
         const outcome = (e.outcome ?? { type: 'success' }) as { type: string; pendingToolCallIds?: string[]; interrupts?: Array<Record<string, unknown>> }
         for (const id of outcome.pendingToolCallIds ?? []) announce(id, true)
         for (const i of outcome.interrupts ?? []) {
-          const p = ((i.metadata as { parlance?: Record<string, unknown> } | undefined)?.parlance ?? {}) as Record<string, unknown>
+          const p = ((i.metadata as { parlance?: Record<string, unknown> } | undefined)?.parlance ?? {})
           sink.approval({ id: str(i.id), tool: str(p.toolName), args: p.args ?? {}, risk: str(p.risk) || 'medium', reasoning: str(i.message) })
         }
         sink.runEnded(outcome.pendingToolCallIds?.length ? 'paused for a client tool' : outcome.type)

@@ -21,7 +21,7 @@ export async function connectHai(o: ConnectOptions, sessionId = uid()): Promise<
         if (m.is_final) sink.textEnd(m.message_id)
         break
       case 'assistant_message': {
-        const id = String(m.metadata?.message_id ?? uid())
+        const id = typeof m.metadata?.message_id === 'string' ? m.metadata.message_id : uid()
         sink.textDelta(id, m.content)
         sink.textEnd(id)
         break

@@ -24,7 +24,7 @@ export async function connectMyAgent(o: ConnectOptions): Promise<DialectAdapter>
   const streamed = new Set<string>()
   const handle = (e: MyAgentServerEvent) => {
     const c = e.content as Record<string, unknown> | string | null
-    const obj = (typeof c === 'object' && c !== null ? c : {}) as Record<string, unknown>
+    const obj = (typeof c === 'object' && c !== null ? c : {})
     const md = e.metadata
     const step = e.step_id ?? ''
     switch (e.event) {

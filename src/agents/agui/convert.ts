@@ -1,6 +1,6 @@
 import type { Message, Tool } from '@ag-ui/client'
 import type { RunContext, ToolDefinition } from '../../agent/index.js'
-import { ERROR_CODES, ParlanceError, toolResultOf, type ErrorCode, type HistoryMessage, type Json } from '../../core/index.js'
+import { ERROR_CODES, ParlanceError, stringOf, toolResultOf, type ErrorCode, type HistoryMessage, type Json } from '../../core/index.js'
 import { CUSTOM, toAguiMessage as toWire } from '../../dialects/agui/index.js'
 
 /**
@@ -48,11 +48,11 @@ export function requestError(url: string, err: unknown): ParlanceError {
   const e = err as { status?: unknown; payload?: unknown; message?: unknown; cause?: { message?: unknown; code?: unknown } }
   if (typeof e?.status === 'number') {
     const payload = e.payload as { error?: { message?: unknown } } | undefined
-    const detail = typeof payload?.error?.message === 'string' ? payload.error.message : String(e.message ?? '')
+    const detail = typeof payload?.error?.message === 'string' ? payload.error.message : stringOf(e.message)
     return new ParlanceError(e.status >= 500 ? 'unavailable' : 'execution_error', `the remote AG-UI agent at ${url} answered HTTP ${e.status}: ${detail}`, { remote: url, status: e.status }, { cause: err })
   }
   const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err)
-  return new ParlanceError('unavailable', `the remote AG-UI agent at ${url} could not be reached (${String(cause)})`, { remote: url }, { cause: err })
+  return new ParlanceError('unavailable', `the remote AG-UI agent at ${url} could not be reached (${stringOf(cause)})`, { remote: url }, { cause: err })
 }
 
 /**

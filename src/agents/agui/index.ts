@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { HttpAgent, isInterruptExpired, type Interrupt, type Message, type ResumeEntry } from '@ag-ui/client'
 import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
-import { ParlanceError, toolResultText, type RiskLevel } from '../../core/index.js'
+import { ParlanceError, toolResultText, toParlanceError, type RiskLevel } from '../../core/index.js'
 import { offeredTools, parlanceCancelUrl, remoteMessages, remoteRunError, requestError } from './convert.js'
 import { EventRelay, type PendingCall, type RemoteOutcome } from './relay.js'
 
@@ -106,7 +106,7 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
     )
     await relay.settle()
     if (ctx.signal.aborted) throw ctx.signal.reason
-    if (relay.failure !== undefined) throw relay.failure
+    if (relay.failure !== undefined) throw toParlanceError(relay.failure)
     if (failed !== undefined) {
       link.active = false // the request itself failed: no remote run to cancel
       throw requestError(url, failed)

@@ -1,6 +1,6 @@
 import { EventType, getRunOutcome, type BaseEvent, type Interrupt, type RunFinishedEvent } from '@ag-ui/client'
 import type { Plan, RunContext } from '../../agent/index.js'
-import type { Json, PatchOp, PlanTask, RunStatus } from '../../core/index.js'
+import { stringOf, type Json, type PatchOp, type PlanTask, type RunStatus } from '../../core/index.js'
 import { TextChannel } from './channel.js'
 import { PARLANCE_CUSTOM, parseContent } from './convert.js'
 
@@ -62,7 +62,7 @@ function parseArgs(raw: string): Record<string, unknown> {
   if (!raw) return {}
   try {
     const v = JSON.parse(raw) as unknown
-    return isObject(v) ? v : { value: v as Json }
+    return isObject(v) ? v : { value: v }
   } catch {
     return { arguments: raw }
   }
@@ -142,14 +142,14 @@ export class EventRelay {
 
   private async relay(e: BaseEvent): Promise<void> {
     const ctx = this.ctx
-    const ev = e as BaseEvent & Record<string, unknown>
+    const ev = e
     switch (e.type) {
       case EventType.TOOL_CALL_START:
         this.calls.set(String(ev.toolCallId), { name: String(ev.toolCallName), args: '', ended: false })
         return
       case EventType.TOOL_CALL_ARGS: {
         const call = this.calls.get(String(ev.toolCallId))
-        if (call) call.args += String(ev.delta ?? '')
+        if (call) call.args += stringOf(ev.delta)
         return
       }
       case EventType.TOOL_CALL_END: {
@@ -166,7 +166,7 @@ export class EventRelay {
       case EventType.RUN_FINISHED:
         return this.finished(e as RunFinishedEvent)
       case EventType.RUN_ERROR:
-        this.outcome = { type: 'error', message: String(ev.message ?? 'unknown error'), ...(typeof ev.code === 'string' ? { code: ev.code } : {}) }
+        this.outcome = { type: 'error', message: stringOf(ev.message, 'unknown error'), ...(typeof ev.code === 'string' ? { code: ev.code } : {}) }
         return
       case EventType.RUN_STARTED:
         return
@@ -256,7 +256,7 @@ export class EventRelay {
         return
       case PARLANCE_CUSTOM.plan: {
         const list: unknown[] = Array.isArray(v.tasks) ? v.tasks : []
-        const tasks = list.filter(isObject).map((t, i): PlanTask => ({ id: String(t.id ?? `task_${i + 1}`), title: String(t.title ?? '') }))
+        const tasks = list.filter(isObject).map((t, i): PlanTask => ({ id: stringOf(t.id, `task_${i + 1}`), title: stringOf(t.title) }))
         const plan = await ctx.plan(tasks)
         if (typeof v.planId === 'string') this.plans.set(v.planId, plan)
         return
@@ -303,7 +303,7 @@ export class EventRelay {
       const call = this.calls.get(id)
       if (!call) continue
       if (this.clientToolNames.has(call.name)) keep.push(id)
-      else this.report(call)
+      else void this.report(call)
     }
     this.held = keep
   }

@@ -24,14 +24,14 @@ function* counting(n: number): Generator<string> {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
+    if (signal.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
     const t = setTimeout(() => {
       signal.removeEventListener('abort', onAbort)
       resolve()
     }, ms)
     const onAbort = () => {
       clearTimeout(t)
-      reject(signal.reason)
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'))
     }
     signal.addEventListener('abort', onAbort, { once: true })
   })
@@ -61,7 +61,7 @@ async function remove(ctx: RunContext): Promise<void> {
   if (!answer.approved) return void (await say(ctx, `Not approved, so notes/demo.txt was not deleted.${answer.feedback ? ` (${answer.feedback})` : ''}`))
   await ctx.status('executing_tools', 'Deleting notes/demo.txt')
   const result = await ctx.callTool('delete_file', args)
-  await say(ctx, `Done: ${String(result)}.`)
+  await say(ctx, `Done: ${typeof result === 'string' ? result : JSON.stringify(result)}.`)
 }
 
 async function plan(ctx: RunContext): Promise<void> {

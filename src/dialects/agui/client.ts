@@ -60,7 +60,8 @@ export class AguiClient {
     if (!res.ok || !res.body) throw new Error(`AG-UI request failed: ${res.status} ${await res.text()}`)
     for await (const msg of readSse(res.body)) {
       const id = msg.id !== undefined && msg.id !== '' ? Number(msg.id) : undefined
-      const received: AguiReceived = id === undefined ? { event: JSON.parse(msg.data) } : { id, event: JSON.parse(msg.data) }
+      const event = JSON.parse(msg.data) as AguiReceived['event']
+      const received: AguiReceived = id === undefined ? { event } : { id, event }
       if (id !== undefined) this.lastIds.set(threadId, id)
       this.options.tap?.('in', received)
       yield received

@@ -1,4 +1,4 @@
-import { checkJsonShape, parseJson, ParlanceError, type Limits } from '../../core/index.js'
+import { checkJsonShape, parseJson, ParlanceError, type Limits, stringOf } from '../../core/index.js'
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Message, MessageByRole, RunAgentInput, type AguiRunInput } from './wire.js'
@@ -30,8 +30,8 @@ export function decodeRunInput(body: string, limits: Pick<Limits, 'maxJsonDepth'
   const v = parsed.value
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail('RunAgentInput must be a JSON object', '')
   const shape = checkJsonShape(v, limits.maxJsonDepth)
-  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { ...shape.details, field: fieldOf(String(shape.details?.path ?? '')) }) }
-  if (runInputChecker.Check(v)) return { ok: true, input: v as AguiRunInput }
+  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { ...shape.details, field: fieldOf(stringOf(shape.details?.path)) }) }
+  if (runInputChecker.Check(v)) return { ok: true, input: v }
   return fail(...explain(v as Record<string, unknown>))
 }
 

@@ -7,7 +7,7 @@ import { encode, ending, fromAguiMessage, runFinished, runStarted, toAguiMessage
 
 const view: AguiView = { threadId: 'thread-1', runId: 'run-1' }
 let seq = 0
-const at = (body: EventBody, runId = 'prun-1'): StoredEvent => ({ ...body, sessionId: 'thread-1', runId, seq: ++seq, ts: 1_700_000_000_000 }) as StoredEvent
+const at = (body: EventBody, runId = 'prun-1'): StoredEvent => ({ ...body, sessionId: 'thread-1', runId, seq: ++seq, ts: 1_700_000_000_000 })
 
 /** SSE text → [{id, event}]. */
 function parse(sse: string): Array<{ id?: number; event: Record<string, unknown> }> {
@@ -128,7 +128,7 @@ async function throughHttpAgent(events: StoredEvent[], tail = ''): Promise<{ age
   const agent = new HttpAgent({ url: 'http://agui.invalid/agui', threadId: view.threadId, fetch: async () => new Response(sse, { headers: { 'content-type': 'text/event-stream' } }) })
   agent.addMessage({ id: 'u1', role: 'user', content: 'weather?' })
   const received: Array<Record<string, unknown>> = []
-  await agent.runAgent({ runId: view.runId }, { onEvent: ({ event }) => void received.push(event as never) })
+  await agent.runAgent({ runId: view.runId }, { onEvent: ({ event }) => void received.push(event) })
   return { agent, received }
 }
 

@@ -1,4 +1,4 @@
-import { toolResultText, type HistoryMessage, type StoredEvent } from '../../core/index.js'
+import { stringOf, toolResultText, type HistoryMessage, type StoredEvent } from '../../core/index.js'
 import { AGUI_ERRORS } from './errors.js'
 import { CUSTOM, type AguiMessage } from './wire.js'
 
@@ -35,7 +35,7 @@ export function textOf(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   let out = ''
-  for (const p of content) if (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text') out += String((p as { text?: unknown }).text ?? '')
+  for (const p of content) if (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text') out += stringOf((p as { text?: unknown }).text)
   return out
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, type Command, type Json } from '../../core/index.js'
+import { ParlanceError, stringOf, type Command, type Json } from '../../core/index.js'
 import { answerErrors, carryOut, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
@@ -76,20 +76,20 @@ function reconcile(deps: EndpointDeps, session: Session, body: ChatRequest, agen
     if (m.role !== 'assistant') continue
     for (const p of m.parts as UIPart[]) {
       if (!isToolPart(p)) continue
-      const toolCallId = String(p.toolCallId ?? '')
+      const toolCallId = stringOf(p.toolCallId)
       const approval = p.approval as { id?: string; approved?: boolean; reason?: string } | undefined
       if (p.state === 'approval-responded' && approval?.id && session.waitsFor(approval.id)) {
         out.push({ type: 'approval.response', sessionId, approvalId: approval.id, approved: approval.approved === true, ...(approval.reason ? { feedback: approval.reason } : {}) })
       } else if (p.state === 'output-available' && session.waitsFor(toolCallId)) {
         out.push({ type: 'tool.result', sessionId, toolCallId, outcome: 'success', result: (p.output ?? null) as Json })
       } else if (p.state === 'output-error' && session.waitsFor(toolCallId)) {
-        out.push({ type: 'tool.result', sessionId, toolCallId, outcome: 'failure', error: String(p.errorText ?? 'the client tool failed') })
+        out.push({ type: 'tool.result', sessionId, toolCallId, outcome: 'failure', error: stringOf(p.errorText, 'the client tool failed') })
       }
     }
   }
   const last = body.messages[body.messages.length - 1]
   if (last?.role === 'user' && !session.model.messages.some((m) => m.id === last.id)) {
-    const text = (last.parts as UIPart[]).flatMap((p) => (p.type === 'text' ? [String(p.text ?? '')] : [])).join('')
+    const text = (last.parts as UIPart[]).flatMap((p) => (p.type === 'text' ? [stringOf(p.text)] : [])).join('')
     if (text) out.push({ type: 'user.message', sessionId, content: text, messageId: last.id, ...(agent ? { agent } : {}) })
   }
   return out

@@ -1,4 +1,4 @@
-import { checkJsonShape, parseJson, ParlanceError, type Limits } from '../../core/index.js'
+import { checkJsonShape, parseJson, ParlanceError, type Limits, stringOf } from '../../core/index.js'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ChatRequest } from './wire.js'
 
@@ -13,8 +13,8 @@ export function decodeChat(body: string, limits: Pick<Limits, 'maxJsonDepth'>): 
   const v = parsed.value
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return { ok: false, error: new ParlanceError('invalid_message', 'the body must be a JSON object', {}) }
   const shape = checkJsonShape(v, limits.maxJsonDepth)
-  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: String(shape.details?.path ?? '').replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') }) }
-  if (chatRequestChecker.Check(v)) return { ok: true, request: v as ChatRequest }
+  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: stringOf(shape.details?.path).replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') }) }
+  if (chatRequestChecker.Check(v)) return { ok: true, request: v }
   const first = chatRequestChecker.Errors(v).First()
   const field = (first?.path ?? '').replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')
   return { ok: false, error: new ParlanceError('invalid_message', `${field || 'body'}: ${first?.message.toLowerCase() ?? 'is invalid'}`, { field }) }

@@ -116,7 +116,7 @@ test('the seed table matches every outbound fixture (the reference shapes)', () 
 const view = haiView('sess-1', 'agent-1')
 let seq = 0
 function ev(body: EventBody): StoredEvent {
-  return { ...body, sessionId: 'sess-1', runId: 'run_1', seq: ++seq, ts: 1_700_000_000_000 } as StoredEvent
+  return { ...body, sessionId: 'sess-1', runId: 'run_1', seq: ++seq, ts: 1_700_000_000_000 }
 }
 
 /** Encodes, parses and checks every frame against the seed; returns the parsed frames. */

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import { checkJsonShape, classifyRpc, parseRpc, type MethodCheck, type RpcInbound, type RpcParsed } from '../../core/index.js'
+import { checkJsonShape, classifyRpc, parseRpc, type MethodCheck, type RpcInbound, type RpcParsed, stringOf } from '../../core/index.js'
 import { RPC } from './errors.js'
 import { METHODS, OPTIONAL_PARAMS, params as PARAMS, TIME_FIELDS, type Method } from './wire.js'
 
@@ -35,7 +35,7 @@ function checkMethod(name: string, params: unknown, maxDepth: number): MethodChe
   }
   const method = name as Method
   const shape = checkJsonShape(params, maxDepth)
-  if (shape) return fail(RPC.invalidParams, `Invalid params: ${shape.message}`, { field: field(String(shape.details?.path ?? '')), reason: shape.code })
+  if (shape) return fail(RPC.invalidParams, `Invalid params: ${shape.message}`, { field: field(stringOf(shape.details?.path)), reason: shape.code })
   const checker = checkers[method]
   const value = params === undefined && OPTIONAL_PARAMS.has(method) ? {} : params
   if (!checker.Check(value)) {

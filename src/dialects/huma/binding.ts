@@ -70,7 +70,7 @@ export function humaAuth(auth: Readonly<Record<string, unknown>>): HumaAuth | Pa
   if (afterSeq !== undefined && (typeof afterSeq !== 'number' || !Number.isSafeInteger(afterSeq) || afterSeq < 0)) {
     return new ParlanceError('invalid_message', 'handshake auth "afterSeq" must be a non-negative integer', { field: 'auth.afterSeq' })
   }
-  return { sessionId: (sessionId as string | undefined) ?? randomUUID(), ...(afterSeq !== undefined ? { afterSeq: afterSeq as number } : {}) }
+  return { sessionId: (sessionId) ?? randomUUID(), ...(afterSeq !== undefined ? { afterSeq: afterSeq } : {}) }
 }
 
 /**

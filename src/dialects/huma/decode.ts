@@ -1,5 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { checkJsonShape, parseJson, ParlanceError, type Command, type Decoded, type Json, type Limits } from '../../core/index.js'
+import { checkJsonShape, parseJson, ParlanceError, type Command, type Decoded, type Json, type Limits, stringOf } from '../../core/index.js'
 import { APPROVAL_TOOL, FIELD_RULES, INBOUND, MAX_NAME_CHARS, MAX_RESULT_CHARS, type InboundType } from './wire.js'
 
 /** Compiled checkers of the client events, by `type`. */
@@ -30,7 +30,7 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
   const t = type as InboundType
   const shapeError = checkJsonShape(msg, limits.maxJsonDepth)
   if (shapeError) {
-    const path = String(shapeError.details?.path ?? '')
+    const path = stringOf(shapeError.details?.path)
     const field = path.replace(/^\//, '') || 'type'
     return fail(shapeError.code, `${t}: ${shapeError.message} (field "${field}")`, { field })
   }

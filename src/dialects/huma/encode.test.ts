@@ -20,7 +20,7 @@ function socketView() {
 }
 
 let seq = 0
-const ev = (body: EventBody): StoredEvent => ({ ...body, sessionId: 's1', runId: 'r1', seq: ++seq, ts: 1 }) as StoredEvent
+const ev = (body: EventBody): StoredEvent => ({ ...body, sessionId: 's1', runId: 'r1', seq: ++seq, ts: 1 })
 
 const str = (v: unknown) => typeof v === 'string'
 const obj = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -1,4 +1,4 @@
-import { checkJsonShape, parseJson, ParlanceError, type Command, type Json, type Limits } from '../../core/index.js'
+import { checkJsonShape, parseJson, ParlanceError, type Command, type Json, type Limits, stringOf } from '../../core/index.js'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { inbound, NULLABLE_CONTENT, type InboundEvent } from './wire.js'
 
@@ -36,7 +36,7 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
     return fail('unknown_type', `unknown event "${m.event.slice(0, 64)}"; accepted: ${NAMES}`, 'event', 'one of the user.* events', sessionId)
   }
   const shape = checkJsonShape(v, limits.maxJsonDepth)
-  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: String(shape.details?.path ?? '').replace(/^\//, '').replace(/\//g, '.'), constraint: shape.code }) }
+  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: stringOf(shape.details?.path).replace(/^\//, '').replace(/\//g, '.'), constraint: shape.code }) }
   const event = m.event as InboundEvent
   const checker = checkers[event]
   const subject = m.content === null && NULLABLE_CONTENT.has(event) ? withoutContent(m) : v

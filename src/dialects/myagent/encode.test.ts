@@ -32,7 +32,7 @@ function run(v0: MyAgentView, bodies: EventBody[]): MyAgentEvent[] {
   const out: MyAgentEvent[] = []
   let v = v0
   for (const body of bodies) {
-    const e = { ...body, sessionId: 'sess_1', runId: 'run_1', seq: ++seq, ts: T0 + seq * 10 } as StoredEvent
+    const e = { ...body, sessionId: 'sess_1', runId: 'run_1', seq: ++seq, ts: T0 + seq * 10 }
     const encoded = encode([e], v)
     v = encoded.view
     const frames = encoded.frames.map((f) => JSON.parse(f) as MyAgentEvent)
@@ -173,7 +173,7 @@ test('every canonical error code has an event and a seed code; validation answer
 
 test('a batch never changes the view it is given; what it learns is in the view it returns', () => {
   const v = view('conn_1', 'sess_1')
-  const at = (body: EventBody, n: number) => ({ ...body, sessionId: 'sess_1', runId: 'run_1', seq: n, ts: T0 + n }) as StoredEvent
+  const at = (body: EventBody, n: number) => ({ ...body, sessionId: 'sess_1', runId: 'run_1', seq: n, ts: T0 + n })
   const first = encode([at({ type: 'message.user', messageId: 'u', content: 'q?' }, 1), at({ type: 'text.start', messageId: 'm' }, 2), at({ type: 'text.delta', messageId: 'm', delta: 'Hel' }, 3)], v)
   assert.deepEqual([v.question, v.texts.size], ['', 0], 'the input view is untouched')
   assert.equal(first.view.question, 'q?')

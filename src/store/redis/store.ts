@@ -163,15 +163,15 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
         await commitCmd.parlanceCommit(args.keys.length, ...args.keys, nodeId, maxlen, leaseMs, args.groups, ...args.argv)
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err)
-        if (message.startsWith('FENCED ')) throw new StoreConflict(message.slice(7).split(' ') as SessionId[])
-        if (message.startsWith('SEQ ')) throw new Error(message.slice(4))
+        if (message.startsWith('FENCED ')) throw new StoreConflict(message.slice(7).split(' '))
+        if (message.startsWith('SEQ ')) throw new Error(message.slice(4), { cause: err })
         throw err
       }
     },
     async readEvents(sessionId, afterSeq, limit) {
       if (limit <= 0) return []
       const entries = (await unreachable(redis.xrange(keys.log(sessionId), `${afterSeq + 1}-0`, '+', 'COUNT', limit))) as Array<[string, string[]]>
-      const out: StoredEvent[] = new Array(entries.length)
+      const out = new Array<StoredEvent>(entries.length)
       for (let i = 0; i < entries.length; i++) out[i] = JSON.parse(entries[i]![1][1]!) as StoredEvent
       return out
     },
@@ -186,8 +186,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
         updatedAt: Number(h.updatedAt),
         lastSeq: Number(h.lastSeq ?? 0),
         activeRunId: h.activeRunId ? h.activeRunId : null,
-        state: JSON.parse(h.state ?? '{}'),
-        messages: JSON.parse(h.messages ?? '[]'),
+        state: JSON.parse(h.state ?? '{}') as SessionRecord['state'],
+        messages: JSON.parse(h.messages ?? '[]') as SessionRecord['messages'],
       } satisfies SessionRecord
     },
     async listSessions(limit) {

@@ -1,4 +1,4 @@
-import { ParlanceError, type Json, type StoredEvent } from '../../../core/index.js'
+import { ParlanceError, stringOf, type Json, type StoredEvent } from '../../../core/index.js'
 import { RAW_EVENTS, type Session, type SessionManager } from '../../../session/index.js'
 import type { TaskRef } from './governance.js'
 import type { Params } from './peer.js'
@@ -65,11 +65,11 @@ export async function runBuiltinTask(sessions: SessionManager, task: TaskRef, ag
     )
     const fail = (err: unknown) => {
       sub.close()
-      reject(err)
+      reject(err instanceof Error ? err : new Error(String(err)))
     }
     try {
       hooks.started(session)
-      const metadata = { sourceAgent: String(p.sourceAgent), priority: String(p.priority ?? 'medium'), context: (p.context ?? {}) as Json, taskId: task.taskId }
+      const metadata = { sourceAgent: stringOf(p.sourceAgent), priority: stringOf(p.priority, 'medium'), context: (p.context ?? {}) as Json, taskId: task.taskId }
       session.handle({ type: 'user.message', sessionId: session.id, content, agent, metadata })?.catch(fail)
     } catch (err) {
       fail(err)

@@ -1,4 +1,4 @@
-import type { Json } from '../../../core/index.js'
+import { stringOf, type Json } from '../../../core/index.js'
 import { RPC, type RpcErrorObject } from '../errors.js'
 import { EXTENSION_METHODS, METHODS, type Method } from '../wire.js'
 import { type RpcId } from '../../../core/index.js'
@@ -91,9 +91,9 @@ export class Hub {
       case 'tool/integration':
         return this.tools.call(peer, p)
       case 'audit/log':
-        return this.audit.record({ action: String(p.action), actor: String(p.actor), ...(p.target !== undefined ? { target: String(p.target) } : {}), details: (p.details ?? {}) as Json, timestamp: String(p.timestamp) })
+        return this.audit.record({ action: stringOf(p.action), actor: stringOf(p.actor), ...(p.target !== undefined ? { target: stringOf(p.target) } : {}), details: (p.details ?? {}) as Json, timestamp: stringOf(p.timestamp) })
       case 'audit/query':
-        return { entries: await this.audit.query(p as Parameters<Audit['query']>[0]) }
+        return { entries: await this.audit.query(p) }
     }
   }
 

@@ -56,7 +56,7 @@ export class Registry {
     const taken = this.sessions.agent(agentId) ? 'a built-in agent' : this.remote.get(agentId)?.peer !== peer && this.remote.has(agentId) ? 'another connection' : null
     if (taken) throw new ParlanceError('conflict', `agent ${agentId} is already registered by ${taken}`, { agentId })
     const dependencies = (p.dependencies as string[] | undefined) ?? []
-    const opt = (k: string) => (typeof p[k] === 'string' ? { [k]: p[k] as string } : {})
+    const opt = (k: string) => (typeof p[k] === 'string' ? { [k]: p[k] } : {})
     this.remote.set(agentId, {
       peer,
       info: { capabilities: p.capabilities as Record<string, unknown>, governanceLevel: String(p.governanceLevel), ...opt('version'), ...opt('author'), ...opt('description'), dependencies },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ToolDefinition } from '../../../agent/index.js'
-import { ParlanceError, type Json } from '../../../core/index.js'
+import { ParlanceError } from '../../../core/index.js'
 import { hugai } from '../codec.js'
 import type { SessionManager } from '../../../session/index.js'
 import type { Audit } from './audit.js'
@@ -42,7 +42,7 @@ export class ToolIntegration {
       try {
         const result = await found.execute((p.data ?? {}) as Record<string, unknown>, NO_CONTEXT(found.name))
         await this.audit.record({ action: 'tool-integration', actor, target: found.name, details: { invocationId, action, ok: true } })
-        return { invocationId, tool, action, status: 'success', result: (result ?? null) as Json }
+        return { invocationId, tool, action, status: 'success', result: (result ?? null) }
       } catch (err) {
         const message = (err as Error).message
         await this.audit.record({ action: 'tool-integration', actor, target: found.name, details: { invocationId, action, ok: false, error: message } })
