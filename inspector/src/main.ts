@@ -2,7 +2,7 @@ import './style.css'
 import { Api, type CanonicalEvent } from './api.js'
 import { ApprovalDialog } from './approval.js'
 import { ChatView } from './chat.js'
-import { connect, DIALECTS, type ChatSink, type DialectAdapter, type DialectId } from './dialects/index.js'
+import { connect, dialectOf, DIALECTS, type ChatSink, type DialectAdapter, type DialectId } from './dialects/index.js'
 import { byId, h } from './dom.js'
 import { MetricsStrip } from './metrics.js'
 import type { PatchOp } from './patch.js'
@@ -10,12 +10,6 @@ import { SessionsView } from './sessions.js'
 import { StateView } from './state-view.js'
 import { WireView } from './wire.js'
 
-/** Which dialects carry shared state themselves; for the others the state view follows the canonical log. */
-const CARRIES_STATE: Record<DialectId, boolean> = { hai: false, agui: true, huma: false, myagent: true, hugai: false, aisdk: true }
-/** Which dialects show server tool calls; HUMA and HugAI do not (tools run inside the server), so the chat shows them from the canonical log. */
-const CARRIES_SERVER_TOOLS: Record<DialectId, boolean> = { hai: true, agui: true, huma: false, myagent: true, hugai: false, aisdk: true }
-/** Which dialects carry plans and progress; HUMA has neither, so its progress bar follows the canonical log. */
-const CARRIES_PLAN: Record<DialectId, boolean> = { hai: true, agui: true, huma: false, myagent: true, hugai: true, aisdk: true }
 const TRIGGERS: ReadonlyArray<[string, string]> = [
   ['hello', 'echo'],
   ['weather in Paris', 'server tool'],
@@ -45,7 +39,7 @@ let serverTools = new Set<string>()
 
 function initialDialect(): DialectId {
   const q = new URLSearchParams(location.search).get('dialect')
-  return DIALECTS.some((d) => d.id === q) ? (q as DialectId) : 'hai'
+  return q !== null && DIALECTS.some((d) => d.id === q) ? q : DIALECTS[0]!.id
 }
 
 function setStatus(text: string, kind: 'ok' | 'bad' | '' = ''): void {
@@ -66,11 +60,11 @@ function follow(sessionId: string, mine: number): void {
   const onEvent = (e: CanonicalEvent) => {
     if (mine !== gen) return
     wire.canonical(e)
-    if (!CARRIES_STATE[dialect]) {
+    if (!dialectOf(dialect).carries.state) {
       if (e.type === 'state.snapshot') stateView.snapshot(e.snapshot)
       else if (e.type === 'state.delta') stateView.patch(e.patch as PatchOp[])
     }
-    if (!CARRIES_SERVER_TOOLS[dialect]) {
+    if (!dialectOf(dialect).carries.serverTools) {
       if (e.type === 'tool.call' && e.target === 'server') {
         serverTools.add(String(e.toolCallId))
         chat.toolCall({ id: String(e.toolCallId), name: String(e.toolName), args: e.args })
@@ -78,7 +72,7 @@ function follow(sessionId: string, mine: number): void {
         chat.toolResult(String(e.toolCallId), e.type === 'tool.result' ? { result: e.result } : { error: String(e.error) })
       }
     }
-    if (!CARRIES_PLAN[dialect]) {
+    if (!dialectOf(dialect).carries.plan) {
       if (e.type === 'plan') chat.setPlan((e.tasks as Array<{ title: string }>).map((t) => t.title))
       else if (e.type === 'progress') chat.setProgress(Number(e.percent), typeof e.message === 'string' ? e.message : undefined)
     }
@@ -132,8 +126,8 @@ async function open(d: DialectId): Promise<void> {
   chat.clear()
   wire.reset('')
   byId('session-id').textContent = '–'
-  stateView.reset(CARRIES_STATE[d] ? `from ${labelOf(d)} frames` : `from the canonical log (${labelOf(d)} carries no state)`)
-  byId('progress-line').title = CARRIES_PLAN[d] ? `from ${labelOf(d)} frames` : `from the canonical log (${labelOf(d)} carries no plan or progress)`
+  stateView.reset(dialectOf(d).carries.state ? `from ${labelOf(d)} frames` : `from the canonical log (${labelOf(d)} carries no state)`)
+  byId('progress-line').title = dialectOf(d).carries.plan ? `from ${labelOf(d)} frames` : `from the canonical log (${labelOf(d)} carries no plan or progress)`
   document.body.dataset.dialect = d
   document.body.dataset.ready = 'false'
   byId<HTMLButtonElement>('send').disabled = true

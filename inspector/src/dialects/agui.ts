@@ -2,7 +2,7 @@ import { AguiClient, type AguiReceived } from 'parlance/client'
 import { CUSTOM } from '../../../src/dialects/agui/wire.js'
 import { uid } from '../dom.js'
 import type { PatchOp } from '../patch.js'
-import { pump, type ConnectOptions, type DialectAdapter } from './types.js'
+import { pump, type ConnectOptions, type DialectAdapter, type InspectorDialect } from './types.js'
 
 type Ev = AguiReceived['event']
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
@@ -126,3 +126,6 @@ function parse(s: string): unknown {
     return s
   }
 }
+
+/** AG-UI in the inspector. */
+export const aguiDialect: InspectorDialect = { id: 'agui', label: 'AG-UI', endpoint: 'POST /agui (SSE)', carries: { state: true, serverTools: true, plan: true }, connect: (o) => connectAgui(o) }

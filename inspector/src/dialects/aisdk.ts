@@ -1,7 +1,7 @@
 import { AiSdkClient, type AiSdkChunk, type AiSdkToolCall } from 'parlance/client'
 import { uid } from '../dom.js'
 import type { PatchOp } from '../patch.js'
-import { pump, type ConnectOptions, type DialectAdapter } from './types.js'
+import { pump, type ConnectOptions, type DialectAdapter, type InspectorDialect } from './types.js'
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
@@ -119,3 +119,6 @@ export async function connectAiSdk(o: ConnectOptions, chatId = uid()): Promise<D
     close() {},
   }
 }
+
+/** AI SDK in the inspector. */
+export const aisdkDialect: InspectorDialect = { id: 'aisdk', label: 'AI SDK', endpoint: 'POST /api/chat (SSE)', carries: { state: true, serverTools: true, plan: true }, connect: (o) => connectAiSdk(o) }

@@ -1,7 +1,7 @@
 import { HaiClient, type HaiServerMessage } from 'parlance/client'
 import { PLAN_PREFIX, PLAN_SEPARATOR } from '../../../src/dialects/hai/wire.js'
 import { uid } from '../dom.js'
-import type { ConnectOptions, DialectAdapter } from './types.js'
+import type { ConnectOptions, DialectAdapter, InspectorDialect } from './types.js'
 
 /** HAI over WebSocket `/ws`, through `HaiClient`. */
 export async function connectHai(o: ConnectOptions, sessionId = uid()): Promise<DialectAdapter> {
@@ -86,3 +86,6 @@ function parsed(result: string): unknown {
     return result
   }
 }
+
+/** HAI in the inspector. */
+export const haiDialect: InspectorDialect = { id: 'hai', label: 'HAI', endpoint: 'WebSocket /ws', carries: { state: false, serverTools: true, plan: true }, connect: (o) => connectHai(o) }

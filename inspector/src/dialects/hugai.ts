@@ -1,6 +1,6 @@
 import { HugaiClient, RpcError, type RpcNotification } from 'parlance/client'
 import { uid } from '../dom.js'
-import { pump, type ConnectOptions, type DialectAdapter } from './types.js'
+import { pump, type ConnectOptions, type DialectAdapter, type InspectorDialect } from './types.js'
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
@@ -87,3 +87,6 @@ export async function connectHugai(o: ConnectOptions, agent = 'demo'): Promise<D
     close: () => client.close(),
   }
 }
+
+/** HugAI in the inspector. */
+export const hugaiDialect: InspectorDialect = { id: 'hugai', label: 'HugAI', endpoint: 'JSON-RPC over WebSocket /rpc', carries: { state: false, serverTools: false, plan: true }, connect: (o) => connectHugai(o) }

@@ -1,6 +1,6 @@
 import { HumaClient, type HumaServerEvent } from 'parlance/client'
 import { uid } from '../dom.js'
-import type { ConnectOptions, DialectAdapter } from './types.js'
+import type { ConnectOptions, DialectAdapter, InspectorDialect } from './types.js'
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
@@ -71,3 +71,6 @@ export async function connectHuma(o: ConnectOptions, sessionId = uid()): Promise
     close: () => client.close(),
   }
 }
+
+/** HUMA in the inspector. */
+export const humaDialect: InspectorDialect = { id: 'huma', label: 'HUMA', endpoint: 'Socket.IO', carries: { state: false, serverTools: false, plan: false }, connect: (o) => connectHuma(o) }

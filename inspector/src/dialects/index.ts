@@ -1,27 +1,22 @@
-import { connectAgui } from './agui.js'
-import { connectAiSdk } from './aisdk.js'
-import { connectHai } from './hai.js'
-import { connectHugai } from './hugai.js'
-import { connectHuma } from './huma.js'
-import { connectMyAgent } from './myagent.js'
-import type { ConnectOptions, DialectAdapter, DialectId } from './types.js'
+import { aguiDialect } from './agui.js'
+import { aisdkDialect } from './aisdk.js'
+import { haiDialect } from './hai.js'
+import { hugaiDialect } from './hugai.js'
+import { humaDialect } from './huma.js'
+import { myagentDialect } from './myagent.js'
+import type { ConnectOptions, DialectAdapter, DialectId, InspectorDialect } from './types.js'
 
 export * from './types.js'
 
+/** The dialects the page offers, in the switcher's order: adding one is its module and one line here. */
+export const DIALECTS: readonly InspectorDialect[] = [haiDialect, aguiDialect, humaDialect, myagentDialect, hugaiDialect, aisdkDialect]
+
+/** The dialect with this id (the first when unknown). */
+export function dialectOf(id: DialectId): InspectorDialect {
+  return DIALECTS.find((d) => d.id === id) ?? DIALECTS[0]!
+}
+
 /** Opens a new conversation with the server over `dialect`. */
 export function connect(dialect: DialectId, o: ConnectOptions): Promise<DialectAdapter> {
-  switch (dialect) {
-    case 'hai':
-      return connectHai(o)
-    case 'agui':
-      return connectAgui(o)
-    case 'huma':
-      return connectHuma(o)
-    case 'myagent':
-      return connectMyAgent(o)
-    case 'hugai':
-      return connectHugai(o)
-    case 'aisdk':
-      return connectAiSdk(o)
-  }
+  return dialectOf(dialect).connect(o)
 }

@@ -1,6 +1,6 @@
 import { HaiClient, MyAgentClient, type MyAgentServerEvent } from 'parlance/client'
 import type { PatchOp } from '../patch.js'
-import type { ConnectOptions, DialectAdapter } from './types.js'
+import type { ConnectOptions, DialectAdapter, InspectorDialect } from './types.js'
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
@@ -113,3 +113,6 @@ export async function connectMyAgent(o: ConnectOptions): Promise<DialectAdapter>
     },
   }
 }
+
+/** MyAgent in the inspector. */
+export const myagentDialect: InspectorDialect = { id: 'myagent', label: 'MyAgent', endpoint: 'WebSocket /myagent', carries: { state: true, serverTools: true, plan: true }, connect: (o) => connectMyAgent(o) }

@@ -1,7 +1,22 @@
 import type { PatchOp } from '../patch.js'
 
-/** The dialects the inspector speaks, by the id the page and the tests use. */
-export type DialectId = 'hai' | 'agui' | 'huma' | 'myagent' | 'hugai' | 'aisdk'
+/** A dialect's id, as the page, its `?dialect=` parameter and the tests use it (the server's dialect name). */
+export type DialectId = string
+
+/**
+ * One dialect as the inspector knows it: the whole adapter a dialect adds (one module under
+ * inspector/src/dialects/ and one line in its index.ts).
+ */
+export interface InspectorDialect {
+  readonly id: DialectId
+  /** As the switcher shows it. */
+  readonly label: string
+  readonly endpoint: string
+  /** What its frames carry; what they do not, the page shows from the canonical log. */
+  readonly carries: { readonly state: boolean; readonly serverTools: boolean; readonly plan: boolean }
+  /** Opens a new conversation with the server over this dialect. */
+  connect(o: ConnectOptions): Promise<DialectAdapter>
+}
 
 /** A tool call as the chat shows it. */
 export interface ToolCallView {
@@ -70,16 +85,6 @@ export interface DialectAdapter {
   answerTool(id: string, outcome: { result: unknown } | { error: string }): Promise<void>
   close(): void
 }
-
-/** Dialect names as the switcher shows them. */
-export const DIALECTS: ReadonlyArray<{ id: DialectId; label: string; endpoint: string }> = [
-  { id: 'hai', label: 'HAI', endpoint: 'WebSocket /ws' },
-  { id: 'agui', label: 'AG-UI', endpoint: 'POST /agui (SSE)' },
-  { id: 'huma', label: 'HUMA', endpoint: 'Socket.IO' },
-  { id: 'myagent', label: 'MyAgent', endpoint: 'WebSocket /myagent' },
-  { id: 'hugai', label: 'HugAI', endpoint: 'JSON-RPC over WebSocket /rpc' },
-  { id: 'aisdk', label: 'AI SDK', endpoint: 'POST /api/chat (SSE)' },
-]
 
 /** Runs an async stream reader and reports its failure to the sink instead of losing it. */
 export function pump(sink: ChatSink, work: () => Promise<void>): Promise<void> {
