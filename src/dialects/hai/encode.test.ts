@@ -5,7 +5,12 @@ import fc from 'fast-check'
 import { ParlanceError, type EventBody, type EventType, type StoredEvent } from '../../core/index.js'
 import { encode, encodeError, encodeHistory, haiView } from './encode.js'
 import { HAI_ERROR_CODES } from './errors.js'
-import { OUTBOUND_TYPES } from './wire.js'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { hai } from './codec.js'
+import { OUTBOUND, OUTBOUND_TYPES } from './wire.js'
+
+/** The wire schemas, compiled: what the client, the inspector and the tests are typed by. */
+const OUT = Object.fromEntries(Object.entries(OUTBOUND).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as Record<string, ReturnType<typeof TypeCompiler.Compile>>
 
 type Check = (v: unknown) => boolean
 const str: Check = (v) => typeof v === 'string'
@@ -127,6 +132,10 @@ function encoded(body: EventBody): Array<Record<string, unknown>> {
     assert.equal(typeof f, 'string')
     const msg = JSON.parse(f) as Record<string, unknown>
     checkAgainstSeed(msg, { ...EVERY_FRAME, ...EXTENSIONS[msg.type as (typeof OUTBOUND_TYPES)[number]] }, `encode(${body.type})`)
+    // …and against wire.ts, the one definition of the type every HAI client is written against.
+    const schema = OUT[msg.type as string]
+    assert.ok(schema, `encode(${body.type}): ${String(msg.type)} has a wire.ts schema`)
+    assert.ok(schema.Check(msg), `encode(${body.type}): matches wire.ts: ${JSON.stringify([...schema.Errors(msg)].map((e) => `${e.path} ${e.message}`))}`)
     // Only the last frame of an event carries its seq: a client resuming from the seq it saw has seen the whole event.
     assert.equal(msg.seq, i === frames.length - 1 ? e.seq : undefined, `${body.type}: seq on the last frame only`)
     assert.equal(msg.session_id, 'sess-1', `${body.type}: session_id`)
@@ -335,4 +344,17 @@ test('approval.resolved: nothing for a user answer; an error naming the approval
   assert.deepEqual([timedOut!.type, timedOut!.error_code, timedOut!.details], ['error', 'timeout', { approval_id: 'ap1' }])
   const [withdrawn] = encoded({ type: 'approval.resolved', approvalId: 'ap2', approved: false, by: 'cancel' })
   assert.deepEqual([withdrawn!.error_code, withdrawn!.details], ['cancelled', { approval_id: 'ap2' }])
+})
+
+test('the batch codec: frames as per event; a run of another agent names that agent from its run.started on', () => {
+  const events = [ev({ type: 'text.delta', messageId: 'm', delta: 'a' }), ev({ type: 'run.started', agent: 'other' }), ev({ type: 'text.delta', messageId: 'm2', delta: 'b' })]
+  const v = hai.view('sess-1', 'demo')
+  const out = hai.encode(events, v)
+  const agents = out.frames.map((f) => (JSON.parse(f) as { agent_id: string }).agent_id)
+  assert.deepEqual(agents, ['demo', 'other'])
+  assert.equal(v.agentId, 'demo', 'the input view is untouched')
+  assert.equal(out.view.agentId, 'other')
+  assert.equal(hai.shareKey(out.view), out.view.ids)
+  const again = hai.encode([ev({ type: 'text.delta', messageId: 'm2', delta: 'c' })], out.view)
+  assert.equal(again.view, out.view, 'a batch that learns nothing returns the same view')
 })
