@@ -6,8 +6,8 @@ const hello = defineAgent({
   tools: { shout: { description: 'Upper-cases text', execute: ({ text }) => String(text).toUpperCase() } },
   async run(ctx) {
     await ctx.status('thinking')
-    const loud = await ctx.callTool('shout', { text: ctx.input.text })
-    await ctx.say(['You said ', `${loud as string}`, '!'])
+    const loud = await ctx.callTool<string>('shout', { text: ctx.input.text })
+    await ctx.say(['You said ', loud, '!'])
   },
 })
 

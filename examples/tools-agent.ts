@@ -30,13 +30,13 @@ const filesAgent = defineAgent({
       const answer = await ctx.approve({ tool: 'delete_file', args: { name }, risk: 'high', reasoning: `You asked me to delete ${name}.` })
       if (!answer.approved) return void (await ctx.say(`Kept ${name}${answer.feedback ? `: ${answer.feedback}` : ''}.`))
       const result = await ctx.callTool('delete_file', { name })
-      return void (await ctx.say(`Done: ${JSON.stringify(result)}.`))
+      return void (await ctx.say(`Done: ${typeof result === 'string' ? result : JSON.stringify(result)}.`))
     }
     if (/where/i.test(text)) {
-      const where = (await ctx.callTool('get_location')) as { city?: string }
+      const where = await ctx.callTool<{ city?: string }>('get_location')
       return void (await ctx.say(`You are in ${where.city ?? 'an unknown place'}.`))
     }
-    const list = (await ctx.callTool('list_files')) as string[]
+    const list = await ctx.callTool<string[]>('list_files')
     await ctx.say(['Files: ', list.join(', ') || 'none'])
   },
 })

@@ -91,8 +91,11 @@ export interface RunContext {
   plan(tasks: ReadonlyArray<string | PlanTask>): Promise<Plan>
   /** Reports progress (0–100), optionally of a plan task. */
   progress(percent: number, opts?: { plan?: Plan; taskId?: string; message?: string }): Promise<void>
-  /** Calls a tool: a server tool runs here, a client tool is sent to the client and awaited. Same call either way. */
-  callTool(name: string, args?: Record<string, unknown>): Promise<Json>
+  /**
+   * Calls a tool: a server tool runs here, a client tool is sent to the client and awaited. Same call either way.
+   * `T` is what you know the tool returns (`ctx.callTool<string>('shout', …)`); it is not checked at run time.
+   */
+  callTool<T extends Json = Json>(name: string, args?: Record<string, unknown>): Promise<T>
   /**
    * Reports a tool call that runs elsewhere (a remote agent's own server-side tool): a server tool call
    * with `args` now, then its result when `outcome` resolves, or its error when it rejects (this then

@@ -163,12 +163,12 @@ export function createRunContext(
       const p = Math.max(0, Math.min(100, Number.isFinite(percent) ? percent : 0))
       await emit({ type: 'progress', percent: p, planId: opts?.plan?.id, taskId: opts?.taskId, message: opts?.message })
     },
-    async callTool(name, args = {}) {
+    async callTool<T extends Json = Json>(name: string, args: Record<string, unknown> = {}): Promise<T> {
       run.ensureActive()
       const def = agent.tools[name]
       const offeredByClient = run.input.clientTools.some((t) => t.name === name)
-      if (def?.execute && !offeredByClient) return callServerTool(name, args, def.execute)
-      if (def || offeredByClient) return callClientTool(name, args)
+      if (def?.execute && !offeredByClient) return (await callServerTool(name, args, def.execute)) as T
+      if (def || offeredByClient) return (await callClientTool(name, args)) as T
       throw new ParlanceError('not_found', `agent ${agent.name} has no tool "${name}"`, { toolName: name })
     },
     async externalTool(name, args, outcome) {

@@ -50,7 +50,7 @@ async function weather(ctx: RunContext, text: string): Promise<void> {
   const city = /\bin\s+([A-Za-z][\w-]*)/i.exec(text)?.[1] ?? 'Amsterdam'
   await ctx.status('routing', 'Routing to the weather tool')
   await ctx.status('executing_tools', `Looking up the weather in ${city}`)
-  const w = (await ctx.callTool('get_weather', { city })) as { city: string; temperature_c: number; conditions: string }
+  const w = await ctx.callTool<{ city: string; temperature_c: number; conditions: string }>('get_weather', { city })
   await say(ctx, `The weather in ${w.city} is ${w.conditions} at ${w.temperature_c} °C.`)
 }
 
