@@ -26,3 +26,8 @@ export async function answerErrors(
     sendJson(res, code, { error: { code: e.code, message: e.message, ...(e.details?.field !== undefined ? { field: e.details.field } : {}), ...(e.details ? { details: e.details } : {}) } })
   }
 }
+
+/** The HTTP status column of a dialect's error table (`{ status, … }` per code). */
+export function httpStatuses(table: Readonly<Record<ErrorCode, { readonly status: number }>>): Record<ErrorCode, number> {
+  return Object.fromEntries(Object.entries(table).map(([code, v]) => [code, v.status])) as Record<ErrorCode, number>
+}

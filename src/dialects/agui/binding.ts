@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, toolResultOf, type Command, type Json, type Principal } from '../../core/index.js'
-import { answerErrors, carryOut, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { answerErrors, carryOut, httpStatuses, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { agui, AGUI_SSE, type AguiView } from './codec.js'
@@ -8,7 +8,7 @@ import { fromAguiMessage, textOf } from './encode.js'
 import type { AguiRunInput } from './wire.js'
 
 /** HTTP status of an error answered before the stream starts, from AG-UI's error table. */
-const STATUS = Object.fromEntries(Object.entries(agui.errors).map(([k, v]) => [k, v.status])) as Record<keyof typeof agui.errors, number>
+const STATUS = httpStatuses(agui.errors)
 const answer = (deps: EndpointDeps, res: ServerResponse, work: () => Promise<void>) => answerErrors(deps, 'agui', res, work, STATUS)
 const THREAD_ROUTE = /^\/agui\/threads\/([^/]{1,256})\/(events|cancel)$/
 const RUN_ROUTE = /^\/agui(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/

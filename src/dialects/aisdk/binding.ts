@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, stringOf, type Command, type Json } from '../../core/index.js'
-import { answerErrors, carryOut, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { answerErrors, carryOut, httpStatuses, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { aisdk, AISDK_SSE } from './codec.js'
 import type { ChatRequest, UIPart } from './wire.js'
 
 /** HTTP status of an error answered before the stream starts, from the dialect's error table. */
-const STATUS = Object.fromEntries(Object.entries(aisdk.errors).map(([k, v]) => [k, v.status])) as Record<keyof typeof aisdk.errors, number>
+const STATUS = httpStatuses(aisdk.errors)
 
 const CHAT_ROUTE = /^\/api\/chat(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
 const STREAM_ROUTE = /^\/api\/chat\/([^/]{1,256})\/stream$/
