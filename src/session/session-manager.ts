@@ -169,7 +169,10 @@ export class SessionManager {
     return this.findPending(id)?.id ?? (await this.placement.locatePending(id).catch(() => null)) ?? undefined
   }
 
-  /** Stops every active run (recorded as interrupted) and waits for the store. */
+  /**
+   * Stops every active run (recorded as interrupted), waits for the store, and only then detaches the
+   * subscribers: a live client receives the interrupted error in its dialect before its connection closes.
+   */
   async shutdown(reason = 'the server is shutting down'): Promise<void> {
     clearInterval(this.sweeper)
     this.placement.stop()
@@ -179,9 +182,9 @@ export class SessionManager {
       if (!s) continue
       sessions.push(s)
       if (s.writer) s.stop('interrupted', reason)
-      s.detachAll()
     }
     await this.options.store.flush()
+    for (const s of sessions) s.detachAll()
     await this.placement.leave(sessions)
   }
 
