@@ -74,7 +74,7 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
   const declared = options.tools ?? {}
   const maxRounds = options.maxRounds ?? 32
   const cancelUrl = options.cancelUrl === false ? null : typeof options.cancelUrl === 'function' ? options.cancelUrl : parlanceCancelUrl(url)
-  const fetchRemote = fetchWithin(options.responseTimeoutMs ?? 30_000)
+  const responseTimeoutMs = options.responseTimeoutMs ?? 30_000
   /** Remote cancels still in flight, by session: the session's next run waits for its own cancel to land first. */
   const cancelling = new Map<string, Promise<void>>()
 
@@ -90,8 +90,9 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
   }
 
   /** One remote run: relays its events; resolves with how it ended. */
-  async function runRemote(ctx: RunContext, remote: HttpAgent, relay: EventRelay, resume: ResumeEntry[] | undefined, link: { active: boolean }): Promise<RemoteOutcome> {
+  async function runRemote(ctx: RunContext, remote: HttpAgent, relay: EventRelay, resume: ResumeEntry[] | undefined, link: { active: boolean; streamFailure?: unknown }): Promise<RemoteOutcome> {
     let failed: unknown
+    link.streamFailure = undefined
     relay.onFailure = () => remote.abortRun()
     await remote.runAgent(
       { runId: randomUUID(), tools: offeredTools(ctx, declared), ...(resume ? { resume } : {}) },
@@ -107,6 +108,10 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
     await relay.settle()
     if (ctx.signal.aborted) throw ctx.signal.reason
     if (relay.failure !== undefined) throw toParlanceError(relay.failure)
+    if (link.streamFailure !== undefined) {
+      link.active = false // the connection died: there is no remote run to cancel
+      throw requestError(url, link.streamFailure)
+    }
     if (failed !== undefined) {
       link.active = false // the request itself failed: no remote run to cancel
       throw requestError(url, failed)
@@ -122,11 +127,12 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
     async run(ctx) {
       await cancelling.get(ctx.sessionId)
       ctx.signal.throwIfAborted()
+      /** Whether a remote run may be active (started, not known to have ended): a stop must cancel it. */
+      const link: { active: boolean; streamFailure?: unknown } = { active: false }
+      const fetchRemote = fetchWithin(responseTimeoutMs, (err) => (link.streamFailure ??= err))
       const remote = new HttpAgent({ url, headers, fetch: fetchRemote, threadId: ctx.sessionId, initialMessages: remoteMessages(ctx, randomUUID), initialState: ctx.state })
       const clientToolNames = new Set([...Object.keys(declared), ...ctx.input.clientTools.map((t) => t.name)])
       const relay = new EventRelay(ctx, clientToolNames)
-      /** Whether a remote run may be active (started, not known to have ended): a stop must cancel it. */
-      const link = { active: false }
       const onAbort = () => {
         remote.abortRun()
         if (link.active) cancelRemote(ctx.sessionId)
@@ -178,7 +184,7 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
  * `fetch` that gives up when the response has not started within `ms` (a remote that accepts the connection
  * and never answers would otherwise hold the run until it is cancelled). The body is not limited.
  */
-function fetchWithin(ms: number): (url: string, init: RequestInit) => Promise<Response> {
+function fetchWithin(ms: number, onStreamFailure: (err: unknown) => void): (url: string, init: RequestInit) => Promise<Response> {
   return async (url, init) => {
     const ac = new AbortController()
     const outer = init.signal
@@ -187,11 +193,38 @@ function fetchWithin(ms: number): (url: string, init: RequestInit) => Promise<Re
     else outer?.addEventListener('abort', onAbort, { once: true })
     const timer = setTimeout(() => ac.abort(new Error(`no response within ${ms} ms`)), ms)
     try {
-      return await fetch(url, { ...init, signal: ac.signal })
+      return endQuietly(await fetch(url, { ...init, signal: ac.signal }), onStreamFailure)
     } finally {
       clearTimeout(timer)
     }
   }
+}
+
+/**
+ * The response with a body that ends instead of erroring when the connection dies mid-stream, the failure going
+ * to `onFailure` (the run then fails as `unavailable`). `@ag-ui/client` cancels the body reader when a run ends
+ * and rethrows any rejection other than an AbortError from a `.catch` handler; cancelling an errored stream
+ * rejects with its error, so an upstream that died mid-stream (undici's `TypeError: terminated`) became an
+ * unhandled rejection that killed the process (issue 22, finding 1).
+ */
+function endQuietly(res: Response, onFailure: (err: unknown) => void): Response {
+  const source = res.body
+  if (!source) return res
+  const reader = source.getReader()
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const chunk = (await reader.read()) as { done: boolean; value?: Uint8Array }
+        if (chunk.done || !chunk.value) controller.close()
+        else controller.enqueue(chunk.value)
+      } catch (err) {
+        onFailure(err)
+        controller.close()
+      }
+    },
+    cancel: (reason) => reader.cancel(reason).catch(() => {}),
+  })
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
 }
 
 /** The run URL, checked: an absolute http(s) URL. */
