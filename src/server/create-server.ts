@@ -229,10 +229,13 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost')
     if (req.method === 'GET' && url.pathname === '/healthz') {
-      const storeOk = await backend.ping().catch(() => false)
+      const reachable = await backend.ping().catch(() => false)
+      // A store that answers but keeps refusing commits is not healthy either: events wait, nothing is delivered.
+      const failing = store.failing
+      const storeOk = reachable && failing === null
       return sendJson(res, storeOk ? 200 : 503, {
         status: storeOk ? 'ok' : 'degraded',
-        store: { kind: backend.kind, ok: storeOk },
+        store: { kind: backend.kind, ok: storeOk, ...(failing ? { commitsFailing: { attempts: failing.attempts, since: new Date(failing.since).toISOString(), error: failing.error } } : {}) },
         ...(cluster ? { node: { id: cluster.nodeId, leaseMs: cluster.leaseMs } } : {}),
       })
     }

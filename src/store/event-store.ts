@@ -40,6 +40,8 @@ export class EventStore {
   private scheduled = false
   private inFlight: Promise<void> | null = null
   private attempt = 0
+  /** Since when commits have been failing (consecutive failures, ms epoch), and the last error; null while they succeed. */
+  private failingSince: { since: number; error: string } | null = null
   private waiters: Array<() => void> = []
   private idle: Array<() => void> = []
   /** Records of a failed commit, merged into the retry (a record omits `state`/`messages` it already reported). */
@@ -96,6 +98,14 @@ export class EventStore {
     setImmediate(this.commitNext)
   }
 
+  /**
+   * Commits have failed this many times in a row (each retried, in order, nothing lost) since `since`, the last
+   * with `error`; null while they succeed. /healthz reports the store degraded while this is set.
+   */
+  get failing(): { attempts: number; since: number; error: string } | null {
+    return this.failingSince && { attempts: this.attempt, ...this.failingSince }
+  }
+
   private readonly commitNext = (): void => {
     this.scheduled = false
     this.retryTimer = null
@@ -123,6 +133,7 @@ export class EventStore {
     this.inFlight = this.backend.commit({ events, sessions }).then(
       () => {
         this.attempt = 0
+        this.failingSince = null
         this.options.onCommit?.(events.length, performance.now() - started)
         this.inFlight = null
         // Start the next commit before delivering this one: a backend that writes off-thread
@@ -142,6 +153,7 @@ export class EventStore {
           return this.dropConflicting(err, batch, records)
         }
         this.attempt++
+        this.failingSince = { since: this.failingSince?.since ?? Date.now(), error: err instanceof Error ? err.message : String(err) }
         this.options.onError?.(err, this.attempt)
         this.requeue(batch, owners)
         this.failedRecords = records

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Principal, SessionId, StoredEvent } from '../core/index.js'
+import { lockFile } from './file-lock.js'
 import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend } from './types.js'
 
 /** Options of the SQLite backend. */
@@ -59,8 +60,18 @@ CREATE INDEX IF NOT EXISTS sessions_owner ON sessions(owner);
  * those blocks. Seq continuity is checked on write, as the memory store does.
  */
 export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
-  if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true })
-  const db = new Database(options.file)
+  let unlock = () => {}
+  if (options.file !== ':memory:') {
+    mkdirSync(dirname(options.file), { recursive: true })
+    unlock = lockFile(options.file, `the data directory ${dirname(options.file)} (${options.file})`)
+  }
+  let db: Database.Database
+  try {
+    db = new Database(options.file)
+  } catch (err) {
+    unlock()
+    throw err
+  }
   db.pragma('journal_mode = WAL')
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
   db.pragma('busy_timeout = 5000')
@@ -180,6 +191,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     },
     async close() {
       if (db.open) db.close()
+      unlock()
     },
   }
 }
