@@ -38,7 +38,9 @@ export interface EndpointDeps {
    * A rate-limit check for one new connection (or one HTTP request) of `principal`: call the returned function
    * per inbound frame; a non-null result is the `rate_limited` error to answer, and the frame is dropped.
    */
-  admission(principal: Principal): Admit
+  admission(principal: Principal, address: string): Admit
+  /** The client address of a request (X-Forwarded-For's first entry behind a trusted proxy, else the socket's). */
+  clientAddress(req: IncomingMessage): string
   /**
    * Key for signing what leaves the server and must come back unaltered (MyAgent state exports, resume
    * tokens). From `ServerOptions.secret` or PARLANCE_SECRET; otherwise random per process, so signatures

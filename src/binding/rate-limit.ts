@@ -33,29 +33,29 @@ export type Admit = () => ParlanceError | null
 
 /**
  * Rate limits inbound traffic with token buckets: one per connection and one
- * shared by every connection of a principal, so opening more sockets does not
- * buy more throughput. A refused frame is answered with `rate_limited` in the
+ * shared by every connection of a client — its principal, or with auth off its
+ * address (`addr:…`) — so opening more sockets does not buy more throughput. A refused frame is answered with `rate_limited` in the
  * dialect's shape and changes nothing; the connection stays open.
  */
 export class RateLimiter {
-  private readonly principals = new Map<Principal, Bucket>()
+  private readonly principals = new Map<string, Bucket>()
 
   constructor(private readonly limits: Pick<Limits, 'connectionRatePerSec' | 'connectionBurst' | 'principalRatePerSec' | 'principalBurst'>) {}
 
-  /** An admission check for a new connection of `principal`. */
-  forConnection(principal: Principal): Admit {
+  /** An admission check for a new connection of a client (`principal`: its principal, or `addr:<address>`). */
+  forConnection(principal: Principal | `addr:${string}`): Admit {
     const { connectionRatePerSec: rate, connectionBurst: burst } = this.limits
     const own = rate > 0 ? new Bucket(rate, Math.max(1, burst), Date.now()) : null
     return () => {
       const now = Date.now()
       if (own && !own.take(now)) return refuse('this connection', own.wait())
       const shared = this.principalBucket(principal, now)
-      if (shared && !shared.take(now)) return refuse('this principal', shared.wait())
+      if (shared && !shared.take(now)) return refuse(principal.startsWith('addr:') ? 'this address' : 'this principal', shared.wait())
       return null
     }
   }
 
-  private principalBucket(principal: Principal, now: number): Bucket | null {
+  private principalBucket(principal: string, now: number): Bucket | null {
     const { principalRatePerSec: rate, principalBurst: burst } = this.limits
     if (rate <= 0) return null
     let b = this.principals.get(principal)

@@ -34,7 +34,7 @@ export interface SocketRun {
 export function serveSocket<In, Out>(conn: Connection<Out>, deps: Pick<EndpointDeps, 'metrics' | 'log' | 'admission'>, o: SocketServeOptions<In, Out>): SocketRun {
   const { metrics, log } = deps
   const labels = { dialect: o.dialect }
-  const admit = deps.admission(conn.principal)
+  const admit = deps.admission(conn.principal, conn.remoteAddress)
   let queue: Promise<void> = Promise.resolve()
   metrics.connections.inc(labels)
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
+import { DEFAULT_LIMITS, type Limits } from '../core/index.js'
 import { chat } from './chat.js'
 import { serve, type ServeOptions } from './serve.js'
 
@@ -8,10 +9,26 @@ const USAGE = `usage:
                  [--store redis://127.0.0.1:6379 [--node-id ID] [--redis-prefix parlance:] [--lease-ms 5000]]   (a node of a cluster)
                  [--agent openai --model NAME]   (OPENAI_BASE_URL, OPENAI_API_KEY)
                  [--agent agui:URL]               (any AG-UI agent, e.g. agui:http://127.0.0.1:9000/agui, served over every dialect)
+                 [--limit NAME=VALUE]…            (any limit of the README's table, e.g. --limit principalRatePerSec=500)
+                 [--trust-proxy]                  (behind a reverse proxy: rate limits key on X-Forwarded-For's first address)
   parlance chat  [--url http://127.0.0.1:8000] [--session ID] [--token TOKEN]
 
 environment: PORT (default port), LOG_LEVEL (pino level, default info), PARLANCE_TOKEN (default --token),
              PARLANCE_SECRET (key for signed exports), PARLANCE_NODE_ID (default --node-id), PARLANCE_REDIS_PREFIX`
+
+/** `--limit NAME=VALUE`, repeatable: each a known limit and a non-negative integer (ms, bytes, counts or per second). */
+export function parseLimits(specs: readonly string[]): Partial<Limits> {
+  const out: Partial<Record<keyof Limits, number>> = {}
+  const names = Object.keys(DEFAULT_LIMITS) as Array<keyof Limits>
+  for (const spec of specs) {
+    const m = /^([A-Za-z]+)=(\d+)$/.exec(spec)
+    if (!m) throw new Error(`--limit takes NAME=VALUE with a whole number, e.g. --limit principalRatePerSec=500; got "${spec}"`)
+    const name = m[1] as keyof Limits
+    if (!names.includes(name)) throw new Error(`--limit: unknown limit "${m[1]}"; one of: ${names.join(', ')}`)
+    out[name] = Number(m[2])
+  }
+  return out
+}
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv
@@ -29,6 +46,8 @@ async function main(argv: string[]): Promise<void> {
         'node-id': { type: 'string' },
         'redis-prefix': { type: 'string' },
         'lease-ms': { type: 'string' },
+        limit: { type: 'string', multiple: true },
+        'trust-proxy': { type: 'boolean' },
       },
     })
     const port = Number(values.port ?? process.env.PORT ?? 8000)
@@ -49,6 +68,8 @@ async function main(argv: string[]): Promise<void> {
       agents: values.agent ?? [],
       token: values.token ?? process.env.PARLANCE_TOKEN,
       model: values.model,
+      limits: parseLimits(values.limit ?? []),
+      trustProxy: values['trust-proxy'] ?? false,
     })
   }
   if (command === 'chat') {

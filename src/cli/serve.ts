@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isAgent, type AgentDefinition } from '../agent/index.js'
 import { demoAgent } from '../agents/demo/index.js'
+import type { Limits } from '../core/index.js'
 import { createServer, type ClusterOptions, type RedisUrl } from '../server/index.js'
 
 /** Options of `parlance serve`. */
@@ -19,6 +20,10 @@ export interface ServeOptions {
   token?: string
   /** Model of `--agent openai` (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY). */
   model?: string
+  /** Limits changed from their defaults (`--limit NAME=VALUE`). */
+  limits?: Partial<Limits>
+  /** Rate limits key on X-Forwarded-For's first address (`--trust-proxy`). */
+  trustProxy?: boolean
 }
 
 /**
@@ -75,6 +80,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     dataDir: options.dataDir,
     cluster: options.cluster,
     auth: options.token ? { token: options.token } : undefined,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.trustProxy ? { trustProxy: true } : {}),
   })
   const url = await server.listen(options.port, options.host)
   const ws = url.replace('http', 'ws')

@@ -15,6 +15,8 @@ export interface Connection<Frame = string> {
   readonly id: string
   /** Who is on the other end (ANONYMOUS when auth is off). */
   readonly principal: Principal
+  /** The client's address (from X-Forwarded-For behind a trusted proxy): the rate-limit key when auth is off. */
+  readonly remoteAddress: string
   /** Writes a batch of frames in one go; false when the connection is closed or was dropped as a slow consumer. */
   send(frames: readonly Frame[]): boolean
   /** Bytes written but not yet handed to the OS (the socket's outbound backlog). */

@@ -52,6 +52,12 @@ export interface ServerOptions {
   /** Directory of the built inspector page served at `GET /`. @default this package's `dist/inspector` */
   inspectorDir?: string
   /**
+   * Behind a reverse proxy: take the client's address from the first entry of `X-Forwarded-For` (rate limits
+   * key on it when auth is off). Only when the proxy sets that header itself: a client could forge it otherwise.
+   * @default false
+   */
+  trustProxy?: boolean
+  /**
    * Dialects to serve besides the built-in ones (mounted after them); one named like a built-in replaces it.
    * See docs/ADDING-A-DIALECT.md.
    */
@@ -175,10 +181,19 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     },
   })
   const manager = sessions
+  const clientAddress = (req: IncomingMessage): string => {
+    if (options.trustProxy) {
+      const forwarded = req.headers['x-forwarded-for']
+      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim()
+      if (first) return first
+    }
+    return req.socket.remoteAddress ?? ''
+  }
   const ws = new WsTransport({
     hardMaxPayloadBytes: limits.hardMaxPayloadBytes,
     maxOutboundBufferBytes: limits.maxOutboundBufferBytes,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
+    clientAddress,
   })
 
   // Cluster: one key for every node (kept in Redis), so an export signed by one node is accepted by another.
@@ -213,7 +228,10 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     inspectorDir: options.inspectorDir,
     ...(clusterDeps ? { cluster: clusterDeps } : {}),
     authenticate,
-    admission: (principal) => rateLimiter.forConnection(principal),
+    // Rate limits key on the principal; with auth off everyone is `anonymous`, so they key on the client's
+    // address instead — else one busy user would throttle all the others.
+    admission: (principal, address) => rateLimiter.forConnection(auth === null ? `addr:${address}` : principal),
+    clientAddress,
     principal(req) {
       const p = principals.get(req)
       if (p !== undefined) return p

@@ -165,7 +165,7 @@ function notBuilt(root: string, res: ServerResponse): void {
 async function api(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, streams: Set<ServerResponse>): Promise<void> {
   if (req.method !== 'GET') return sendJson(res, 405, { error: { code: 'invalid_message', message: 'the inspector API is read-only: use GET' } }, { allow: 'GET' })
   const principal = deps.principal(req)
-  const refused = deps.admission(principal)()
+  const refused = deps.admission(principal, deps.clientAddress(req))()
   if (refused) throw refused
   const path = url.pathname
   if (path === `${API}info`) return sendJson(res, 200, { principal, agents: deps.sessions.agentNames() })

@@ -29,6 +29,8 @@ export interface SocketIoTransportOptions {
    * header. Null refuses the connection (the client gets `connect_error` with message 'unauthorized').
    */
   authenticate(req: IncomingMessage, token: string | null): Promise<Principal | null>
+  /** The client address of a handshake request. @default the socket's remote address */
+  clientAddress?: (req: IncomingMessage) => string
   /** A Socket.IO adapter factory (cluster mode: the Redis streams adapter, so broadcasts reach every node). */
   adapter?: ServerOptions['adapter']
 }
@@ -97,6 +99,7 @@ export class SocketIoTransport {
     const conn: SioConnection = {
       id: newId('conn'),
       principal,
+      remoteAddress: this.options.clientAddress?.(socket.request) ?? socket.request.socket.remoteAddress ?? '',
       auth,
       send(frames) {
         if (!socket.connected) return false

@@ -11,6 +11,8 @@ export interface WsTransportOptions {
   maxOutboundBufferBytes: number
   /** Ping interval to detect dead peers (ms); 0 disables. @default 15000 */
   heartbeatIntervalMs?: number
+  /** The client address of an upgrade request. @default the socket's remote address */
+  clientAddress?: (req: IncomingMessage) => string
 }
 
 /** A frame the WebSocket transport writes: text, or text already converted to UTF-8 bytes (sent as a text frame). */
@@ -57,7 +59,7 @@ export class WsTransport {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       this.alive.add(ws)
       ws.on('pong', () => this.alive.add(ws))
-      onConnection(this.wrap(ws, principal))
+      onConnection(this.wrap(ws, principal, this.options.clientAddress?.(req) ?? req.socket.remoteAddress ?? ''))
     })
   }
 
@@ -78,11 +80,12 @@ export class WsTransport {
     this.wss.close()
   }
 
-  private wrap(ws: WebSocket, principal: Principal): Connection<WsFrame> {
+  private wrap(ws: WebSocket, principal: Principal, remoteAddress: string): Connection<WsFrame> {
     const maxBuffered = this.options.maxOutboundBufferBytes
     const conn: Connection<WsFrame> = {
       id: newId('conn'),
       principal,
+      remoteAddress,
       send(frames) {
         if (ws.readyState !== WebSocket.OPEN) return false
         if (ws.bufferedAmount > maxBuffered) {

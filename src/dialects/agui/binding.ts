@@ -44,14 +44,14 @@ const aguiEndpoint = (deps: EndpointDeps): ReturnType<Dialect['endpoint']> => ({
   },
 })
 
-function admit(deps: EndpointDeps, principal: Principal): void {
-  const refused = deps.admission(principal)()
+function admit(deps: EndpointDeps, req: IncomingMessage, principal: Principal): void {
+  const refused = deps.admission(principal, deps.clientAddress(req))()
   if (refused) throw refused
 }
 
 async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, agent: string | undefined): Promise<void> {
   const principal = deps.principal(req)
-  admit(deps, principal)
+  admit(deps, req, principal)
   if (agent !== undefined && !deps.sessions.agent(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
   const body = await readBody(req, deps.limits.maxFrameBytes, { json: true })
   const decoded = agui.decode(body, deps.limits)
@@ -130,7 +130,7 @@ function reconcile(deps: EndpointDeps, session: Session, input: AguiRunInput, ag
 
 async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, threadId: string): Promise<void> {
   const principal = deps.principal(req)
-  admit(deps, principal)
+  admit(deps, req, principal)
   const session = await deps.sessions.open(threadId, principal, { create: false })
   const raw = url.searchParams.get('after') ?? (req.headers['last-event-id'] as string | undefined) ?? null
   if (raw !== null && !/^\d{1,15}$/.test(raw)) throw new ParlanceError('invalid_message', '"after" must be a non-negative integer (a seq)', { field: 'after' })
@@ -142,7 +142,7 @@ async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: Serve
 
 async function cancel(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, threadId: string): Promise<void> {
   const principal = deps.principal(req)
-  admit(deps, principal)
+  admit(deps, req, principal)
   const session = await deps.sessions.open(threadId, principal, { create: false })
   const runId = session.activeRunId
   await session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the client' })

@@ -40,7 +40,7 @@ const aisdkEndpoint = (deps: EndpointDeps): ReturnType<Dialect['endpoint']> => (
 
 async function submit(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, agent: string | undefined): Promise<void> {
   const principal = deps.principal(req)
-  const refused = deps.admission(principal)()
+  const refused = deps.admission(principal, deps.clientAddress(req))()
   if (refused) throw refused
   if (agent !== undefined && !deps.sessions.agent(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
   const decoded = aisdk.decode(await readBody(req, deps.limits.maxFrameBytes, { json: true }), deps.limits)

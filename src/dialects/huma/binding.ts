@@ -28,6 +28,7 @@ function humaEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
       hardMaxPayloadBytes: deps.limits.hardMaxPayloadBytes,
       maxOutboundBufferBytes: deps.limits.maxOutboundBufferBytes,
       authenticate: (req, token) => deps.authenticate(req, token),
+      clientAddress: (req) => deps.clientAddress(req),
       ...(adapterRedis && keys
         ? { adapter: createAdapter(adapterRedis, {
               streamName: keys.socketIo,
