@@ -13,6 +13,12 @@ const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s)
 
 /** An interactive HAI client in the terminal: streams replies, asks for approvals and client tool results. */
 export async function chat(options: ChatOptions): Promise<void> {
+  // A refused token would otherwise show as "connected", then a close: ask first (GET / needs the same credentials).
+  const probe = await fetch(`${options.url}/`, { headers: { accept: 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) } }).catch((err: unknown) => {
+    throw new Error(`cannot reach ${options.url}: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`)
+  })
+  await probe.body?.cancel()
+  if (probe.status === 401) throw new Error(`${options.url} refused ${options.token ? 'the token' : 'the connection: it needs a token (--token or PARLANCE_TOKEN)'}`)
   const client = await HaiClient.connect({ url: options.url, sessionId: options.sessionId, resumeAfter: options.sessionId ? -1 : undefined, token: options.token })
   const rl = createInterface({ input: process.stdin, output: process.stdout })
   process.stdout.write(dim(`connected to ${options.url} — session ${client.sessionId} (Ctrl-D to quit)\n`))

@@ -1,20 +1,63 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { DEFAULT_LIMITS, type Limits } from '../core/index.js'
 import { chat } from './chat.js'
 import { serve, type ServeOptions } from './serve.js'
 
-const USAGE = `usage:
-  parlance serve [--agent demo|./agent.js]… [--port 8000] [--host 127.0.0.1] [--data ./.parlance] [--store sqlite|memory] [--token TOKEN]
-                 [--store redis://127.0.0.1:6379 [--node-id ID] [--redis-prefix parlance:] [--lease-ms 5000]]   (a node of a cluster)
-                 [--agent openai --model NAME]   (OPENAI_BASE_URL, OPENAI_API_KEY)
-                 [--agent agui:URL]               (any AG-UI agent, e.g. agui:http://127.0.0.1:9000/agui, served over every dialect)
-                 [--limit NAME=VALUE]…            (any limit of the README's table, e.g. --limit principalRatePerSec=500)
-                 [--trust-proxy]                  (behind a reverse proxy: rate limits key on X-Forwarded-For's first address)
-  parlance chat  [--url http://127.0.0.1:8000] [--session ID] [--token TOKEN]
+const SERVE_USAGE = `usage: parlance serve [options]
 
-environment: PORT (default port), LOG_LEVEL (pino level, default info), PARLANCE_TOKEN (default --token),
-             PARLANCE_SECRET (key for signed exports), PARLANCE_NODE_ID (default --node-id), PARLANCE_REDIS_PREFIX`
+Serves agents over every dialect (HAI, AG-UI, HUMA, MyAgent, HugAI, AI SDK) from one process.
+
+options:
+  --agent SPEC          demo | openai (with --model) | agui:URL | ./path/to/agent.js — repeatable, the first is the default
+  --model NAME          the model of --agent openai (OPENAI_BASE_URL, OPENAI_API_KEY)
+  --port N              listen port (env PORT; default 8000; 0 picks a free one)
+  --host ADDR           listen address (default 127.0.0.1)
+  --store KIND          sqlite (default) | memory | redis://HOST:PORT (a node of a cluster)
+  --data DIR            directory of the SQLite file (default ./.parlance)
+  --token TOKEN         require a bearer token (env PARLANCE_TOKEN)
+  --limit NAME=VALUE    change a limit, repeatable (README "Configuration"), e.g. --limit maxConcurrentRuns=5000
+  --trust-proxy         behind a reverse proxy: rate limits key on X-Forwarded-For's first address
+  --node-id ID, --redis-prefix P, --lease-ms MS   cluster settings, with --store redis://…
+  --help, --version
+
+examples:
+  parlance serve                                         the demo agent on http://127.0.0.1:8000
+  parlance serve --agent ./dist/my-agent.js --port 9000  your agent (its default export)
+  parlance serve --agent agui:http://127.0.0.1:9000/agui any AG-UI agent, over every dialect
+  parlance serve --store redis://127.0.0.1:6379          a node of a cluster sharing that Redis
+
+environment: PORT, LOG_LEVEL (pino level, default info), PARLANCE_TOKEN, PARLANCE_SECRET (key for signed exports),
+             PARLANCE_NODE_ID, PARLANCE_REDIS_PREFIX`
+
+const CHAT_USAGE = `usage: parlance chat [options]
+
+Talks to a running server over HAI in the terminal: streams replies, asks for approvals and client tool results.
+
+options:
+  --url URL       the server (default http://127.0.0.1:$PORT, else :8000)
+  --session ID    continue a session (default: a new one)
+  --token TOKEN   the server's bearer token (env PARLANCE_TOKEN)
+  --help, --version
+
+examples:
+  parlance chat
+  parlance chat --url http://127.0.0.1:9000 --session my-session`
+
+const USAGE = `usage: parlance <command> [options]
+
+commands:
+  serve   serve agents over every dialect (parlance serve --help)
+  chat    talk to a running server in the terminal (parlance chat --help)
+
+parlance --version prints the version.`
+
+/** This package's version, from its package.json. */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
+  return `${pkg.name} ${pkg.version}`
+}
 
 /** `--limit NAME=VALUE`, repeatable: each a known limit and a non-negative integer (ms, bytes, counts or per second). */
 export function parseLimits(specs: readonly string[]): Partial<Limits> {
@@ -32,7 +75,16 @@ export function parseLimits(specs: readonly string[]): Partial<Limits> {
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv
+  if (command === '--version' || command === '-v' || rest.includes('--version')) {
+    process.stdout.write(`${version()}\n`)
+    return
+  }
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
   if (command === 'serve') {
+    if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${SERVE_USAGE}\n`)
     const { values } = parseArgs({
       args: rest,
       options: {
@@ -52,6 +104,8 @@ async function main(argv: string[]): Promise<void> {
     })
     const port = Number(values.port ?? process.env.PORT ?? 8000)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${values.port ?? process.env.PORT}`)
+    if (values.model !== undefined && !(values.agent ?? []).includes('openai')) throw new Error('--model applies to --agent openai only; add --agent openai, or drop --model')
+    if (values.data !== undefined && values.data.trim() === '') throw new Error('--data needs a directory, e.g. --data ./.parlance')
     const store = values.store ?? 'sqlite'
     if (store !== 'sqlite' && store !== 'memory' && !/^rediss?:\/\/./.test(store)) {
       throw new Error(`--store must be sqlite, memory or a Redis URL (redis://host:port), not ${store}`)
@@ -73,17 +127,17 @@ async function main(argv: string[]): Promise<void> {
     })
   }
   if (command === 'chat') {
+    if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${CHAT_USAGE}\n`)
     const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, session: { type: 'string' }, token: { type: 'string' } } })
     return chat({ url: values.url ?? `http://127.0.0.1:${process.env.PORT ?? 8000}`, sessionId: values.session, token: values.token ?? process.env.PARLANCE_TOKEN })
-  }
-  if (command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(`${USAGE}\n`)
-    return
   }
   throw new Error(`unknown command "${command}"\n${USAGE}`)
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`parlance: ${err instanceof Error ? err.message : String(err)}\n`)
+  const message = err instanceof Error ? err.message : String(err)
+  const badOption = (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS_')
+  const command = process.argv[2] === 'chat' ? 'chat' : 'serve'
+  process.stderr.write(`parlance: ${message}${badOption ? `\nsee: parlance ${command} --help` : ''}\n`)
   process.exit(2)
 })

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isAgent, type AgentDefinition } from '../agent/index.js'
@@ -30,14 +31,14 @@ export interface ServeOptions {
  * Loads `demo`, `openai` (needs `model`), `agui:URL` (a remote AG-UI agent, bridged) or an agent module (a
  * built .js/.mjs file; for .ts run the CLI under tsx).
  */
-export async function loadAgent(spec: string, opts: { model?: string } = {}): Promise<AgentDefinition> {
+export async function loadAgent(spec: string, opts: { model?: string; name?: string } = {}): Promise<AgentDefinition> {
   if (spec === 'demo') return demoAgent
   if (spec.startsWith('agui:')) {
     const url = spec.slice('agui:'.length)
     if (!url) throw new Error('--agent agui:URL needs the remote agent\'s AG-UI URL, e.g. --agent agui:http://127.0.0.1:9000/agui')
     const { aguiBridgeAgent } = await import('../agents/agui/index.js')
     try {
-      return aguiBridgeAgent({ url })
+      return aguiBridgeAgent({ url, ...(opts.name ? { name: opts.name } : {}) })
     } catch (err) {
       throw new Error(`--agent ${spec}: ${(err as Error).message}`, { cause: err })
     }
@@ -47,10 +48,26 @@ export async function loadAgent(spec: string, opts: { model?: string } = {}): Pr
     const { openaiAgent } = await import('../agents/openai/index.js')
     return openaiAgent({ model: opts.model })
   }
-  const mod = (await import(pathToFileURL(resolve(spec)).href)) as Record<string, unknown>
+  const file = resolve(spec)
+  if (!existsSync(file)) {
+    if (!/[/\\]|\.[cm]?[jt]s$/.test(spec)) throw new Error(`unknown agent "${spec}": use demo, openai (with --model NAME), agui:URL (a remote AG-UI agent), or the path of an agent module (./my-agent.js)`)
+    throw new Error(`--agent ${spec}: no such file ${file}`)
+  }
+  if (/\.[cm]?ts$/.test(file)) await loadTypeScript(spec)
+  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>
   const candidate = mod.default ?? mod.agent
   if (!isAgent(candidate)) throw new Error(`${spec} does not export an agent (export default defineAgent({...}))`)
   return candidate
+}
+
+/** Lets `import()` load TypeScript through tsx when the project has it; otherwise says how to run a .ts agent. */
+async function loadTypeScript(spec: string): Promise<void> {
+  try {
+    const api = (await import('tsx/esm/api')) as { register(): unknown }
+    api.register()
+  } catch {
+    throw new Error(`--agent ${spec}: a TypeScript agent needs tsx (npm install --save-dev tsx), or build it to JavaScript and pass the .js file`)
+  }
 }
 
 /**
@@ -73,7 +90,9 @@ const SHUTDOWN_MS = 10_000
 /** Starts a server and stops it cleanly on SIGINT/SIGTERM (a second signal exits at once). */
 export async function serve(options: ServeOptions): Promise<void> {
   const specs = options.agents.length ? options.agents : ['demo']
-  const agents = await Promise.all(specs.map((a) => loadAgent(a, { model: options.model })))
+  // Several bridges: agui, agui-2, … (they would all be named agui, and the last would take every run).
+  let bridges = 0
+  const agents = await Promise.all(specs.map((a) => loadAgent(a, { model: options.model, ...(a.startsWith('agui:') && bridges++ > 0 ? { name: `agui-${bridges}` } : {}) })))
   const server = await createServer({
     agents,
     store: options.store,

@@ -91,6 +91,17 @@ export interface ParlanceServer {
   close(): Promise<void>
 }
 
+/** A URL with its password hidden, for messages. */
+function redacted(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return url
+  }
+}
+
 function isRedisUrl(store: ServerOptions['store']): store is RedisUrl {
   return typeof store === 'string' && /^rediss?:\/\//.test(store)
 }
@@ -138,6 +149,9 @@ function loadSecret(options: ServerOptions): Buffer {
 /** Creates a Parlance server: HTTP endpoints and every dialect, mounted on one node:http server. */
 export async function createServer(options: ServerOptions): Promise<ParlanceServer> {
   if (options.agents.length === 0) throw new TypeError('createServer needs at least one agent')
+  const names = options.agents.map((a) => a.name)
+  const twice = names.find((n, i) => names.indexOf(n) !== i)
+  if (twice !== undefined) throw new TypeError(`two agents are named "${twice}"; each agent needs its own name (defineAgent({ name }))`)
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits }
   const log = options.logger === false ? pino({ enabled: false }) : (options.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' }))
   let backend: StoreBackend
@@ -149,6 +163,13 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     const prefix = c.prefix ?? process.env.PARLANCE_REDIS_PREFIX ?? 'parlance:'
     const nodeId = c.nodeId ?? process.env.PARLANCE_NODE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`
     const redisStore = createRedisStore({ url: options.store, prefix, nodeId, leaseMs: c.leaseMs, maxEventsPerSession: c.maxEventsPerSession })
+    // Fail at start, naming the server, rather than at the first command with ioredis's retry-limit message.
+    let lastError = ''
+    redisStore.redis.on('error', (err: Error) => (lastError = err.message))
+    if (!(await redisStore.ping())) {
+      await redisStore.close()
+      throw new Error(`cannot reach Redis at ${redacted(options.store)}: ${lastError || 'no answer within 1 s'}`)
+    }
     backend = redisStore
     cluster = await createRedisCluster({ redis: redisStore.redis, prefix, nodeId, leaseMs: c.leaseMs })
     clusterDeps = { nodeId, redis: redisStore.redis, prefix, keys: redisKeys(prefix) }

@@ -70,7 +70,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     db = new Database(options.file)
   } catch (err) {
     unlock()
-    throw err
+    throw new Error(`cannot open the SQLite database ${options.file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
   }
   db.pragma('journal_mode = WAL')
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
