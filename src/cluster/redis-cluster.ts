@@ -3,7 +3,8 @@ import { hostname } from 'node:os'
 import type { Redis } from 'ioredis'
 import { ERROR_CODES, ParlanceError, toParlanceError, type ErrorCode, type SessionId, type StoredEvent } from '../core/index.js'
 import type { ClusterPort, ForwardedCommand, ForwardOutcome } from '../session/cluster.js'
-import { redisKeys, unreachable } from '../store/redis/store.js'
+import { unreachable } from '../store/redis/connection.js'
+import { redisKeys } from '../store/redis/keys.js'
 
 /** Options of the Redis cluster coordinator. */
 export interface RedisClusterOptions {
@@ -22,7 +23,9 @@ export interface RedisClusterOptions {
 /** Redis TIME in ms, inside scripts, so every node scores leases on one clock. */
 const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`
 
-// Every script gets the keys it touches in KEYS (names from store/redis/keys.ts); ARGV holds values only.
+// Every script gets the keys it touches in KEYS (names from store/redis/keys.ts); ARGV holds values only. A lease
+// script touches the session's lease (and record) plus the global leases index, so only EXPIRED is single-slot
+// (keys.ts says why that stays so, and what it means for Redis Cluster).
 
 /** KEYS: the session's lease, the leases index. ARGV: node, ms, session id. Takes the lease if free (or already ours). */
 const ACQUIRE = `${NOW}

@@ -1,45 +1,95 @@
 /**
- * Every Redis key and channel name Parlance uses, built here and nowhere else: the store, its commit script and
- * the cluster coordinator all take their names from `redisKeys(prefix)`, and every script receives the keys it
- * touches in KEYS (none is built inside Lua), so key-pattern ACLs (`~parlance:*`) apply and Redis can check them.
+ * Every Redis key and channel name Parlance uses is built here and nowhere else: the store, its commit script,
+ * the cluster coordinator and its lease scripts, the signing key and the Socket.IO adapter all take their names
+ * from `redisKeys(prefix)`. Scripts receive every key they touch in KEYS (none is built inside Lua; ARGV holds
+ * values and channel names only), so Redis, a proxy or a cluster client sees which keys a script touches, and
+ * key-pattern ACLs apply: a user limited to `~<prefix>*` and `&<prefix>*` (channels) can run Parlance.
  *
- * | name | type | holds |
+ * ## Layout (`p` = the prefix, default `parlance:`)
+ *
+ * | name | type | holds | slot |
+ * |---|---|---|---|
+ * | `p{s:<session>}:log` | stream | the session's events, entry id `<seq>-0` | the session's |
+ * | `p{s:<session>}:meta` | hash | the session's record (agent, owner, lastSeq, logSeq, state, messages…) | the session's |
+ * | `p{s:<session>}:lease` | string, PX | the node writing the session (cluster mode) | the session's |
+ * | `p{s:<session>}:ev` | channel | committed events, for replicas (published by the commit script) | the session's |
+ * | `psessions` | sorted set | session ids by update time (listings) | global |
+ * | `powner:<principal>` | set | a principal's session ids (the per-principal quota) | global |
+ * | `pleases` | sorted set | leased session ids by expiry (orphaned runs found without a scan) | global |
+ * | `ppending:<request>` | string, EX 1 day | the session an approval / client tool call waits in (cluster) | its own |
+ * | `pnode:<node>` | channel | commands forwarded to a node, and their answers | — |
+ * | `psecret` | string | the cluster's signing key | its own |
+ * | `psocket.io`, `psio:session:*` | stream, strings | the Socket.IO Redis streams adapter's (HUMA) | their own |
+ *
+ * A session's keys share the hash tag `{s:<session>}` (Redis hashes what lies between the first `{` and the next
+ * `}`), so one session's log, record and lease hash to one slot whatever the id holds: an id with braces still
+ * gives one tag per session, and an empty id still a non-empty tag. A prefix with its own tag (`{parlance}:`)
+ * takes precedence: every key then hashes to that one slot.
+ *
+ * ## Operations and slots
+ *
+ * | operation | keys | single-slot |
  * |---|---|---|
- * | `{p}s:{<session>}:log` | stream | the session's events, entry id `<seq>-0` |
- * | `{p}s:{<session>}:meta` | hash | the session's record (agent, owner, lastSeq, logSeq, state, messages…) |
- * | `{p}s:{<session>}:lease` | string, TTL | the node writing the session (cluster mode) |
- * | `{p}s:{<session>}:ev` | channel | committed events, for replicas (published by the commit script) |
- * | `{p}sessions` | sorted set | session ids by update time (listings) |
- * | `{p}owner:<principal>` | set | a principal's session ids (the per-principal quota) |
- * | `{p}leases` | sorted set | leased session ids by expiry (finding orphaned runs without a scan) |
- * | `{p}pending:<request>` | string, TTL | the session an approval / client tool call waits in (cluster) |
- * | `{p}node:<node>` | channel | commands forwarded to a node, and their answers |
- * | `{p}secret` | string | the cluster's signing key |
+ * | commit (script) | sessions, leases; per session of the unit: meta, log, lease, and owner on a record write | no |
+ * | readEvents (XRANGE), getSession (HGETALL) | the session's log / meta | yes |
+ * | listSessions | sessions (ZREVRANGE), then each listed meta (HMGET, pipelined) | each command yes, the pipeline spans slots |
+ * | countSessions (SCARD) | owner | yes |
+ * | acquire, renew, release (scripts; renew pipelined per session) | the session's lease, leases | no |
+ * | claimOrphans: expired (script) | leases | yes |
+ * | claimOrphans: claim (script, per session) | leases, the session's lease and meta | no |
+ * | holder, share/locatePending, signing key | one key each | yes |
  *
- * Slots: a session's own keys share the hash tag `{<session>}`, so one session's log, record and lease hash to
- * one slot. The indexes (`sessions`, `owner:*`, `leases`) are global, and a commit unit batches many sessions,
- * so the commit script and the lease scripts are cross-slot: Parlance runs on one Redis primary (with replicas
- * or Sentinel), not on Redis Cluster. Cluster support would shard the indexes by tag and split each commit per
- * slot — the declared keys above are the part of that already done.
+ * The commit script is cross-slot twice over: it writes the global indexes (`sessions` on every record write,
+ * `owner:*` when a session is created, `leases` when it takes an expired lease back), and a commit unit is one
+ * event-loop tick of every session that produced events, so it spans many sessions. It stays one script because
+ * a unit is all or nothing (`StoreBackend.commit`; the contract suite and the lease-fencing test check it) and
+ * `EventStore` relies on that: a failed unit is retried whole, a refused one (`StoreConflict`) is committed again
+ * without the refused sessions, both correct only if nothing of it was written. Split into per-slot scripts it
+ * would pass those tests only by checking every session first and writing after, which is not atomic: a Redis
+ * outage between two writes (test/cluster-outage.test.ts cuts Redis mid-stream) would leave part of a unit
+ * written, and its whole retry would then fail the seq check forever (one node) or drop live sessions as fenced
+ * (cluster). Moving the index writes out of the script would not help while a unit spans sessions, and would
+ * let a crash leave a session unlisted or uncounted. The lease scripts' one global key is the `leases` index;
+ * written first, as a superset of the live leases (claim forgets entries whose lease and run are gone), it
+ * would make each lease script single-slot. That is not done while the commit needs one primary anyway.
+ *
+ * ## What this means for Redis Cluster
+ *
+ * Parlance needs one Redis primary: standalone, with replicas, under Sentinel, or a managed service with
+ * cluster mode disabled. On Redis Cluster the cross-slot scripts fail with CROSSSLOT. A prefix with one hash
+ * tag (`{parlance}:`) puts every key in one slot, so every script is single-slot; with a cluster-aware client
+ * that would run on one shard of a Cluster (its failover, none of its sharding), but the store connects with a
+ * plain ioredis client, which does not follow MOVED redirections, so not today. Sharding sessions across slots
+ * needs commit units grouped by slot (in `EventStore`), each retried idempotently, and the indexes sharded by tag.
  */
 export function redisKeys(prefix: string) {
-  const session = (id: string) => `${prefix}s:{${id}}:`
+  const session = (id: string) => `${prefix}{s:${id}}:`
   return {
+    /** The session's event stream. */
     log: (id: string) => `${session(id)}log`,
+    /** The session's record (hash). */
     meta: (id: string) => `${session(id)}meta`,
+    /** The session's write lease (cluster mode). */
     lease: (id: string) => `${session(id)}lease`,
     /** Channel of a session's committed events. */
     channel: (id: string) => `${session(id)}ev`,
+    /** Session ids by update time. */
     sessions: `${prefix}sessions`,
+    /** A principal's session ids. */
     owner: (owner: string) => `${prefix}owner:${owner}`,
+    /** Leased session ids by expiry. */
     leases: `${prefix}leases`,
     /** Channel of a node's forwarded commands. */
     node: (nodeId: string) => `${prefix}node:${nodeId}`,
+    /** The session an approval / client tool call id waits in. */
     pending: (requestId: string) => `${prefix}pending:${requestId}`,
+    /** The cluster's signing key. */
     secret: `${prefix}secret`,
     /** Prefix of the Socket.IO Redis streams adapter's keys and channels. */
     socketIo: `${prefix}socket.io`,
     socketIoSession: `${prefix}sio:session:`,
+    /** SCAN / PSUBSCRIBE pattern of every key and channel under the prefix (glob characters in it escaped). */
+    all: `${prefix.replace(/[\\*?[\]]/g, '\\$&')}*`,
   }
 }
 
