@@ -3,7 +3,8 @@ import type { SessionRecord } from '../store/index.js'
 import type { ClusterPort, ForwardedCommand, ForwardOutcome } from './cluster.js'
 import { closingEvents, runEvents } from './recover.js'
 import type { Placement, PlacementHost } from './placement.js'
-import { Session, type SessionDeps } from './session.js'
+import type { SessionDeps } from './deps.js'
+import { Session } from './session.js'
 import type { OpenOptions } from './session-manager.js'
 
 /** What a cluster node needs from the session manager it serves. */
@@ -49,10 +50,14 @@ export class ClusterNode implements Placement {
   ) {
     port.onForward((f) => this.receive(f))
     port.onReconnect(() => {
-      for (const s of host.sessions()) if (!s.writer) void s.catchUp()
+      for (const s of host.sessions()) void s.replica?.catchUp()
     })
     this.timer = setInterval(() => void this.tendLeases(), Math.max(50, Math.floor(port.leaseMs / 3)))
     this.timer.unref()
+  }
+
+  get nodeId(): string {
+    return this.port.nodeId
   }
 
   /** Sessions built here route a replica's commands through this node, resync when a write was refused, and share where requests wait. */
@@ -114,7 +119,7 @@ export class ClusterNode implements Placement {
         continue
       }
       // Read your writes: the caller's next look at this replica (activeRunId, lastSeq) sees the command's effects.
-      await session.caughtUp(outcome.seq, cluster.leaseMs)
+      await session.replica?.caughtUp(outcome.seq, cluster.leaseMs)
       return outcome
     }
     throw new ParlanceError('unavailable', `could not reach the node writing session ${session.id}; try again`, { sessionId: session.id })
@@ -131,9 +136,10 @@ export class ClusterNode implements Placement {
     let p = this.promoting.get(session.id)
     if (!p) {
       p = (async () => {
-        await session.catchUp()
-        if (session.writer) return
-        const runId = session.remoteRunId
+        await session.replica?.catchUp()
+        const replica = session.replica
+        if (!replica) return
+        const runId = replica.remote?.id
         const closing = runId ? await closingEvents((sid, after, limit) => this.host.store.read(sid, after, limit), session.id, runId, session.lastSeq) : []
         session.promote(closing, ORPHANED)
       })().finally(() => this.promoting.delete(session.id))
@@ -145,7 +151,7 @@ export class ClusterNode implements Placement {
   /** The store refused a session's writes: reload its record and carry on as a replica. */
   async resync(session: Session): Promise<void> {
     const record = await this.host.store.backend.getSession(session.id).catch(() => undefined)
-    if (record) await session.resync(record)
+    if (record) await session.replica?.resync(record)
   }
 
   /** Renews the leases of sessions written here, releases those quiet for a whole tick, adopts orphaned runs. */
@@ -204,7 +210,7 @@ export class ClusterNode implements Placement {
     const backend = this.host.store.backend
     let session: Session | undefined
     const early: StoredEvent[][] = []
-    await cluster.watch(id, (events) => (session ? session.follow(events) : early.push(events)))
+    await cluster.watch(id, (events) => (session ? session.replica?.follow(events) : early.push(events)))
     try {
       let record = await backend.getSession(id)
       if (!record) {
@@ -227,7 +233,7 @@ export class ClusterNode implements Placement {
         }
       }
       session = await this.fromRecord(record)
-      for (const events of early) session.follow(events)
+      for (const events of early) session.replica?.follow(events)
       return session
     } catch (err) {
       cluster.unwatch(id)
@@ -247,7 +253,7 @@ export class ClusterNode implements Placement {
     // One read of the run so far: where it starts (clients attaching mid-run replay from there) and what it waits for.
     const events = await runEvents(read, record.id, record.activeRunId, record.lastSeq)
     const session = new Session(this.host.deps, record, { writer: false, runStartSeq: events[0]?.seq })
-    session.primeRemote(events)
+    session.replica?.prime(events)
     return session
   }
 }

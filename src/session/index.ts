@@ -1,5 +1,5 @@
 export { Session } from './session.js'
-export type { SessionDeps, SessionHooks } from './session.js'
+export type { SessionDeps, SessionHooks } from './deps.js'
 export { SessionManager } from './session-manager.js'
 export type { OpenOptions, SessionManagerOptions } from './session-manager.js'
 export { RAW_EVENTS } from './subscription.js'

@@ -2,6 +2,7 @@
  * Requests waiting for an answer from outside (approvals, client tool
  * results), each with its own timeout. On timeout the waiter receives the
  * value `onTimeout` gives; `rejectAll` ends every wait with an error.
+ * `observe`, if given, hears every id start (true) and stop (false) waiting.
  */
 export class PendingRequests<T, M = undefined> {
   private readonly waits = new Map<
@@ -9,14 +10,18 @@ export class PendingRequests<T, M = undefined> {
     { resolve: (v: T) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout; meta: M }
   >()
 
+  constructor(private readonly observe?: (id: string, waiting: boolean) => void) {}
+
   wait(id: string, timeoutMs: number, meta: M, onTimeout: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waits.delete(id)
+        this.observe?.(id, false)
         resolve(onTimeout())
       }, timeoutMs)
       timer.unref()
       this.waits.set(id, { resolve, reject, timer, meta })
+      this.observe?.(id, true)
     })
   }
 
@@ -26,6 +31,7 @@ export class PendingRequests<T, M = undefined> {
     if (!w) return false
     this.waits.delete(id)
     clearTimeout(w.timer)
+    this.observe?.(id, false)
     w.resolve(value)
     return true
   }
@@ -41,10 +47,12 @@ export class PendingRequests<T, M = undefined> {
 
   /** Ends every wait with `err`. */
   rejectAll(err: unknown): void {
-    for (const w of this.waits.values()) {
+    const waits = [...this.waits]
+    this.waits.clear()
+    for (const [id, w] of waits) {
       clearTimeout(w.timer)
+      this.observe?.(id, false)
       w.reject(err)
     }
-    this.waits.clear()
   }
 }

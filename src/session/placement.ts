@@ -1,7 +1,8 @@
 import { ParlanceError, type Principal, type SessionId } from '../core/index.js'
 import type { EventStore, SessionRecord } from '../store/index.js'
 import { closingEvents } from './recover.js'
-import { Session, type SessionDeps } from './session.js'
+import type { SessionDeps } from './deps.js'
+import { Session } from './session.js'
 import type { OpenOptions } from './session-manager.js'
 
 /**
@@ -10,6 +11,8 @@ import type { OpenOptions } from './session-manager.js'
  * the writer or a replica, moves leases and forwards commands. The manager only loads, indexes and evicts.
  */
 export interface Placement {
+  /** This node's id in a cluster, else null. */
+  readonly nodeId: string | null
   /** What sessions are built with besides the manager's own deps (cluster: routing, resync, pending sharing). */
   readonly sessionDeps: Pick<SessionDeps, 'route' | 'rejected' | 'sharePending'>
   /** Loads a session on this node (from its record, or new), as the writer or a replica. */
@@ -37,6 +40,7 @@ export interface PlacementHost {
 
 /** One node with its own store: every session loaded here is written here. */
 export class LocalPlacement implements Placement {
+  readonly nodeId = null
   readonly sessionDeps = {}
 
   constructor(private readonly host: PlacementHost) {}

@@ -1,6 +1,7 @@
-import { isRunEnd, ParlanceError, type Command, type StoredEvent } from '../core/index.js'
+import { ConversationModel, isRunEnd, ParlanceError, type Command, type StoredEvent } from '../core/index.js'
 import type { SessionRecord } from '../store/index.js'
 import type { ForwardOutcome } from './cluster.js'
+import type { Role } from './role.js'
 import type { Session } from './session.js'
 
 /**
@@ -8,10 +9,12 @@ import type { Session } from './session.js'
  * in order (filling gaps from the store), feeds them to the same subscribers, learns from them which run is
  * active and what it waits for (so answers arriving here are recognised), and forwards commands to the writer.
  */
-export class Replica {
+export class Replica implements Role {
   readonly kind = 'replica'
+  /** No run executes here. */
+  readonly run = null
   /** The run active on the writer, as seen in its events. */
-  run: { id: string; startSeq: number } | null
+  remote: { id: string; startSeq: number } | null
   /** Approval / client tool call ids waiting on the writer, as seen in its events: the pending index, derived from the log. */
   private readonly pending = new Set<string>()
   /** Callers of `caughtUp` waiting for a seq. */
@@ -23,17 +26,17 @@ export class Replica {
 
   constructor(
     private readonly s: Session,
-    run: { id: string; startSeq: number } | null,
+    remote: { id: string; startSeq: number } | null,
   ) {
-    this.run = run
+    this.remote = remote
   }
 
   get activeRunId(): string | null {
-    return this.run?.id ?? null
+    return this.remote?.id ?? null
   }
 
   get activeRunStartSeq(): number | null {
-    return this.run?.startSeq ?? null
+    return this.remote?.startSeq ?? null
   }
 
   waitsFor(id: string): boolean {
@@ -47,8 +50,11 @@ export class Replica {
     return route(this.s, cmd)
   }
 
+  /** The writer's run is stopped on the writer, not here. */
+  stop(): void {}
+
   /** This node becomes the writer: waiters are released; what the replica tracked is dropped. */
-  retire(): void {
+  leave(): void {
     this.active = false
     this.pending.clear()
     for (const check of [...this.seqWaiters]) check()
@@ -91,8 +97,8 @@ export class Replica {
           if (page.length === 0) break
           this.s.advance(page)
         }
-        this.s.resetModel(record)
-        this.run = record.activeRunId ? { id: record.activeRunId, startSeq: this.run?.startSeq ?? record.lastSeq } : null
+        this.s.model = new ConversationModel(record.messages, record.state)
+        this.remote = record.activeRunId ? { id: record.activeRunId, startSeq: this.remote?.startSeq ?? record.lastSeq } : null
       })
       .catch(() => {})
     return this.following
@@ -136,11 +142,11 @@ export class Replica {
   /** Bookkeeping of the writer's run and of what it waits for. */
   private track(e: StoredEvent): void {
     if (isRunEnd(e)) {
-      this.run = null
+      this.remote = null
       this.pending.clear()
       return
     }
-    if (e.runId && this.run?.id !== e.runId) this.run = { id: e.runId, startSeq: e.seq }
+    if (e.runId && this.remote?.id !== e.runId) this.remote = { id: e.runId, startSeq: e.seq }
     switch (e.type) {
       case 'run.started':
         this.s.agentName = e.agent

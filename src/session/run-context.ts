@@ -16,7 +16,6 @@ export interface RunHost extends MessagingHost {
   readonly id: string
   readonly model: { readonly messages: RunContext['history']; readonly state: Json }
   append(runId: string, body: EventBody): Promise<void> | undefined
-  notePending(id: string, waiting: boolean): void
 }
 
 function isPatch(value: unknown): value is PatchOp[] {
@@ -87,30 +86,25 @@ export function createRunContext(
     const toolCallId = newToolCallId()
     const timeoutMs = limits.clientToolTimeoutMs
     const answer = run.clientTools.wait(toolCallId, timeoutMs, { toolName: name }, () => ({ type: 'timeout' }))
-    host.notePending(toolCallId, true)
-    try {
-      await emit({ type: 'tool.call', toolCallId, toolName: name, args, target: 'client' })
-      const a = await answer
-      run.ensureActive()
-      if (a.type === 'timeout') {
-        await emit({ type: 'tool.error', toolCallId, toolName: name, error: `no result from the client within ${timeoutMs} ms` })
-        throw new ParlanceError('timeout', `client tool ${name} timed out after ${timeoutMs} ms`, { toolName: name, toolCallId })
-      }
-      if (a.outcome === 'success') {
-        const result = a.result ?? null
-        await emit({ type: 'tool.result', toolCallId, toolName: name, result })
-        return result
-      }
-      if (a.outcome === 'canceled') {
-        await emit({ type: 'tool.cancel', toolCallId, toolName: name, reason: 'canceled by the client', by: 'client' })
-        throw new ParlanceError('tool_error', `client tool ${name} was canceled by the client`, { toolName: name, toolCallId })
-      }
-      const error = a.error ?? 'the client reported a failure'
-      await emit({ type: 'tool.error', toolCallId, toolName: name, error })
-      throw new ParlanceError('tool_error', `client tool ${name} failed: ${error}`, { toolName: name, toolCallId })
-    } finally {
-      host.notePending(toolCallId, false)
+    await emit({ type: 'tool.call', toolCallId, toolName: name, args, target: 'client' })
+    const a = await answer
+    run.ensureActive()
+    if (a.type === 'timeout') {
+      await emit({ type: 'tool.error', toolCallId, toolName: name, error: `no result from the client within ${timeoutMs} ms` })
+      throw new ParlanceError('timeout', `client tool ${name} timed out after ${timeoutMs} ms`, { toolName: name, toolCallId })
     }
+    if (a.outcome === 'success') {
+      const result = a.result ?? null
+      await emit({ type: 'tool.result', toolCallId, toolName: name, result })
+      return result
+    }
+    if (a.outcome === 'canceled') {
+      await emit({ type: 'tool.cancel', toolCallId, toolName: name, reason: 'canceled by the client', by: 'client' })
+      throw new ParlanceError('tool_error', `client tool ${name} was canceled by the client`, { toolName: name, toolCallId })
+    }
+    const error = a.error ?? 'the client reported a failure'
+    await emit({ type: 'tool.error', toolCallId, toolName: name, error })
+    throw new ParlanceError('tool_error', `client tool ${name} failed: ${error}`, { toolName: name, toolCallId })
   }
 
   const ctx: RunContext = {
@@ -183,28 +177,23 @@ export function createRunContext(
       const approvalId = newId('appr')
       const timeoutMs = req.timeoutMs ?? limits.approvalTimeoutMs
       const answer = run.approvals.wait(approvalId, timeoutMs, { toolName: req.tool }, (): ApprovalResult => ({ approved: false, by: 'timeout' }))
-      host.notePending(approvalId, true)
-      try {
-        await emit({
-          type: 'approval.requested',
-          approvalId,
-          toolName: req.tool,
-          toolDescription: req.description ?? agent.tools[req.tool]?.description ?? '',
-          args: req.args,
-          reasoning: req.reasoning,
-          risk: req.risk,
-          timeoutMs,
-        })
-        const result = await answer
-        await emit(
-          result.feedback === undefined
-            ? { type: 'approval.resolved', approvalId, approved: result.approved, by: result.by }
-            : { type: 'approval.resolved', approvalId, approved: result.approved, feedback: result.feedback, by: result.by },
-        )
-        return result
-      } finally {
-        host.notePending(approvalId, false)
-      }
+      await emit({
+        type: 'approval.requested',
+        approvalId,
+        toolName: req.tool,
+        toolDescription: req.description ?? agent.tools[req.tool]?.description ?? '',
+        args: req.args,
+        reasoning: req.reasoning,
+        risk: req.risk,
+        timeoutMs,
+      })
+      const result = await answer
+      await emit(
+        result.feedback === undefined
+          ? { type: 'approval.resolved', approvalId, approved: result.approved, by: result.by }
+          : { type: 'approval.resolved', approvalId, approved: result.approved, feedback: result.feedback, by: result.by },
+      )
+      return result
     },
     async setState(next, opts) {
       const patch = opts?.patch ?? isPatch(next)

@@ -1,15 +1,26 @@
-import type { Command, RunId } from '../core/index.js'
+import { ParlanceError, type Command, type EventBody, type RunId } from '../core/index.js'
 import type { ApprovalResult, RunInput } from '../agent/index.js'
+import { closeBursts } from './messaging.js'
 import { PendingRequests } from './pending.js'
 
 /** A client tool's answer as the run sees it. */
 export type ClientToolAnswer = Extract<Command, { type: 'tool.result' }> | { type: 'timeout' }
 
-/** One agent run: its abort signal, and what it waits for from clients. */
+/** Records one event for the run (the session's `appendNow`). */
+export type RecordEvent = (body: EventBody) => void
+
+/** How a run cut short ends. */
+export type AbortCode = 'interrupted' | 'cancelled'
+
+/**
+ * One agent run: its abort signal, what it waits for from clients and what it left open. Every approval and
+ * client tool call id starting or stopping to wait is reported to `onPending` (cluster mode shares it with
+ * every node); what the run waits for is read from the run itself (`waitsFor`).
+ */
 export class Run {
   readonly controller = new AbortController()
-  readonly approvals = new PendingRequests<ApprovalResult, { toolName: string }>()
-  readonly clientTools = new PendingRequests<ClientToolAnswer, { toolName: string }>()
+  readonly approvals: PendingRequests<ApprovalResult, { toolName: string }>
+  readonly clientTools: PendingRequests<ClientToolAnswer, { toolName: string }>
   /** Text and reasoning messages started and not yet ended (closed for the client if the run stops early). */
   readonly openText = new Set<string>()
   readonly openReasoning = new Set<string>()
@@ -21,21 +32,42 @@ export class Run {
     readonly input: RunInput,
     /** seq of the run's first event. */
     readonly startSeq: number,
-  ) {}
+    onPending?: (id: string, waiting: boolean) => void,
+  ) {
+    this.approvals = new PendingRequests(onPending)
+    this.clientTools = new PendingRequests(onPending)
+  }
 
   get signal(): AbortSignal {
     return this.controller.signal
   }
 
   /**
-   * Stops the run where it stands: the agent's signal fires with `reason`, and every approval and client tool
-   * call it waits for is rejected with it. Every teardown path (a cancel, an interrupt, a shutdown, a lost
-   * write) goes through here.
+   * Stops the run where it stands; every teardown path (a cancel, an interrupt, a shutdown, a lost write) goes
+   * through here. With `record`, what it waits for is recorded as given up (client tool calls cancelled,
+   * approvals withdrawn); then the agent's signal fires with a ParlanceError(`code`, `message`), every wait is
+   * rejected with it, and what the run left open is closed (`close`). Without `record` (this node may no longer
+   * write) nothing is recorded. The caller records the run's end.
    */
-  abort(reason: unknown): void {
+  abort(code: AbortCode, message: string, record?: RecordEvent): void {
+    const reason = new ParlanceError(code, message)
+    if (record) {
+      for (const [toolCallId, meta] of this.clientTools.entries()) record({ type: 'tool.cancel', toolCallId, toolName: meta.toolName, reason: message })
+      for (const [approvalId] of this.approvals.entries()) record({ type: 'approval.resolved', approvalId, approved: false, by: 'cancel' })
+    }
     this.controller.abort(reason)
     this.approvals.rejectAll(reason)
     this.clientTools.rejectAll(reason)
+    this.close(record ?? (() => {}))
+  }
+
+  /** Closes what the run left open (messaging bursts, reasoning and text messages), recording each close; once. */
+  close(record: RecordEvent): void {
+    closeBursts(this, record, this.signal.reason)
+    for (const messageId of this.openReasoning) record({ type: 'reasoning.end', messageId })
+    for (const messageId of this.openText) record({ type: 'text.end', messageId })
+    this.openText.clear()
+    this.openReasoning.clear()
   }
 
   /** Is `id` an approval or client tool call this run waits for? */

@@ -4,7 +4,8 @@ import type { EventStore, SessionRecord } from '../store/index.js'
 import type { ClusterPort } from './cluster.js'
 import { ClusterNode } from './cluster-node.js'
 import { LocalPlacement, type Placement } from './placement.js'
-import type { Session, SessionDeps, SessionHooks } from './session.js'
+import type { SessionDeps, SessionHooks } from './deps.js'
+import type { Session } from './session.js'
 
 /** What the session manager needs. */
 export interface SessionManagerOptions {
@@ -64,10 +65,6 @@ export class SessionManager {
       limits: options.limits,
       hooks: this.hooks,
       admitRun: () => options.limits.maxConcurrentRuns <= 0 || this.activeRuns < options.limits.maxConcurrentRuns,
-      // Filled in from the placement below (its hooks close over the manager).
-      route: (session, cmd) => this.placement.sessionDeps.route!(session, cmd),
-      rejected: (session) => this.placement.sessionDeps.rejected?.(session),
-      sharePending: (id, sessionId) => this.placement.sessionDeps.sharePending?.(id, sessionId),
     }
     const host = { store: options.store, limits: options.limits, deps, newRecord: (id: SessionId, principal: Principal, opts: OpenOptions) => this.newRecord(id, principal, opts) }
     this.placement = options.cluster
@@ -78,11 +75,13 @@ export class SessionManager {
           open: (id, principal, opts) => this.open(id, principal, opts),
         })
       : new LocalPlacement(host)
+    // The placement's own session deps (cluster: routing, resync, pending sharing), before any session is built.
+    Object.assign(deps, this.placement.sessionDeps)
   }
 
   /** This node's id in a cluster, else null. */
   get nodeId(): string | null {
-    return this.options.cluster?.nodeId ?? null
+    return this.placement.nodeId
   }
 
   /** Sessions held in memory. */
@@ -181,7 +180,7 @@ export class SessionManager {
       const s = await p.catch(() => undefined)
       if (!s) continue
       sessions.push(s)
-      if (s.writer) s.stop('interrupted', reason)
+      s.stop('interrupted', reason) // a replica's run is stopped by its writer
     }
     await this.options.store.flush()
     for (const s of sessions) s.detachAll()

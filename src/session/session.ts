@@ -1,52 +1,13 @@
-import { ConversationModel, type Command, type EventBody, type Limits, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
-import type { AgentDefinition } from '../agent/index.js'
-import type { CommitListener, EventStore, SessionRecord, SessionWrite, StoreConflict } from '../store/index.js'
+import { ConversationModel, type Command, type EventBody, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
+import type { CommitListener, SessionRecord, SessionWrite, StoreConflict } from '../store/index.js'
 import type { ForwardOutcome } from './cluster.js'
-import { closeBursts, confirmsDelivery } from './messaging.js'
+import type { SessionDeps, SessionOptions } from './deps.js'
+import { confirmsDelivery } from './messaging.js'
 import { Replica } from './replica.js'
-import type { Run } from './run.js'
+import type { Role } from './role.js'
+import type { AbortCode } from './run.js'
 import { Subscription, whenUncongested, type EncodeCache, type Subscriber } from './subscription.js'
 import { Writer } from './writer.js'
-
-/** Observers of session activity (metrics, the manager's run count). */
-export interface SessionHooks {
-  runStarted?(session: Session): void
-  /** `outcome` is 'finished' or the run error's code. */
-  runEnded?(session: Session, runId: string, outcome: string): void
-  /** Events committed and fanned out. */
-  committed?(count: number): void
-}
-
-/** What a session needs from its surroundings. */
-export interface SessionDeps {
-  store: EventStore
-  agent(name: string): AgentDefinition | undefined
-  limits: Limits
-  hooks: SessionHooks
-  /** May a new run start now (the server-wide concurrent-run limit)? @default always */
-  admitRun?(): boolean
-  /** Cluster mode: carries out a command on a replica (takes the lease, or forwards to the writer). */
-  route?: (session: Session, cmd: Command) => Promise<ForwardOutcome | undefined>
-  /** Cluster mode: the store refused this session's events (another node writes it now); resynchronise. */
-  rejected?: (session: Session) => void
-  /** Cluster mode: tells every node where a request id waits (null: it no longer does). */
-  sharePending?: (id: string, sessionId: SessionId | null) => void
-}
-
-/** How a session starts out besides its record. */
-export interface SessionOptions {
-  /** Events closing what an interrupted run left open (see `closingEvents`). */
-  closing?: readonly EventBody[]
-  /**
-   * Cluster mode: false loads the session as a replica that follows another node's writes. A writer
-   * (the default, and always so on a single node) ends a run the record shows active as interrupted.
-   */
-  writer?: boolean
-  /** Replica of a session with an active run elsewhere: the seq of that run's first event. */
-  runStartSeq?: number
-  /** The message of the run error recording an interrupted run. */
-  interruptedMessage?: string
-}
 
 /**
  * One conversation: its ordered event log (seq 1, 2, 3…), the JSON state and message history (a fold over the
@@ -63,7 +24,7 @@ export class Session implements CommitListener {
   model: ConversationModel
   private seq: number
   private committed: number
-  private role: Writer | Replica
+  private role: Role
   private readonly subs = new Set<Subscription>()
 
   constructor(
@@ -80,6 +41,7 @@ export class Session implements CommitListener {
     const writer = opts.writer ?? true
     const active = record.activeRunId
     this.role = writer ? new Writer(this) : new Replica(this, active ? { id: active, startSeq: opts.runStartSeq ?? record.lastSeq + 1 } : null)
+    // A writer loading a record with an active run: that run's process is gone.
     if (writer && active) this.closeInterruptedRun(active, opts.closing ?? [], opts.interruptedMessage)
   }
 
@@ -95,6 +57,11 @@ export class Session implements CommitListener {
   /** True while this node writes the session (see the class comment). */
   get writer(): boolean {
     return this.role.kind === 'writer'
+  }
+
+  /** The replica role while another node writes the session (cluster mode), else null. */
+  get replica(): Replica | null {
+    return this.role instanceof Replica ? this.role : null
   }
 
   /** Highest seq assigned so far. */
@@ -141,7 +108,7 @@ export class Session implements CommitListener {
 
   /** No run, no subscriber and nothing waiting for the store: the session may be unloaded from memory. */
   get idle(): boolean {
-    return (this.role.kind !== 'writer' || this.role.run === null) && this.subs.size === 0 && this.committed === this.seq
+    return this.role.run === null && this.subs.size === 0 && this.committed === this.seq
   }
 
   /**
@@ -170,8 +137,8 @@ export class Session implements CommitListener {
   }
 
   /** Stops the active run, if any: pending client tools are cancelled, approvals withdrawn, the run ends with `code`. */
-  stop(code: 'interrupted' | 'cancelled', message: string): void {
-    if (this.role.kind === 'writer') this.role.stop(code, message)
+  stop(code: AbortCode, message: string): void {
+    this.role.stop(code, message)
   }
 
   /**
@@ -196,35 +163,10 @@ export class Session implements CommitListener {
     void this.append(runId, body)
   }
 
-  /** Ends a run once: closes its open messages, then run.finished or run.error. */
-  end(run: Run, body: Extract<EventBody, { type: 'run.finished' | 'run.error' }>): void {
-    if (run.ended) return
-    run.ended = true
-    closeBursts(run, (b) => this.appendNow(run.id, b), run.signal.reason)
-    for (const messageId of run.openReasoning) this.appendNow(run.id, { type: 'reasoning.end', messageId })
-    for (const messageId of run.openText) this.appendNow(run.id, { type: 'text.end', messageId })
-    run.openText.clear()
-    run.openReasoning.clear()
-    this.appendNow(run.id, body)
-    if (this.role.kind === 'writer') this.role.ended(run)
-    this.deps.store.touch(this)
-    this.runEnded(run.id, body.type === 'run.error' ? body.code : 'finished')
-  }
-
-  /** Reports a run's end to the hooks. */
-  runEnded(runId: string, outcome: string): void {
-    this.deps.hooks.runEnded?.(this, runId, outcome)
-  }
-
   /** True when an attached subscriber confirms message delivery (the messaging addon then waits for it). */
   confirmsDelivery(): boolean {
     for (const s of this.subs) if (!s.closed && confirmsDelivery(s.subscriber)) return true
     return false
-  }
-
-  /** An approval / client tool call id starts or stops waiting: in cluster mode, every node is told where it waits. */
-  notePending(id: string, waiting: boolean): void {
-    this.deps.sharePending?.(id, waiting ? this.id : null)
   }
 
   // CommitListener
@@ -263,7 +205,7 @@ export class Session implements CommitListener {
     if (this.role.kind !== 'writer') return
     const writer = this.role
     this.role = new Replica(this, null)
-    writer.abandon()
+    writer.leave()
     this.seq = this.committed
     this.deps.rejected?.(this)
   }
@@ -274,43 +216,13 @@ export class Session implements CommitListener {
     this.fanOut(events)
   }
 
-  /** Replica: the model as the store's record has it. */
-  resetModel(record: SessionRecord): void {
-    this.model = new ConversationModel(record.messages, record.state)
-  }
-
   private fanOut(events: StoredEvent[]): void {
     if (this.subs.size === 0) return
     const cache: EncodeCache | undefined = this.subs.size > 1 ? new Map() : undefined
     for (const s of this.subs) s.push(events, cache)
   }
 
-  // Cluster: the replica role's operations, for the cluster node (no-ops on a writer)
-
-  /** Replica: the run active on the writer, if any. */
-  get remoteRunId(): string | null {
-    return this.role.kind === 'replica' ? this.role.activeRunId : null
-  }
-
-  /** Replica: applies events the writer committed (in order; a gap is filled from the store). */
-  follow(events: StoredEvent[]): void {
-    if (this.role.kind === 'replica') this.role.follow(events)
-  }
-
-  /** Replica: resolves once events up to `seq` were applied here, or after `timeoutMs`, having caught up with the store. */
-  caughtUp(seq: number, timeoutMs: number): Promise<void> {
-    return this.role.kind === 'replica' ? this.role.caughtUp(seq, timeoutMs) : Promise.resolve()
-  }
-
-  /** Replica: catches up with everything committed in the store; resolves once applied. */
-  catchUp(): Promise<void> {
-    return this.role.kind === 'replica' ? this.role.catchUp() : Promise.resolve()
-  }
-
-  /** Replica: resets from the stored record (after this node's uncommitted writes were refused). */
-  resync(record: SessionRecord): Promise<void> {
-    return this.role.kind === 'replica' ? this.role.resync(record) : Promise.resolve()
-  }
+  // Cluster: role changes (the replica's own operations are on `replica`)
 
   /**
    * Becomes the writer (the lease was taken; call after `catchUp`). A run the replica saw active has no
@@ -318,21 +230,17 @@ export class Session implements CommitListener {
    * interrupted with `message`.
    */
   promote(closing: readonly EventBody[], message: string): void {
-    if (this.role.kind !== 'replica') return
-    const replica = this.role
+    const replica = this.replica
+    if (!replica) return
     this.role = new Writer(this)
-    replica.retire()
-    if (replica.run) this.closeInterruptedRun(replica.run.id, closing, message)
-  }
-
-  /** Replica loaded mid-run: learns what the writer's run waits for from that run's events so far. */
-  primeRemote(runEvents: readonly StoredEvent[]): void {
-    if (this.role.kind === 'replica') this.role.prime(runEvents)
+    replica.leave()
+    if (replica.remote) this.closeInterruptedRun(replica.remote.id, closing, message)
   }
 
   /** Gives up writing (the lease is being released); only when `quiet`. */
   demote(): boolean {
     if (!this.quiet) return false
+    this.role.leave()
     this.role = new Replica(this, null)
     return true
   }

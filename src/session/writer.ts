@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { newId, ParlanceError, toParlanceError, type Command, type Json } from '../core/index.js'
+import { newId, ParlanceError, toParlanceError, type Command, type EventBody, type Json } from '../core/index.js'
 import type { AgentDefinition, RunInput } from '../agent/index.js'
 import { deliverAddonEvent } from './messaging.js'
+import type { Role } from './role.js'
 import { createRunContext } from './run-context.js'
-import { Run } from './run.js'
+import { Run, type AbortCode } from './run.js'
 import type { Session } from './session.js'
 
 /**
@@ -11,7 +12,7 @@ import type { Session } from './session.js'
  * commands, owns the active run and ends it — always through `Run.abort` when it is cut short. A single node
  * is always the writer; in cluster mode, the node holding the session's lease.
  */
-export class Writer {
+export class Writer implements Role {
   readonly kind = 'writer'
   /** The active run, if any. */
   run: Run | null = null
@@ -95,31 +96,41 @@ export class Writer {
   }
 
   /** Stops the active run, if any: pending client tools are cancelled, approvals withdrawn (recorded), the run ends with `code`. */
-  stop(code: 'interrupted' | 'cancelled', message: string): void {
+  stop(code: AbortCode, message: string): void {
     const run = this.run
     if (!run || run.ended) return
-    for (const [toolCallId, meta] of run.clientTools.entries()) this.s.appendNow(run.id, { type: 'tool.cancel', toolCallId, toolName: meta.toolName, reason: message })
-    for (const [approvalId] of run.approvals.entries()) this.s.appendNow(run.id, { type: 'approval.resolved', approvalId, approved: false, by: 'cancel' })
-    run.abort(new ParlanceError(code, message))
-    this.s.end(run, { type: 'run.error', code, message })
+    run.abort(code, message, this.record(run))
+    this.end(run, { type: 'run.error', code, message })
   }
 
   /**
    * This node may no longer write (another node holds the lease): the run stops where it stands, with nothing
    * recorded — the store would refuse it; the other node closes the run from the log.
    */
-  abandon(): void {
+  leave(): void {
     const run = this.run
     this.run = null
     if (!run || run.ended) return
     run.ended = true
-    run.abort(new ParlanceError('interrupted', 'this session is now written by another node'))
-    this.s.runEnded(run.id, 'interrupted')
+    run.abort('interrupted', 'this session is now written by another node')
+    this.s.deps.hooks.runEnded?.(this.s, run.id, 'interrupted')
   }
 
-  /** The run ended (by `Session.end`). */
-  ended(run: Run): void {
+  /** Ends a run once: closes what it left open, then run.finished or run.error. */
+  private end(run: Run, body: Extract<EventBody, { type: 'run.finished' | 'run.error' }>): void {
+    if (run.ended) return
+    run.ended = true
+    const record = this.record(run)
+    run.close(record)
+    record(body)
     if (this.run === run) this.run = null
+    this.s.deps.store.touch(this.s)
+    this.s.deps.hooks.runEnded?.(this.s, run.id, body.type === 'run.error' ? body.code : 'finished')
+  }
+
+  /** Records an event of `run` without waiting for flow control (commands and teardown: short bursts). */
+  private record(run: Run): (body: EventBody) => void {
+    return (body) => this.s.appendNow(run.id, body)
   }
 
   private startRun(input: RunInput, agentName?: string): void {
@@ -134,7 +145,9 @@ export class Writer {
     }
     if (this.run) this.stop('interrupted', 'interrupted by new input')
     s.agentName = name
-    const run = new Run(newId('run'), name, input, s.lastSeq + 1)
+    // The pending index is the run's own state; in cluster mode every node is told where each request waits.
+    const share = s.deps.sharePending
+    const run = new Run(newId('run'), name, input, s.lastSeq + 1, share && ((id, waiting) => share(id, waiting ? s.id : null)))
     this.run = run
     if (input.kind === 'message') s.appendNow(run.id, { type: 'message.user', messageId: input.messageId, content: input.text, metadata: input.metadata })
     s.appendNow(run.id, { type: 'run.started', agent: name })
@@ -146,11 +159,11 @@ export class Writer {
     const ctx = createRunContext(this.s, run, agent, this.s.deps.limits, randomUUID)
     try {
       await agent.run(ctx)
-      this.s.end(run, { type: 'run.finished' })
+      this.end(run, { type: 'run.finished' })
     } catch (err) {
       if (run.ended) return
       const e = toParlanceError(err, 'execution_error')
-      this.s.end(run, { type: 'run.error', code: e.code, message: e.message, details: e.details })
+      this.end(run, { type: 'run.error', code: e.code, message: e.message, details: e.details })
     }
   }
 }

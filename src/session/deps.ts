@@ -1,0 +1,45 @@
+import type { Command, EventBody, Limits, SessionId } from '../core/index.js'
+import type { AgentDefinition } from '../agent/index.js'
+import type { EventStore } from '../store/index.js'
+import type { ForwardOutcome } from './cluster.js'
+import type { Session } from './session.js'
+
+/** Observers of session activity (metrics, the manager's run count). */
+export interface SessionHooks {
+  runStarted?(session: Session): void
+  /** `outcome` is 'finished' or the run error's code. */
+  runEnded?(session: Session, runId: string, outcome: string): void
+  /** Events committed and fanned out. */
+  committed?(count: number): void
+}
+
+/** What a session needs from its surroundings. */
+export interface SessionDeps {
+  store: EventStore
+  agent(name: string): AgentDefinition | undefined
+  limits: Limits
+  hooks: SessionHooks
+  /** May a new run start now (the server-wide concurrent-run limit)? @default always */
+  admitRun?(): boolean
+  /** Cluster mode: carries out a command on a replica (takes the lease, or forwards to the writer). */
+  route?: (session: Session, cmd: Command) => Promise<ForwardOutcome | undefined>
+  /** Cluster mode: the store refused this session's events (another node writes it now); resynchronise. */
+  rejected?: (session: Session) => void
+  /** Cluster mode: tells every node where a request id waits (null: it no longer does). */
+  sharePending?: (id: string, sessionId: SessionId | null) => void
+}
+
+/** How a session starts out besides its record. */
+export interface SessionOptions {
+  /** Events closing what an interrupted run left open (see `closingEvents`). */
+  closing?: readonly EventBody[]
+  /**
+   * Cluster mode: false loads the session as a replica that follows another node's writes. A writer
+   * (the default, and always so on a single node) ends a run the record shows active as interrupted.
+   */
+  writer?: boolean
+  /** Replica of a session with an active run elsewhere: the seq of that run's first event. */
+  runStartSeq?: number
+  /** The message of the run error recording an interrupted run. */
+  interruptedMessage?: string
+}
