@@ -21,17 +21,4 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] }],
     },
   },
-  {
-    // Tests read wire JSON whose shape is what they assert (`(await c.call<any>(…)).agents[0].id`): there `any` is
-    // the test's input, checked by the assertion itself, not an escape from the type system in shipped code.
-    files: ['test/**/*.ts', '**/*.test.ts'],
-    rules: {
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-    },
-  },
 )

@@ -30,7 +30,7 @@ const must = (d: { ok: boolean }) => {
   return d
 }
 
-export async function run(ctx: BenchContext): Promise<BenchResult> {
+export function run(ctx: BenchContext): Promise<BenchResult> {
   const haiFrame = compact('src/dialects/hai/fixtures/user_message/example.json')
   const humaFrame = compact('src/dialects/huma/fixtures/context-update/user-message.json')
   const humaPayload = JSON.parse(humaFrame) as unknown
@@ -63,7 +63,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     return { text: `${t.title.split(' (')[0]}: decode ≤ 2× the time of JSON.parse alone`, measured: `${cost.toFixed(2)}×`, met: cost <= 2 }
   })
   const humaPath = rowOf(tables[1]!, 'HUMA endpoint path (stringify + decode)')
-  return {
+  return Promise.resolve({
     name: 'validation',
     title,
     command: `npm run bench -- validation${ctx.quick ? ' --quick' : ''}`,
@@ -79,5 +79,5 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     limits:
       `JSON.parse is most of the cost; the guard walks the parsed value once more and the schema check is compiled. The HUMA endpoint pays an extra JSON.stringify because socket.io hands it a parsed object (${(1 / humaPath.ratio).toFixed(2)}× JSON.parse in total).`,
     notes: [],
-  }
+  })
 }

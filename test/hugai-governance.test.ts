@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startServer } from './harness.js'
-import { connect, post, rpcCode, seed } from './hugai-support.js'
+import { connect, post, rpcCode, seed, type AuditPage, type RpcAnswer, type TaskResult } from './hugai-support.js'
 
 const DELETE = { sourceAgent: 'demo-agent-1', targetAgent: 'demo', task: 'delete the notes' }
 const OUTPUT = {
@@ -20,13 +20,13 @@ for (const decision of ['approved', 'rejected', 'needs_revision'] as const) {
     t.after(() => bystander.close())
     const c = await connect(s)
     t.after(() => c.close())
-    const task = c.call<any>('agent/request', DELETE)
+    const task = c.call<TaskResult>('agent/request', DELETE)
     const cp = await approver.nextNotification((n) => n.params.event === 'checkpoint')
-    const data = cp.params.data as any
+    const data = cp.params.data as { checkpoint: string; level: string; artifact: Record<string, unknown> }
     assert.deepEqual(data.artifact, { tool: 'delete_file', description: 'Deletes a file permanently', arguments: { path: 'notes/demo.txt' }, reasoning: 'You asked me to delete the demo notes file.', risk: 'high' })
     assert.equal(data.level, 'supervised')
     assert.equal((await c.nextNotification((n) => n.params.event === 'checkpoint')).params.data!.checkpoint, data.checkpoint)
-    const ok = await approver.call<any>('governance/approval', { checkpoint: data.checkpoint, artifact: data.artifact, approver: 'user-123', decision, feedback: 'use the archive instead' })
+    const ok = await approver.call('governance/approval', { checkpoint: data.checkpoint, artifact: data.artifact, approver: 'user-123', decision, feedback: 'use the archive instead' })
     assert.deepEqual(ok, { checkpoint: data.checkpoint, decision, recorded: true })
     const r = await task
     assert.match(r.output, OUTPUT[decision])
@@ -35,9 +35,9 @@ for (const decision of ['approved', 'rejected', 'needs_revision'] as const) {
     assert.deepEqual(resolved.params.data, { checkpoint: data.checkpoint, taskId: r.taskId, approved: decision === 'approved', by: 'user', feedback: decision === 'approved' ? 'use the archive instead' : decision === 'rejected' ? 'use the archive instead' : 'needs revision: use the archive instead' })
     assert.ok(!bystander.notifications.some((n) => n.params.event === 'checkpoint'), 'only approvers and the requester are told')
     await assert.rejects(approver.call('governance/approval', { checkpoint: data.checkpoint, artifact: {}, approver: 'user-123', decision: 'approved' }), rpcCode(-32003))
-    const audit = await c.call<any>('audit/query', { action: 'approval' })
+    const audit = await c.call<AuditPage>('audit/query', { action: 'approval' })
     assert.deepEqual(
-      audit.entries.map((e: any) => [e.actor, e.target, e.details.decision, e.details.feedback, e.details.taskId]),
+      audit.entries.map((e) => [e.actor, e.target, e.details.decision, e.details.feedback, e.details.taskId]),
       [['user-123', data.checkpoint, decision, 'use the archive instead', r.taskId]],
     )
   })
@@ -48,17 +48,17 @@ test('autonomous governance: the hub approves itself (audited); strict: only an 
   t.after(() => s.close())
   const auto = await connect(s, { governanceLevel: 'autonomous' })
   t.after(() => auto.close())
-  const r = await auto.call<any>('agent/request', DELETE)
+  const r = await auto.call<TaskResult>('agent/request', DELETE)
   assert.match(r.output, /^Done: deleted/)
   assert.ok(!auto.notifications.some((n) => n.params.event === 'checkpoint'))
-  const cps = await auto.call<any>('audit/query', { action: 'checkpoint' })
-  assert.equal(cps.entries[0].details.level, 'autonomous')
+  const cps = await auto.call<AuditPage>('audit/query', { action: 'checkpoint' })
+  assert.equal(cps.entries[0]!.details.level, 'autonomous')
 
   const strict = await connect(s, { governanceLevel: 'strict' })
   t.after(() => strict.close())
   const approver = await connect(s, { agentId: 'reviewer', capabilities: { approver: true } })
   t.after(() => approver.close())
-  const task = strict.call<any>('agent/request', DELETE)
+  const task = strict.call<TaskResult>('agent/request', DELETE)
   const cp = await strict.nextNotification((n) => n.params.event === 'checkpoint')
   const checkpoint = cp.params.data!.checkpoint
   await assert.rejects(strict.call('governance/approval', { checkpoint, artifact: {}, approver: 'me', decision: 'approved' }), rpcCode(-32004))
@@ -71,12 +71,12 @@ test('an unanswered checkpoint times out (approval timeout), tells everyone noti
   t.after(() => s.close())
   const approver = await connect(s, { agentId: 'reviewer', capabilities: { approver: true } })
   t.after(() => approver.close())
-  const http = await post(s, { jsonrpc: '2.0', id: 1, method: 'agent/request', params: DELETE })
-  assert.match(http.body.result.output, /timed out/)
+  const http = await post<RpcAnswer<TaskResult>>(s, { jsonrpc: '2.0', id: 1, method: 'agent/request', params: DELETE })
+  assert.match(http.body.result!.output, /timed out/)
   const resolved = await approver.nextNotification((n) => n.params.event === 'checkpoint-resolved')
   assert.equal(resolved.params.data!.by, 'timeout')
-  const audit = await approver.call<any>('audit/query', { action: 'checkpoint-resolved' })
-  assert.equal(audit.entries[0].details.by, 'timeout')
+  const audit = await approver.call<AuditPage>('audit/query', { action: 'checkpoint-resolved' })
+  assert.equal(audit.entries[0]!.details.by, 'timeout')
   // The seed's own example names a checkpoint nobody waits on.
-  assert.equal((await post(s, seed('governance-approval'))).body.error.code, -32003)
+  assert.equal((await post(s, seed('governance-approval'))).body.error?.code, -32003)
 })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startServer } from './harness.js'
-import { connect, post, rpcCode, sleep } from './hugai-support.js'
+import { connect, post, rpcCode, sleep, type AuditEntry, type AuditPage, type TaskRequestParams, type ToolRequestParams, type RpcAnswer, type TaskResult } from './hugai-support.js'
 
 const ask = (task: string, extra: Record<string, unknown> = {}) => ({ sourceAgent: 'demo-agent-1', targetAgent: 'demo', task, ...extra })
 
@@ -10,27 +10,27 @@ test('agent/request to the built-in demo agent: echo, weather, plan, state, coun
   t.after(() => s.close())
   const c = await connect(s)
   t.after(() => c.close())
-  const echo = await c.call<any>('agent/request', ask('hello hub', { context: { file: 'main.ts' }, priority: 'low' }))
+  const echo = await c.call<TaskResult>('agent/request', ask('hello hub', { context: { file: 'main.ts' }, priority: 'low' }))
   assert.equal(echo.status, 'completed')
   assert.equal(echo.output, 'Echo: hello hub\n\ncontext: {"file":"main.ts"}')
   const mine = c.notifications.filter((n) => n.params.data?.taskId === echo.taskId).map((n) => n.params.data!.status)
   assert.deepEqual(mine, ['queued', 'thinking', 'completed'])
-  const plan = await c.call<any>('agent/request', ask('plan the release', { priority: 'high' }))
+  const plan = await c.call<TaskResult>('agent/request', ask('plan the release', { priority: 'high' }))
   assert.match(plan.output, /The plan is complete/)
   const progress = c.notifications.filter((n) => n.params.data?.taskId === plan.taskId && n.params.data?.progress !== undefined).map((n) => n.params.data!.progress)
   assert.deepEqual(progress, [33, 66, 100, 100])
-  const weather = await c.call<any>('agent/request', ask('weather in Rome'))
+  const weather = await c.call<TaskResult>('agent/request', ask('weather in Rome'))
   assert.deepEqual(weather.toolResults, [{ tool: 'get_weather', result: { city: 'Rome', temperature_c: 18, conditions: 'cloudy' } }])
   assert.match(weather.output, /Rome is cloudy/)
-  const state = await c.call<any>('agent/request', ask('state please'))
+  const state = await c.call<TaskResult>('agent/request', ask('state please'))
   assert.deepEqual(state.state, { counter: 1 })
-  const count = await c.call<any>('agent/request', ask('count 5'))
+  const count = await c.call<TaskResult>('agent/request', ask('count 5'))
   assert.equal(count.output, '1 2 3 4 5')
-  await assert.rejects(c.call('agent/request', ask('fail now')), (e: any) => rpcCode(-32011)(e) && e.data.code === 'execution_error' && /flaky_tool/.test(e.message))
-  await assert.rejects(c.call('agent/request', ask('x', { targetAgent: 'ghost' })), (e: any) => rpcCode(-32002)(e) && e.data.agentId === 'ghost')
+  await assert.rejects(c.call('agent/request', ask('fail now')), (e) => rpcCode(-32011)(e) && (e.data as { code: string }).code === 'execution_error' && /flaky_tool/.test(e.message))
+  await assert.rejects(c.call('agent/request', ask('x', { targetAgent: 'ghost' })), (e) => rpcCode(-32002)(e) && (e.data as { agentId: string }).agentId === 'ghost')
   // The same over HTTP, stateless.
-  const http = await post(s, { jsonrpc: '2.0', id: 'h', method: 'agent/request', params: ask('count 3') })
-  assert.equal(http.body.result.output, '1 2 3')
+  const http = await post<RpcAnswer<TaskResult>>(s, { jsonrpc: '2.0', id: 'h', method: 'agent/request', params: ask('count 3') })
+  assert.equal(http.body.result?.output, '1 2 3')
 })
 
 test('slow task cancelled with task/cancel (extension); unknown task is -32002', async (t) => {
@@ -43,7 +43,7 @@ test('slow task cancelled with task/cancel (extension); unknown task is -32002',
   const taskId = queued.params.data!.taskId as string
   await sleep(150)
   assert.deepEqual(await c.call('task/cancel', { taskId, reason: 'enough' }), { taskId, cancelled: true })
-  await assert.rejects(run, (e: any) => rpcCode(-32012)(e) && e.data.code === 'cancelled')
+  await assert.rejects(run, (e) => rpcCode(-32012)(e) && (e.data as { code: string }).code === 'cancelled')
   await assert.rejects(c.call('task/cancel', { taskId }), rpcCode(-32002))
 })
 
@@ -52,16 +52,16 @@ test('client tool of a built-in agent runs at the requester (hub → client tool
   t.after(() => s.close())
   const c = await connect(s)
   t.after(() => c.close())
-  const calls: any[] = []
-  c.handle('tool/integration', (p) => (calls.push(p), { os: 'testOS', width: 1280 }))
-  const r = await c.call<any>('agent/request', ask('client info please'))
+  const calls: ToolRequestParams[] = []
+  c.handle('tool/integration', (p) => (calls.push(p as ToolRequestParams), { os: 'testOS', width: 1280 }))
+  const r = await c.call<TaskResult>('agent/request', ask('client info please'))
   assert.equal(r.output, 'Client info: {"os":"testOS","width":1280}')
   assert.deepEqual(
     calls.map((p) => [p.tool, p.action, p.data, p.taskId]),
     [['get_client_info', 'call', {}, r.taskId]],
   )
   const http = await post(s, { jsonrpc: '2.0', id: 1, method: 'agent/request', params: ask('client info please') })
-  assert.ok(http.body.error.code <= -32000, JSON.stringify(http.body))
+  assert.ok(http.body.error!.code <= -32000, JSON.stringify(http.body))
 })
 
 test('agent-to-agent: one client registers, another sends it tasks through the hub; progress relayed; priority orders the queue', async (t) => {
@@ -69,12 +69,13 @@ test('agent-to-agent: one client registers, another sends it tasks through the h
   t.after(() => s.close())
   const worker = await connect(s, { agentId: 'test-agent-2' })
   t.after(() => worker.close())
-  const reg = await worker.call<any>('agent/register', { agentId: 'test-agent-2', capabilities: { testing: true }, governanceLevel: 'supervised', version: '1.2.0', dependencies: ['demo', 'review-agent'] })
+  const reg = await worker.call('agent/register', { agentId: 'test-agent-2', capabilities: { testing: true }, governanceLevel: 'supervised', version: '1.2.0', dependencies: ['demo', 'review-agent'] })
   assert.deepEqual(reg, { registered: true, agentId: 'test-agent-2', missingDependencies: ['review-agent'] })
   const order: string[] = []
   let release!: () => void
   const gate = new Promise<void>((r) => (release = r))
-  worker.handle('agent/request', async (p: any) => {
+  worker.handle('agent/request', async (params) => {
+    const p = params as TaskRequestParams & { context?: { file?: string } }
     order.push(p.task)
     worker.notify('event', { event: 'task-progress', data: { taskId: p.taskId, progress: 50 } })
     if (p.task === 'first') await gate
@@ -82,9 +83,9 @@ test('agent-to-agent: one client registers, another sends it tasks through the h
   })
   const requester = await connect(s)
   t.after(() => requester.close())
-  const listed = await requester.call<any>('agent/list')
-  assert.deepEqual(listed.agents.map((a: any) => [a.agentId, a.kind]), [['demo', 'builtin'], ['test-agent-2', 'remote']])
-  const first = requester.call<any>('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'test-agent-2', task: 'first', context: { file: 'main.ts' } })
+  const listed = await requester.call<{ agents: { agentId: string; kind: string }[] }>('agent/list')
+  assert.deepEqual(listed.agents.map((a) => [a.agentId, a.kind]), [['demo', 'builtin'], ['test-agent-2', 'remote']])
+  const first = requester.call<TaskResult>('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'test-agent-2', task: 'first', context: { file: 'main.ts' } })
   const relayed = await requester.nextNotification((n) => n.params.data?.progress === 50)
   const queued = (['low', 'medium', 'critical', 'high'] as const).map((priority) => requester.call('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'test-agent-2', task: priority, priority }))
   await sleep(50)
@@ -129,13 +130,13 @@ test('a requester that disconnects cancels its running built-in task', async (t)
   c.close()
   const d = await connect(s)
   t.after(() => d.close())
-  let entries: any[] = []
+  let entries: AuditEntry[] = []
   for (let i = 0; i < 40 && entries.length === 0; i++) {
     await sleep(25)
-    entries = (await d.call<any>('audit/query', { action: 'agent-response' })).entries
+    entries = (await d.call<AuditPage>('audit/query', { action: 'agent-response' })).entries
   }
   assert.equal(entries.length, 1)
-  assert.equal(entries[0].details.taskId, queued.params.data!.taskId)
-  assert.equal(entries[0].details.ok, false)
-  assert.match(entries[0].details.error, /requester disconnected/)
+  assert.equal(entries[0]!.details.taskId, queued.params.data!.taskId)
+  assert.equal(entries[0]!.details.ok, false)
+  assert.match(entries[0]!.details.error as string, /requester disconnected/)
 })

@@ -19,7 +19,7 @@ const DIALECTS = ['hai', 'agui', 'huma', 'myagent', 'hugai', 'aisdk'] as const
 const STREAMING = new Set(['hai', 'agui', 'myagent', 'aisdk'])
 const WAIT = 15_000
 
-let outDir: string
+let outDir: string | undefined
 let server: TestServer
 let browser: Browser
 
@@ -41,7 +41,7 @@ after(async () => {
   await browser?.close()
   await server?.close()
   server?.removeData()
-  rmSync(outDir, { recursive: true, force: true })
+  if (outDir) rmSync(outDir, { recursive: true, force: true })
 })
 
 /** Opens the inspector on `dialect` and waits until it is connected; page errors fail the test. */
@@ -81,7 +81,7 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
         await answer(page, 'Echo: hello inspector')
         if (STREAMING.has(dialect)) {
           // Streamed: each chunk was appended as it arrived (the demo sends "Echo: …" in at least 3 chunks).
-          const pieces = await page.locator('#transcript li.msg.assistant', { hasText: 'Echo: hello inspector' }).evaluate((li) => li.childNodes.length)
+          const pieces = await page.locator('#transcript li.msg.assistant', { hasText: 'Echo: hello inspector' }).evaluate((li: { childNodes: { length: number } }) => li.childNodes.length)
           assert.ok(pieces >= 3, `${pieces} pieces`)
         }
 

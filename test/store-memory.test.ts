@@ -1,4 +1,4 @@
 import { createMemoryStore } from '../src/store/index.js'
 import { runStoreContract } from './store-contract.js'
 
-runStoreContract('memory', async () => createMemoryStore())
+runStoreContract('memory', () => Promise.resolve(createMemoryStore()))

@@ -11,7 +11,7 @@ after(() => rmSync(root, { recursive: true, force: true }))
 let n = 0
 const file = (): string => join(root, `db-${++n}`, 'parlance.db')
 
-runStoreContract('sqlite', async () => createSqliteStore({ file: file() }))
+runStoreContract('sqlite', () => Promise.resolve(createSqliteStore({ file: file() })))
 
 test('sqlite store: events and records survive closing and reopening the file', async () => {
   const path = file()

@@ -35,7 +35,7 @@ test('every seed example is a valid request or notification of its method, param
     if (m.kind !== 'request' && m.kind !== 'notification') continue
     assert.equal(m.method, want.method)
     if (m.kind === 'request') assert.equal(m.id, want.id)
-    assert.deepEqual(m.params, JSON.parse(text).params)
+    assert.deepEqual(m.params, (JSON.parse(text) as { params: unknown }).params)
   }
 })
 
