@@ -19,6 +19,7 @@ import * as fanout from './fanout.js'
 import * as concurrency from './concurrency.js'
 import * as validation from './validation.js'
 import * as cluster from './cluster.js'
+import * as paced from './paced.js'
 
 interface Bench {
   title: string
@@ -37,6 +38,7 @@ const BENCHMARKS: Record<string, Bench> = {
   concurrency,
   validation,
   cluster,
+  paced,
 }
 
 /** Longest one benchmark may take before the runner gives up on it (ms). */

@@ -1,6 +1,9 @@
-// A Parlance server for benchmarks: the demo agent on 127.0.0.1, port 0, no logging.
-// Usage: parlance.ts --store memory|sqlite [--data DIR] [--limits '{"typingMsPerChar":0}']
-import { createServer, demoAgent, type Limits } from '../../src/index.js'
+// A Parlance server for benchmarks: the demo agent (or the default export of --agent MODULE) on 127.0.0.1,
+// port 0, no logging.
+// Usage: parlance.ts --store memory|sqlite [--data DIR] [--limits '{"typingMsPerChar":0}'] [--agent bench/agents/paced.ts]
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { createServer, demoAgent, type AgentDefinition, type Limits } from '../../src/index.js'
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name)
@@ -8,7 +11,9 @@ const arg = (name: string) => {
 }
 const store = arg('--store') === 'memory' ? 'memory' : 'sqlite'
 const limits = JSON.parse(arg('--limits') ?? '{}') as Partial<Limits>
-const server = await createServer({ agents: [demoAgent], store, dataDir: arg('--data') ?? '.parlance-bench', limits, logger: false })
+const agentModule = arg('--agent')
+const agent = agentModule ? ((await import(pathToFileURL(resolve(agentModule)).href)) as { default: AgentDefinition }).default : demoAgent
+const server = await createServer({ agents: [agent], store, dataDir: arg('--data') ?? '.parlance-bench', limits, logger: false })
 const url = await server.listen(0, '127.0.0.1')
 process.stdout.write(`listening ${new URL(url).port}\n`)
 const stop = () => {

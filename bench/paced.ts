@@ -1,0 +1,261 @@
+// (issue 17, item 1) Paced streams: N sessions, each streaming T tokens one every MS ms through an LLM-like
+// agent (bench/agents/paced.ts: `ctx.say` of an async iterable with a timer per token), against a bare server
+// pacing identical frames on the same timers (bench/servers/raw-ws-paced.ts, raw-sse-paced.ts), all driven by
+// one load-generator process (bench/load/paced.ts). Per configuration: server CPU per 1,000 tokens, token delay
+// behind schedule at the client p50/p99, and the largest N whose p99 delay stays ≤ 100 ms.
+import { execSync, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { sleep, startServer, track, type ServerProcess } from './lib/proc.js'
+import { machine, median, table, type BenchContext, type BenchResult, type Table } from './lib/result.js'
+
+export const title = 'Paced token streams'
+
+/** What bench/load/paced.ts prints for one step. */
+interface StepOut {
+  sessions: number
+  connected: number
+  connectError: string
+  started: number
+  completed: number
+  errors: number
+  errorSamples: string[]
+  received: number
+  missing: number
+  seconds: number
+  timedOut: boolean
+  p50: number
+  p99: number
+  max: number
+  firstP50: number
+  firstP99: number
+}
+interface Step extends StepOut {
+  /** Server CPU time (user + system) during the step (ms). */
+  cpuMs: number
+  /** The load generator's CPU time during the step (ms). */
+  clientCpuMs: number
+}
+
+interface Config {
+  name: string
+  transport: 'HAI /ws' | 'AG-UI SSE'
+  raw: boolean
+  mode: 'ws' | 'sse'
+  path: string
+  script: string
+  args: string[]
+}
+
+/** p99 delay at or under which a step passes (ms). */
+const P99_MAX_MS = 100
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execSync('getconf CLK_TCK').toString().trim()) || 100
+  } catch {
+    return 100
+  }
+})()
+
+/** utime + stime of a process (ms), from /proc/<pid>/stat. */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // f[0] is field 3 (state)
+  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK
+}
+
+/** Waits until the server uses under 5 % of a core over 300 ms (at most 15 s): the previous step's runs are over. */
+async function settle(pid: number): Promise<void> {
+  const until = performance.now() + 15_000
+  while (performance.now() < until) {
+    const c0 = cpuMsOf(pid)
+    await sleep(300)
+    if (cpuMsOf(pid) - c0 < 15) return
+  }
+}
+
+/** The one load-generator process, driven a step at a time over stdin. */
+function loadGenerator() {
+  const child = track(spawn(process.execPath, ['--import', 'tsx', 'bench/load/paced.ts'], { stdio: ['pipe', 'pipe', 'inherit'] }))
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  const expect = async (prefix: string): Promise<string> => {
+    for (;;) {
+      const l = await lines.next()
+      if (l.done) throw new Error(`paced load generator ended before "${prefix}"`)
+      if (l.value.startsWith(prefix)) return l.value
+    }
+  }
+  return {
+    async step(server: ServerProcess, c: Config, n: number, p: Params, tag: string): Promise<Step> {
+      await settle(server.pid)
+      const deadlineMs = p.rampMs + 2 * p.tokens * p.ms + 2_000
+      // Connecting N sockets, the deadline, and a margin: past this the step (and the benchmark) fails.
+      const limit = 30_000 + deadlineMs + n * 5
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${c.name} at N=${n}: step timed out after ${limit} ms`)), limit)))
+      const run = async (): Promise<Step> => {
+        const url = `${c.mode === 'ws' ? 'ws' : 'http'}://127.0.0.1:${server.port}${c.path}`
+        child.stdin!.write(`step ${c.mode} ${url} ${n} ${p.tokens} ${p.ms} ${p.rampMs} ${deadlineMs} ${tag}\n`)
+        await expect('connected ')
+        const cpu0 = cpuMsOf(server.pid)
+        const client0 = cpuMsOf(child.pid!)
+        child.stdin!.write('go\n')
+        const out = JSON.parse(await expect('{')) as StepOut
+        const cpuMs = cpuMsOf(server.pid) - cpu0
+        const clientCpuMs = cpuMsOf(child.pid!) - client0
+        child.stdin!.write('go\n')
+        await expect('closed')
+        return { ...out, cpuMs, clientCpuMs }
+      }
+      try {
+        return await Promise.race([run(), timeout])
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+    close() {
+      child.stdin!.end('exit\n')
+      setTimeout(() => child.kill('SIGKILL'), 2_000).unref()
+    },
+  }
+}
+
+interface Params {
+  tokens: number
+  ms: number
+  rampMs: number
+}
+
+const cpuPer1k = (s: Step) => (s.cpuMs / Math.max(1, s.received)) * 1000
+const passes = (s: Step) => s.p99 <= P99_MAX_MS && s.missing === 0 && s.errors === 0
+
+export async function run(ctx: BenchContext): Promise<BenchResult> {
+  const quick = ctx.quick
+  const p: Params = quick ? { tokens: 40, ms: 25, rampMs: 200 } : { tokens: 200, ms: 25, rampMs: 1_000 }
+  const sizes = quick ? [50, 200] : [400, 2_000]
+  const reps = quick ? 2 : ctx.reps
+  /** Search: at most this many extra steps per configuration, and no N above the cap. */
+  const searchSteps = quick ? 1 : 5
+  const searchCap = quick ? 800 : 8_000
+  const searchBudgetMs = quick ? 6_000 : 70_000
+  // The whole benchmark must end within the runner's timeout (60 s quick, 600 s full): the search gets what is left.
+  const began = performance.now()
+  const totalBudgetMs = quick ? 45_000 : 520_000
+  // One anonymous load generator stands in for N users: the per-connection and per-address rate limits and
+  // the concurrent-run cap are off; idle sessions unload after 1 s so steps do not pile up loaded sessions.
+  const limits = JSON.stringify({ connectionRatePerSec: 0, principalRatePerSec: 0, maxConcurrentRuns: 0, maxSessionsPerPrincipal: 0, sessionIdleMs: 1_000 })
+  const parlance = (data: string) => ['--store', 'sqlite', '--data', join(ctx.tmp, data), '--agent', 'bench/agents/paced.ts', '--limits', limits]
+  const configs: Config[] = [
+    { name: 'raw ws', transport: 'HAI /ws', raw: true, mode: 'ws', path: '/', script: 'bench/servers/raw-ws-paced.ts', args: [] },
+    { name: 'Parlance HAI, SQLite', transport: 'HAI /ws', raw: false, mode: 'ws', path: '/ws', script: 'bench/servers/parlance.ts', args: parlance('hai') },
+    { name: 'raw SSE', transport: 'AG-UI SSE', raw: true, mode: 'sse', path: '/agui', script: 'bench/servers/raw-sse-paced.ts', args: [] },
+    { name: 'Parlance AG-UI, SQLite', transport: 'AG-UI SSE', raw: false, mode: 'sse', path: '/agui', script: 'bench/servers/parlance.ts', args: parlance('agui') },
+  ]
+  const servers: ServerProcess[] = []
+  const load = loadGenerator()
+  let stepNo = 0
+  const steps = new Map<string, Step[]>() // `${config}@${n}` → repetitions
+  const searched = new Map<string, { lo: number; hi: number; trail: string[]; cpuShare: number }>()
+  try {
+    for (const c of configs) servers.push(await startServer(c.script, c.args))
+    const measure = async (i: number, n: number): Promise<Step> => {
+      const c = configs[i]!
+      const s = await load.step(servers[i]!, c, n, p, `paced-${process.pid}-${++stepNo}`)
+      const note = `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, first-token p99 ${s.firstP99.toFixed(0)} ms, ${cpuPer1k(s).toFixed(1)} ms CPU/1k tokens (server ${(s.cpuMs / 10 / s.seconds).toFixed(0)} %, client ${(s.clientCpuMs / 10 / s.seconds).toFixed(0)} % of a core), ${s.received.toLocaleString('en-US')} tokens in ${s.seconds.toFixed(1)} s`
+      ctx.log(`    ${c.name} N=${n}: ${note}${s.errors ? `; ${s.errors} errors (${s.errorSamples[0] ?? ''})` : ''}${s.missing ? `; ${s.missing} tokens missing` : ''}${s.connectError ? `; connect: ${s.connectError}` : ''}`)
+      return s
+    }
+
+    // Fixed sizes: repetitions interleaved across configurations.
+    for (const n of sizes) {
+      for (let r = 0; r < reps; r++) {
+        for (const [i, c] of configs.entries()) {
+          const key = `${c.name}@${n}`
+          steps.set(key, [...(steps.get(key) ?? []), await measure(i, n)])
+        }
+      }
+    }
+
+    // Largest N with p99 ≤ 100 ms: bracket from the fixed sizes, doubling up or halving down, then bisect
+    // geometrically; each step is one run, bounded by a step count and a time budget per configuration.
+    for (const [i, c] of configs.entries()) {
+      const ok = (n: number) => {
+        const xs = steps.get(`${c.name}@${n}`)!
+        return median(xs.map((s) => s.p99)) <= P99_MAX_MS && xs.every((s) => s.missing === 0 && s.errors === 0)
+      }
+      let lo = 0
+      let hi = Infinity
+      for (const n of sizes) if (ok(n)) lo = Math.max(lo, n)
+      for (const n of sizes) if (!ok(n) && n > lo) hi = Math.min(hi, n)
+      const trail: string[] = []
+      let cpuShare = NaN
+      const searchStarted = performance.now()
+      const budget = Math.min(searchBudgetMs, (totalBudgetMs - (searchStarted - began)) / (configs.length - i))
+      for (let k = 0; k < searchSteps && performance.now() - searchStarted < budget; k++) {
+        let n: number
+        if (hi === Infinity) n = Math.min(searchCap, lo * 2)
+        else if (lo === 0) n = Math.max(1, Math.floor(hi / 2))
+        else n = Math.round(Math.sqrt(lo * hi))
+        if ((hi !== Infinity && hi / Math.max(1, lo) <= 1.15) || n === lo || n === hi || (hi === Infinity && lo >= searchCap)) break
+        const s = await measure(i, n)
+        trail.push(`${n}: p99 ${s.p99.toFixed(0)} ms${passes(s) ? '' : ' ✗'}`)
+        if (passes(s)) {
+          lo = n
+          cpuShare = s.cpuMs / 1000 / s.seconds
+        } else hi = n
+      }
+      searched.set(c.name, { lo, hi, trail, cpuShare })
+    }
+  } finally {
+    load.close()
+    await Promise.all(servers.map((s) => s.close()))
+  }
+
+  const samples = (name: string, n: number, f: (s: Step) => number) => steps.get(`${name}@${n}`)!.map(f)
+  const tables: Table[] = []
+  for (const transport of ['HAI /ws', 'AG-UI SSE'] as const) {
+    const cs = configs.filter((c) => c.transport === transport)
+    for (const n of sizes) {
+      const label = `${transport}, ${n.toLocaleString('en-US')} sessions`
+      tables.push(table(`${label}: server CPU per 1,000 tokens`, 'ms', false, cs.map((c) => [c.name, samples(c.name, n, cpuPer1k)] as const)))
+      tables.push(table(`${label}: token delay behind schedule, p50`, 'ms', false, cs.map((c) => [c.name, samples(c.name, n, (s) => s.p50)] as const)))
+      tables.push(table(`${label}: token delay behind schedule, p99`, 'ms', false, cs.map((c) => [c.name, samples(c.name, n, (s) => s.p99)] as const)))
+    }
+    tables.push(table(`${transport}: largest N with p99 delay ≤ ${P99_MAX_MS} ms (one server thread)`, 'sessions', true, cs.map((c) => [c.name, [searched.get(c.name)!.lo]] as const)))
+  }
+
+  const bracket = (name: string) => {
+    const s = searched.get(name)!
+    const range = s.hi === Infinity ? `≥ ${s.lo.toLocaleString('en-US')} (the search stops at ${searchCap.toLocaleString('en-US')})` : s.lo === 0 ? `< ${s.hi.toLocaleString('en-US')}` : `${s.lo.toLocaleString('en-US')}–${s.hi.toLocaleString('en-US')}`
+    return `${name}: ${range}${s.trail.length ? ` (steps ${s.trail.join(', ')})` : ''}${Number.isFinite(s.cpuShare) ? `; server at ${(s.cpuShare * 100).toFixed(0)} % of a core at the largest passing N` : ''}`
+  }
+  const firstToken = (name: string, n: number) => `${median(samples(name, n, (s) => s.firstP99)).toFixed(0)} ms`
+  const big = sizes[sizes.length - 1]!
+  return {
+    name: 'paced',
+    title,
+    command: `npm run bench -- paced${quick ? ' --quick' : ''}`,
+    date: new Date().toISOString(),
+    quick,
+    machine: machine(),
+    params: { tokens: p.tokens, tokenIntervalMs: p.ms, sessions: sizes.join(' and '), rampMs: p.rampMs, repetitions: reps, p99LimitMs: P99_MAX_MS },
+    description:
+      `N sessions (${sizes.map((n) => n.toLocaleString('en-US')).join(' and ')}), each streaming ${p.tokens} tokens one every ${p.ms} ms: Parlance (SQLite store) runs bench/agents/paced.ts, whose \`run\` makes one \`ctx.say\` of an async iterable that awaits one timer per token, token i due i·${p.ms} ms after the run started (an LLM-like stream), ` +
+      'over HAI (`/ws`) and over AG-UI (`POST /agui`, SSE). Baselines: a bare `ws` server pacing the identical HAI `assistant_message_chunk` frames, and a bare node:http SSE server pacing the identical AG-UI `TEXT_MESSAGE_CONTENT` events, on the same timer-per-token schedule. ' +
+      'The schedule is absolute, not chained (MS after the previous token): chained timers add up each timer\'s sub-millisecond lateness along a run (one session on a bare ws server: p99 36 ms over 200 tokens), so the figure would measure timer granularity; with an absolute schedule a late server finds overdue tokens ready, as with a model\'s stream, and its lag shows at the client. ' +
+      `One load-generator process drives every configuration (ws: the N sockets are connected first, not measured); the session starts are spread evenly over ${p.rampMs.toLocaleString('en-US')} ms, and Parlance's rate limits are raised instead (\`--limits\`: per-connection and per-address rates, \`maxConcurrentRuns\` and \`maxSessionsPerPrincipal\` off), so the default limits do not shape the load. ` +
+      'Server CPU = utime+stime of the server process from /proc/<pid>/stat before `go` and after the last run ended, over the tokens received. ' +
+      `Token delay: delay_i = arrival_i − (arrival_r + (i − r)·${p.ms} ms) at the client for every token i of a run, where r is the run's least-delayed token (the r minimising arrival_r − r·${p.ms} ms; usually the first, and then this is arrival_i − (arrival_0 + i·${p.ms} ms)): the client cannot know the server's schedule, and a first token that was itself late would make later delays negative. p50/p99 over all tokens of all sessions, one figure per repetition; a token that never arrived counts from its expected time to the end of the step (a lower bound). ` +
+      `Largest N: from the fixed sizes, doubling up (to ${searchCap.toLocaleString('en-US')}) or halving down, then geometric bisection, one run per step, at most ${searchSteps} steps per configuration; a step passes when p99 ≤ ${P99_MAX_MS} ms with no token missing.`,
+    tables,
+    targets: [],
+    limits:
+      'Every token is its own timer, agent step and frame, so the cost per token is fixed overhead, not bytes; in Parlance each token usually lands in a store commit of its own (a tick carries about one token per session), so the per-tick batching that makes bulk streams cheap does not apply. ' +
+      `Time to the first token beyond its ${p.ms} ms timer (session open and run start; not part of the delay figure), p99 at ${big.toLocaleString('en-US')} sessions: ${configs.map((c) => `${c.name} ${firstToken(c.name, big)}`).join(', ')}. ` +
+      'The load generator shares the 2 cores with the server; near the largest N it receives tens of thousands of frames a second itself, so a baseline\'s largest N may be the client\'s limit rather than the server\'s. ' +
+      `Largest N found: ${configs.map((c) => bracket(c.name)).join('; ')}.`,
+    notes: [],
+  }
+}
