@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, test } from 'node:test'
+import Database from 'better-sqlite3'
 import { createSqliteStore } from '../src/store/sqlite.js'
 import { ev, rec, runStoreContract } from './store-contract.js'
 
@@ -50,4 +52,103 @@ test('sqlite store: :memory: works as a throwaway database', async () => {
   await s.commit({ events: [ev('s1', 1)], sessions: [rec('s1', { lastSeq: 1 })] })
   assert.equal((await s.readEvents('s1', 0, 10)).length, 1)
   await s.close()
+})
+
+/** Rows of a table, read through a second connection (WAL lets it read while the store writes). */
+function rows(path: string, table: 'journal' | 'event_blocks'): number {
+  const db = new Database(path, { readonly: true })
+  try {
+    return db.prepare<[], number>(`SELECT COUNT(*) FROM ${table}`).pluck().get() ?? 0
+  } finally {
+    db.close()
+  }
+}
+
+test('sqlite store: each commit is one journal row; a session\'s events move into its blocks once enough wait, and reads page across blocks and the journal', async () => {
+  const path = file()
+  const s = createSqliteStore({ file: path, compactEvents: 4, compactAfterMs: 60_000 })
+  try {
+    for (let seq = 1; seq <= 10; seq++) {
+      await s.commit({ events: [ev('a', seq), ev('b', seq)], sessions: [rec('a', { lastSeq: seq }), rec('b', { lastSeq: seq })] })
+    }
+    // a and b reached 4 waiting events at commits 5 and 9: blocks [1–4], [5–8] each; 9 and 10 still journaled.
+    assert.equal(rows(path, 'event_blocks'), 4)
+    assert.equal(rows(path, 'journal'), 2, 'rows holding only compacted events are deleted')
+    for (let after = 0; after <= 10; after++) {
+      for (let limit = 1; limit <= 11; limit++) {
+        const want = Array.from({ length: Math.min(limit, 10 - after) }, (_, i) => after + 1 + i)
+        assert.deepEqual((await s.readEvents('a', after, limit)).map((e) => e.seq), want, `after ${after}, limit ${limit}`)
+      }
+    }
+    await assert.rejects(s.commit({ events: [ev('a', 10)], sessions: [] }), /seq gap in a: 10 then 10/)
+    await assert.rejects(s.commit({ events: [ev('a', 12)], sessions: [] }), /seq gap in a: 10 then 12/)
+  } finally {
+    await s.close()
+  }
+  assert.equal(rows(path, 'journal'), 0, 'close moves everything into blocks')
+  const again = createSqliteStore({ file: path })
+  try {
+    assert.deepEqual((await again.readEvents('a', 0, 100)).map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+  } finally {
+    await again.close()
+  }
+})
+
+test('sqlite store: committed events still in the journal survive kill -9, and the next process moves them into blocks', async () => {
+  const path = file()
+  // A process that commits 3 units for two sessions (nothing compacted yet), says so and waits to be killed.
+  const script = `
+    import { createSqliteStore } from ${JSON.stringify(new URL('../src/store/sqlite.ts', import.meta.url).href)}
+    const s = createSqliteStore({ file: ${JSON.stringify(path)}, compactAfterMs: 600000 })
+    const ev = (id, seq) => ({ type: 'custom', name: 'n', value: seq, sessionId: id, runId: 'r', seq, ts: seq })
+    const rec = (id, lastSeq) => ({ id, agent: 'demo', owner: 'anonymous', createdAt: 1, updatedAt: 1, lastSeq, activeRunId: 'r' })
+    for (let seq = 1; seq <= 3; seq++) await s.commit({ events: [ev('a', seq), ev('b', seq)], sessions: [rec('a', seq), rec('b', seq)] })
+    process.stdout.write('committed\\n')
+    setInterval(() => {}, 1000)
+  `
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('committed') && resolve())
+    child.once('exit', (code) => reject(new Error(`child exited ${code}`)))
+  })
+  child.kill('SIGKILL')
+  await new Promise((resolve) => child.once('exit', resolve))
+  assert.equal(rows(path, 'journal'), 3)
+  assert.equal(rows(path, 'event_blocks'), 0)
+
+  const s = createSqliteStore({ file: path })
+  try {
+    assert.equal(rows(path, 'journal'), 0)
+    assert.deepEqual((await s.readEvents('a', 0, 10)).map((e) => e.seq), [1, 2, 3])
+    assert.deepEqual((await s.readEvents('b', 1, 10)).map((e) => e.seq), [2, 3])
+    assert.equal((await s.getSession('a'))?.lastSeq, 3)
+    await s.commit({ events: [ev('a', 4)], sessions: [rec('a', { lastSeq: 4 })] })
+    assert.deepEqual((await s.readEvents('a', 2, 10)).map((e) => e.seq), [3, 4])
+  } finally {
+    await s.close()
+  }
+})
+
+test('sqlite store: a record whose only change is lastSeq is not rewritten per commit, and readers still get the log\'s last seq', async () => {
+  const path = file()
+  const s = createSqliteStore({ file: path })
+  try {
+    await s.commit({ events: [ev('a', 1)], sessions: [rec('a', { lastSeq: 1, updatedAt: 1000 })] })
+    await s.commit({ events: [ev('a', 2)], sessions: [rec('a', { lastSeq: 2, updatedAt: 1100 })] })
+    const db = new Database(path, { readonly: true })
+    try {
+      assert.deepEqual(db.prepare('SELECT last_seq, updated_at FROM sessions WHERE id = ?').get('a'), { last_seq: 1, updated_at: 1000 }, 'the row was not rewritten')
+    } finally {
+      db.close()
+    }
+    assert.equal((await s.getSession('a'))?.lastSeq, 2)
+    assert.equal((await s.listSessions(10))[0]?.lastSeq, 2)
+    // A changed field (the run ended) or a second since the last write is written.
+    await s.commit({ events: [ev('a', 3)], sessions: [rec('a', { lastSeq: 3, updatedAt: 1200, activeRunId: null })] })
+    assert.equal((await s.getSession('a'))?.activeRunId, null)
+    await s.commit({ events: [ev('a', 4)], sessions: [rec('a', { lastSeq: 4, updatedAt: 2300, activeRunId: null })] })
+    assert.equal((await s.getSession('a'))?.updatedAt, 2300)
+  } finally {
+    await s.close()
+  }
 })

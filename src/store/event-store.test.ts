@@ -272,7 +272,8 @@ test('read() pages through the backend', async () => {
 
 test('the next commit starts before the previous batch is delivered (pipelining), in order, and flush waits for both', async () => {
   const backend = new RecordingBackend()
-  const store = new EventStore(backend)
+  // Window 0: commit 2 may start the moment commit 1 ends (with a window it waits out the rest of it).
+  const store = new EventStore(backend, { commitWindowMs: 0 })
   const a = new Writer('a', backend.trace)
   const release = backend.hold()
   const first = backend.nextCommit()
@@ -290,4 +291,58 @@ test('the next commit starts before the previous batch is delivered (pipelining)
   assert.equal(commitsAtFirstDelivery, 2, 'commit 2 was under way when batch 1 was delivered')
   assert.equal(flushed, true)
   assert.deepEqual(backend.trace, ['committed:a#1', 'delivered:a:1', 'committed:a#2', 'delivered:a:2'])
+})
+
+/** Resolves after `n` turns of the event loop (each a separate tick, so each append lands in its own). */
+async function ticks(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+test('commit window: after a quiet spell the first event commits in its own tick; events of the next ticks within the window share one commit', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend, { commitWindowMs: 60_000 })
+  const a = new Writer('a')
+  const b = new Writer('b')
+  store.append(a, a.event())
+  await ticks(2)
+  assert.equal(backend.committed.length, 1, 'the first commit does not wait for a window')
+  // Five more ticks, one event each, as paced sessions produce them: without a window, five commits.
+  for (let i = 0; i < 5; i++) {
+    store.append(i % 2 ? a : b, (i % 2 ? a : b).event())
+    await ticks(1)
+  }
+  assert.equal(backend.committed.length, 1, 'they wait for the window')
+  assert.equal(a.delivered.length + b.delivered.length, 1, 'nothing is delivered before it is committed')
+  await store.flush() // does not wait out the window
+  assert.equal(backend.committed.length, 2)
+  assert.deepEqual(ids(backend.committed[1]!.events), ['b#1', 'b#2', 'b#3', 'a#2', 'a#3'], 'one commit, grouped by session')
+})
+
+test('commit window: commitWindowEvents pending events start the commit early, and flush waits for it', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend, { commitWindowMs: 60_000, commitWindowEvents: 3 })
+  const a = new Writer('a')
+  store.append(a, a.event())
+  await ticks(2)
+  for (let i = 0; i < 3; i++) {
+    store.append(a, a.event())
+    await ticks(1)
+  }
+  await ticks(2)
+  assert.equal(backend.committed.length, 2)
+  assert.deepEqual(ids(backend.committed[1]!.events), ['a#2', 'a#3', 'a#4'])
+  assert.deepEqual(ids(a.delivered), ['a#1', 'a#2', 'a#3', 'a#4'])
+  await store.flush()
+})
+
+test('commit window 0 commits every tick', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend, { commitWindowMs: 0 })
+  const a = new Writer('a')
+  for (let i = 0; i < 4; i++) {
+    store.append(a, a.event())
+    await ticks(2)
+  }
+  assert.equal(backend.committed.length, 4)
+  await store.flush()
 })

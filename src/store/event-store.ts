@@ -19,6 +19,15 @@ export interface CommitListener {
 export interface EventStoreOptions {
   /** Pending events (all sessions) above which producers are asked to wait. @default 2048 */
   highWaterEvents?: number
+  /**
+   * Group-commit window (ms): a commit starts at least this long after the previous one started, so when ticks
+   * carry a few events each (many sessions streaming paced tokens) their events share one commit instead of
+   * paying one transaction per tick. A commit after a quiet spell starts at once (no added latency for a lone
+   * client), and `commitWindowEvents` pending events start it early. 0 commits every tick. @default 2
+   */
+  commitWindowMs?: number
+  /** Pending events that start a commit without waiting for the rest of the window. @default 256 */
+  commitWindowEvents?: number
   /** Called after each commit with its size and duration (ms), for metrics. */
   onCommit?: (events: number, ms: number) => void
   /** Called when a commit fails; the batch is kept and retried with backoff, nothing is dropped. */
@@ -29,8 +38,9 @@ export interface EventStoreOptions {
 
 /**
  * Group commit shared by every backend: events appended during one event-loop
- * tick, from any number of sessions, are written in one backend commit, and
- * each session hears about its own events only after that commit succeeded.
+ * tick — or, under load, during one commit window (`commitWindowMs`) — from any
+ * number of sessions, are written in one backend commit, and each session hears
+ * about its own events only after that commit succeeded (write-before-send).
  * Commits are strictly sequential, so per-session order is the append order.
  */
 export class EventStore {
@@ -49,12 +59,20 @@ export class EventStore {
   /** The backoff timer of a retry; it keeps the process alive only while someone waits on `flush`/`drained`. */
   private retryTimer: NodeJS.Timeout | null = null
   private readonly highWater: number
+  private readonly windowMs: number
+  private readonly windowEvents: number
+  /** When the last commit started (performance.now()), for the commit window. */
+  private lastStart = -Infinity
+  /** The window timer of the scheduled commit, while it waits out the window. */
+  private windowTimer: NodeJS.Timeout | null = null
 
   constructor(
     readonly backend: StoreBackend,
     private readonly options: EventStoreOptions = {},
   ) {
     this.highWater = options.highWaterEvents ?? 2048
+    this.windowMs = options.commitWindowMs ?? 2
+    this.windowEvents = options.commitWindowEvents ?? 256
   }
 
   /** Queues one event; returns true when the caller should `await drained()` before producing more. */
@@ -63,7 +81,8 @@ export class EventStore {
     if (list) list.push(event)
     else this.batch.set(owner, [event])
     this.batchSize++
-    this.schedule()
+    if (this.windowTimer !== null && this.batchSize >= this.windowEvents) this.commitNow()
+    else this.schedule()
     return this.batchSize >= this.highWater
   }
 
@@ -80,9 +99,10 @@ export class EventStore {
     return new Promise((resolve) => this.waiters.push(resolve))
   }
 
-  /** Resolves once everything appended so far is committed. */
+  /** Resolves once everything appended so far is committed (a commit waiting out its window starts now). */
   flush(): Promise<void> {
     if (!this.inFlight && !this.scheduled && this.batchSize === 0 && this.dirty.size === 0) return Promise.resolve()
+    if (this.windowTimer !== null) this.commitNow()
     this.retryTimer?.ref()
     return new Promise((resolve) => this.idle.push(resolve))
   }
@@ -95,6 +115,15 @@ export class EventStore {
   private schedule(): void {
     if (this.scheduled || this.inFlight) return
     this.scheduled = true
+    const wait = this.lastStart + this.windowMs - performance.now()
+    if (wait > 0 && this.batchSize < this.windowEvents) this.windowTimer = setTimeout(this.commitNext, wait)
+    else setImmediate(this.commitNext)
+  }
+
+  /** Enough events wait: the scheduled commit starts now instead of at the end of its window. */
+  private commitNow(): void {
+    clearTimeout(this.windowTimer!)
+    this.windowTimer = null
     setImmediate(this.commitNext)
   }
 
@@ -107,8 +136,11 @@ export class EventStore {
   }
 
   private readonly commitNext = (): void => {
+    if (!this.scheduled && this.inFlight) return // a stale wake-up: the commit it was for already started
     this.scheduled = false
     this.retryTimer = null
+    if (this.windowTimer !== null) clearTimeout(this.windowTimer)
+    this.windowTimer = null
     if (this.batchSize === 0 && this.dirty.size === 0) return this.settle()
     const batch = this.batch
     this.batch = new Map()
@@ -130,15 +162,19 @@ export class EventStore {
     }
     const sessions = [...records.values()]
     const started = performance.now()
+    this.lastStart = started
     this.inFlight = this.backend.commit({ events, sessions }).then(
       () => {
         this.attempt = 0
         this.failingSince = null
         this.options.onCommit?.(events.length, performance.now() - started)
         this.inFlight = null
-        // Start the next commit before delivering this one: a backend that writes off-thread
-        // (SQLite worker) then inserts batch N+1 while this thread encodes and sends batch N.
-        if (!this.scheduled && (this.batchSize > 0 || this.dirty.size > 0)) this.commitNext()
+        // Start (or schedule, within the window) the next commit before delivering this one: a backend that
+        // writes off-thread (Redis) then writes batch N+1 while this thread encodes and sends batch N.
+        if (this.batchSize > 0 || this.dirty.size > 0) {
+          if (performance.now() - started >= this.windowMs || this.batchSize >= this.windowEvents) this.commitNext()
+          else this.schedule()
+        }
         for (const [owner, list] of batch) {
           try {
             owner.onCommitted(list)
