@@ -10,6 +10,7 @@ export interface Limits {
   deliveryHighWaterBytes: number
   slowConsumerStallMs: number
   maxPendingEvents: number
+  commitWindowMs: number
   replayPageSize: number
   sessionIdleMs: number
   typingMsPerChar: number
@@ -52,6 +53,12 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   slowConsumerStallMs: 10_000,
   /** Events buffered by a session before the agent is made to wait for the store. */
   maxPendingEvents: 2048,
+  /**
+   * Group-commit window: a store commit starts at least this long after the previous one started (or once 256
+   * events wait), so thousands of sessions streaming a token each per tick share commits; the first commit
+   * after a quiet spell never waits. 0 commits every event-loop tick (ms).
+   */
+  commitWindowMs: 2,
   /** An idle session (no run, no connection) is unloaded from memory after this long; it reloads from the store on use (ms). */
   sessionIdleMs: 5 * 60_000,
   /** Messaging bursts (`ctx.send`): simulated typing time per character of each message (ms). */
