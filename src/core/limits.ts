@@ -11,6 +11,7 @@ export interface Limits {
   slowConsumerStallMs: number
   maxPendingEvents: number
   commitWindowMs: number
+  storeStallMs: number
   replayPageSize: number
   sessionIdleMs: number
   typingMsPerChar: number
@@ -59,6 +60,12 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
    * after a quiet spell never waits. 0 commits every event-loop tick (ms).
    */
   commitWindowMs: 2,
+  /**
+   * Store commits failing this long in a row stop the runs whose events wait (run error 'unavailable', told to
+   * their clients at once) and refuse new runs until a commit succeeds; the events are retried, none dropped.
+   * 0: retry silently (ms).
+   */
+  storeStallMs: 10_000,
   /** An idle session (no run, no connection) is unloaded from memory after this long; it reloads from the store on use (ms). */
   sessionIdleMs: 5 * 60_000,
   /** Messaging bursts (`ctx.send`): simulated typing time per character of each message (ms). */

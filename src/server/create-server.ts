@@ -182,6 +182,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   const store = new EventStore(backend, {
     highWaterEvents: limits.maxPendingEvents,
     commitWindowMs: limits.commitWindowMs,
+    stallMs: limits.storeStallMs,
     onCommit: (_n, ms) => metrics.storeCommit.observe(ms / 1000),
     onError: (err, attempt) => log.error({ err, attempt }, 'store commit failed; retrying'),
     onListenerError: (err) => log.error({ err }, 'delivering committed events failed'),

@@ -10,7 +10,7 @@ export type ClientToolAnswer = Extract<Command, { type: 'tool.result' }> | { typ
 export type RecordEvent = (body: EventBody) => void
 
 /** How a run cut short ends. */
-export type AbortCode = 'interrupted' | 'cancelled'
+export type AbortCode = 'interrupted' | 'cancelled' | 'unavailable'
 
 /**
  * One agent run: its abort signal, what it waits for from clients and what it left open. Every approval and

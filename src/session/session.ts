@@ -1,4 +1,4 @@
-import { ConversationModel, type Command, type EventBody, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
+import { ConversationModel, stringOf, type Command, type EventBody, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
 import type { CommitListener, SessionRecord, SessionWrite, StoreConflict } from '../store/index.js'
 import type { ForwardOutcome } from './cluster.js'
 import type { SessionDeps, SessionOptions } from './deps.js'
@@ -214,6 +214,20 @@ export class Session implements CommitListener {
   advance(events: StoredEvent[]): void {
     this.seq = this.committed = events[events.length - 1]!.seq
     this.fanOut(events)
+  }
+
+  /**
+   * Commits of this session's events have failed for `failingForMs` (they are retried; none is lost): the run
+   * stops with 'unavailable' (recorded, so delivered once the store recovers), and every subscriber hears it
+   * now, in its dialect, from an event outside the log.
+   */
+  onStalled(err: unknown, failingForMs: number): void {
+    const runId = this.role.run?.id
+    if (!runId) return
+    const message = `the store has failed to commit for ${(failingForMs / 1000).toFixed(1)} s (${err instanceof Error ? err.message : stringOf(err)}): the run was stopped. Nothing already stored is lost; the run's end is recorded once the store recovers`
+    this.role.stop('unavailable', message)
+    const notice: StoredEvent = { type: 'run.error', code: 'unavailable', message, sessionId: this.id, runId, seq: this.committed, ts: Date.now() }
+    for (const s of this.subs) s.notify(notice)
   }
 
   private fanOut(events: StoredEvent[]): void {

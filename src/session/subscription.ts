@@ -148,6 +148,19 @@ export class Subscription {
     this.deliver(events, cache)
   }
 
+  /**
+   * Sends `event`, which is NOT in the log (the store is failing and the subscriber must hear it now), encoded
+   * with the subscriber's view; the view it leaves is kept, as for any event the client has seen. Its seq is
+   * the last one delivered, so a client resuming from it misses nothing. Skipped while replaying.
+   */
+  notify(event: StoredEvent): void {
+    if (this.closed || this.buffer) return
+    const sub = this.subscriber
+    const out = sub.encoder.encode([event], sub.view)
+    sub.view = out.view
+    if (out.frames.length && !sub.write(out.frames)) this.close()
+  }
+
   close(): void {
     if (this.closed) return
     this.closed = true

@@ -138,6 +138,10 @@ export class Writer implements Role {
     const name = agentName ?? s.agentName
     const agent = s.deps.agent(name)
     if (!agent) throw new ParlanceError('not_found', `no agent named "${name}"`, { agent: name })
+    const failing = s.deps.store.stalled ? s.deps.store.failing : null
+    if (failing) {
+      throw new ParlanceError('unavailable', `the store has failed to commit since ${new Date(failing.since).toISOString()} (${failing.error}); no run starts until it recovers — try again shortly`)
+    }
     if (!this.run && s.deps.admitRun && !s.deps.admitRun()) {
       throw new ParlanceError('unavailable', `the server is running its limit of ${s.deps.limits.maxConcurrentRuns} agent runs; try again shortly`, {
         maxConcurrentRuns: s.deps.limits.maxConcurrentRuns,

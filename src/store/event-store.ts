@@ -13,6 +13,11 @@ export interface CommitListener {
    * dropped, never delivered; the listener must resynchronise from the store.
    */
   onRejected?(events: StoredEvent[], err: StoreConflict): void
+  /**
+   * Commits of this listener's events have failed for `stallMs` (they are still retried, none is dropped):
+   * the listener should stop producing and tell its clients now, outside the log. Once per failing streak.
+   */
+  onStalled?(err: unknown, failingForMs: number): void
 }
 
 /** Options of the shared group-commit writer. */
@@ -28,6 +33,8 @@ export interface EventStoreOptions {
   commitWindowMs?: number
   /** Pending events that start a commit without waiting for the rest of the window. @default 256 */
   commitWindowEvents?: number
+  /** Commits failing this long in a row (ms) make the store stalled: listeners with events waiting are told (`onStalled`). 0: never. @default 10000 */
+  stallMs?: number
   /** Called after each commit with its size and duration (ms), for metrics. */
   onCommit?: (events: number, ms: number) => void
   /** Called when a commit fails; the batch is kept and retried with backoff, nothing is dropped. */
@@ -63,6 +70,9 @@ export class EventStore {
   private readonly windowEvents: number
   /** When the last commit started (performance.now()), for the commit window. */
   private lastStart = -Infinity
+  private readonly stallMs: number
+  /** Listeners were told of the current failing streak. */
+  private stallReported = false
   /** The window timer of the scheduled commit, while it waits out the window. */
   private windowTimer: NodeJS.Timeout | null = null
 
@@ -73,6 +83,7 @@ export class EventStore {
     this.highWater = options.highWaterEvents ?? 2048
     this.windowMs = options.commitWindowMs ?? 2
     this.windowEvents = options.commitWindowEvents ?? 256
+    this.stallMs = options.stallMs ?? 10_000
   }
 
   /** Queues one event; returns true when the caller should `await drained()` before producing more. */
@@ -135,6 +146,11 @@ export class EventStore {
     return this.failingSince && { attempts: this.attempt, ...this.failingSince }
   }
 
+  /** Commits have been failing for `stallMs` or more: new runs should be refused rather than pile up. */
+  get stalled(): boolean {
+    return this.stallMs > 0 && this.failingSince !== null && Date.now() - this.failingSince.since >= this.stallMs
+  }
+
   private readonly commitNext = (): void => {
     if (!this.scheduled && this.inFlight) return // a stale wake-up: the commit it was for already started
     this.scheduled = false
@@ -167,6 +183,7 @@ export class EventStore {
       () => {
         this.attempt = 0
         this.failingSince = null
+        this.stallReported = false
         this.options.onCommit?.(events.length, performance.now() - started)
         this.inFlight = null
         // Start (or schedule, within the window) the next commit before delivering this one: a backend that
@@ -195,6 +212,8 @@ export class EventStore {
         this.failedRecords = records
         this.inFlight = null
         this.afterCommit(Math.min(5000, 50 * 2 ** this.attempt))
+        // After the retry is scheduled: what listeners append now waits for it (no retry without backoff).
+        if (this.stalled && !this.stallReported) this.reportStall(err)
       },
     )
   }
@@ -235,6 +254,19 @@ export class EventStore {
       }
     }
     this.afterCommit(0)
+  }
+
+  /** Tells every listener with events or a record waiting that commits keep failing (once per failing streak). */
+  private reportStall(err: unknown): void {
+    this.stallReported = true
+    const failingForMs = Date.now() - this.failingSince!.since
+    for (const owner of new Set([...this.batch.keys(), ...this.dirty])) {
+      try {
+        owner.onStalled?.(err, failingForMs)
+      } catch (e) {
+        this.options.onListenerError?.(e)
+      }
+    }
   }
 
   /** Puts a failed batch back in front of anything appended meanwhile. */
