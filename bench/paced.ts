@@ -252,7 +252,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     tables,
     targets: [],
     limits:
-      'Every token is its own timer, agent step and frame, so the cost per token is fixed overhead, not bytes; in Parlance each token usually lands in a store commit of its own (a tick carries about one token per session), so the per-tick batching that makes bulk streams cheap does not apply. ' +
+      'Every token is its own timer, agent step and frame, so the cost per token is fixed overhead, not bytes. Where the time goes (`--cpu-prof` of the server, 400 and 1,000 sessions): writev, one per socket per token (9–28 % of server CPU), which the raw servers pay too; the store commit, 7–15 % (it was 42–46 % before SQLite appended each commit unit as one journal row: writing every session\'s events in place touched one B-tree page per session per commit, each rewritten in the WAL — 37 µs per event against 3–7; DESIGN.md, "One event\'s path"); GC 4–6 %; then the agent\'s own timer and AbortSignal listener per token, the run context\'s async iteration and the encoders, each 1–4 %. The commit window (2 ms) makes a commit carry a few hundred events here instead of one per session per tick. ' +
       `Time to the first token beyond its ${p.ms} ms timer (session open and run start; not part of the delay figure), p99 at ${big.toLocaleString('en-US')} sessions: ${configs.map((c) => `${c.name} ${firstToken(c.name, big)}`).join(', ')}. ` +
       'The load generator shares the 2 cores with the server; near the largest N it receives tens of thousands of frames a second itself, so a baseline\'s largest N may be the client\'s limit rather than the server\'s. ' +
       `Largest N found: ${configs.map((c) => bracket(c.name)).join('; ')}.`,
