@@ -2,13 +2,12 @@
 // HAI streaming throughput with clients spread round-robin over the nodes, cross-node delivery (a run written on
 // one node, watched from others through Redis pub/sub) and idle connections with RSS per node. Every node is a
 // separate process on 127.0.0.1; every Redis key under the run's prefix is deleted at the end.
-import { execSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { Redis } from 'ioredis'
-import { rssOf, runLoad, sleep, startServer, track, type ServerProcess } from './lib/proc.js'
+import { cpuMsOf, rssOf, runLoad, sleep, startServer, track, type ServerProcess } from './lib/proc.js'
 import { fmt, machine, median, rowOf, table, type BenchContext, type BenchResult } from './lib/result.js'
 
 export const title = 'Cluster: 1, 2 and 3 nodes on one machine'
@@ -58,25 +57,6 @@ async function redisUsedMemory(): Promise<number> {
     return Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? NaN)
   } finally {
     redis.disconnect()
-  }
-}
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execSync('getconf CLK_TCK').toString().trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-/** CPU time (user + system) a process has used so far (ms), from /proc; 0 when it is gone. */
-function cpuMsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK
-  } catch {
-    return 0
   }
 }
 

@@ -3,11 +3,10 @@
 // pacing identical frames on the same timers (bench/servers/raw-ws-paced.ts, raw-sse-paced.ts), all driven by
 // one load-generator process (bench/load/paced.ts). Per configuration: server CPU per 1,000 tokens, token delay
 // behind schedule at the client p50/p99, and the largest N whose p99 delay stays ≤ 100 ms.
-import { execSync, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { sleep, startServer, track, type ServerProcess } from './lib/proc.js'
+import { cpuMsOf, sleep, startServer, track, type ServerProcess } from './lib/proc.js'
 import { machine, median, table, type BenchContext, type BenchResult, type Table } from './lib/result.js'
 
 export const title = 'Paced token streams'
@@ -50,21 +49,6 @@ interface Config {
 
 /** p99 delay at or under which a step passes (ms). */
 const P99_MAX_MS = 100
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execSync('getconf CLK_TCK').toString().trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-/** utime + stime of a process (ms), from /proc/<pid>/stat. */
-function cpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // f[0] is field 3 (state)
-  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK
-}
 
 /** Waits until the server uses under 5 % of a core over 300 ms (at most 15 s): the previous step's runs are over. */
 async function settle(pid: number): Promise<void> {

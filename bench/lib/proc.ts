@@ -1,6 +1,6 @@
 // Child processes of a benchmark: servers and load generators, always separate processes on 127.0.0.1,
 // each bounded in time. Every child is killed when the runner exits, is interrupted or times out.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 
 const children = new Set<ChildProcess>()
@@ -44,6 +44,25 @@ export interface ChildOptions {
 
 function nodeArgs(script: string, args: readonly string[], flags: readonly string[] = []): string[] {
   return [...flags, '--import', 'tsx', script, ...args]
+}
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execSync('getconf CLK_TCK').toString().trim()) || 100
+  } catch {
+    return 100
+  }
+})()
+
+/** CPU time (user + system) a process has used so far (ms), from /proc/<pid>/stat; 0 when it is gone. */
+export function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // f[0] is field 3 (state)
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK
+  } catch {
+    return 0
+  }
 }
 
 /** Reads VmRSS of a process (bytes); 0 when it is gone. */

@@ -3,17 +3,8 @@
 // the retried events are delivered then, none lost.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { CommitUnit } from '../../src/store/index.js'
-import { DelegatingBackend } from '../support/delegating-backend.js'
+import { FlakyBackend } from '../support/delegating-backend.js'
 import { startServer } from '../harness.js'
-
-/** A backend whose commits fail while `broken` is set (a full disk, a locked file). */
-class FlakyBackend extends DelegatingBackend {
-  broken = false
-  override commit(unit: CommitUnit): Promise<void> {
-    return this.broken ? Promise.reject(new Error('disk I/O error')) : super.commit(unit)
-  }
-}
 
 test('/healthz turns degraded while commits keep failing, names the error, and recovers; nothing is lost', async (t) => {
   const backend = new FlakyBackend()

@@ -6,19 +6,10 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
-import type { CommitUnit } from '../../src/store/index.js'
 import { textOf } from '../../src/dialects/hai/client.js'
 import { agentFor } from '../agui-support.js'
-import { DelegatingBackend } from '../support/delegating-backend.js'
+import { FlakyBackend } from '../support/delegating-backend.js'
 import { startServer } from '../harness.js'
-
-/** A backend whose commits fail while `broken` is set (a full disk, a locked file). */
-class FlakyBackend extends DelegatingBackend {
-  broken = false
-  override commit(unit: CommitUnit): Promise<void> {
-    return this.broken ? Promise.reject(new Error('disk I/O error')) : super.commit(unit)
-  }
-}
 
 test('commits failing for storeStallMs stop the waiting run, tell its HAI client now, refuse new runs, and deliver the stored end after recovery', async (t) => {
   const backend = new FlakyBackend()

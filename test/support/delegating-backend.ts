@@ -39,3 +39,12 @@ export class DelegatingBackend implements StoreBackend {
     return this.inner.close()
   }
 }
+
+/** A backend whose commits fail while `broken` is set (a full disk, a locked file); everything else works. */
+export class FlakyBackend extends DelegatingBackend {
+  override readonly kind: string = 'flaky'
+  broken = false
+  override commit(unit: CommitUnit): Promise<void> {
+    return this.broken ? Promise.reject(new Error('disk I/O error')) : super.commit(unit)
+  }
+}
