@@ -34,6 +34,14 @@ export interface MyAgentView {
   readonly reasoning: ReadonlyMap<string, string>
   readonly approvals: ReadonlyMap<string, { readonly ts: number; readonly timeoutMs: number }>
   readonly plan: PlanInProgress | null
+  /**
+   * Final answers of messages that ended while the plan was unfinished: the seed's response chain ends with
+   * `agent.final_answer`, so they go out after `solver.completed` (when the plan's last task completes, or the
+   * run ends).
+   */
+  readonly held: readonly MyAgentEvent[]
+  /** A final answer went out in the current run (a cancelled run without one gets an empty one). */
+  readonly answered: boolean
 }
 
 /** The view a batch edits: a copy of the one it was given, made at its first change. */
@@ -41,7 +49,7 @@ type Draft = { -readonly [K in keyof MyAgentView]: MyAgentView[K] extends Readon
 
 /** A fresh view for a connection bound to `sessionId` ('' while it is bound to none). */
 export function view(connectionId: string, sessionId = ''): MyAgentView {
-  return { connectionId, sessionId, question: '', texts: new Map(), reasoning: new Map(), approvals: new Map(), plan: null }
+  return { connectionId, sessionId, question: '', texts: new Map(), reasoning: new Map(), approvals: new Map(), plan: null, held: [], answered: false }
 }
 
 /** Server events a custom event (`ctx.emit(name, {content, metadata})`) may be sent as, verbatim. */
@@ -100,7 +108,39 @@ export function encode(events: readonly StoredEvent[], view: MyAgentView, track?
 function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[] {
   const out: MyAgentEvent[] = []
   const push = (event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string) => out.push(base(v, event, content, metadata, e.ts, stepId))
+  /** solver.completed for the plan in progress (tasks not done count as partial), then the held final answers. */
+  const completePlan = () => {
+    const p = v.plan
+    if (p) {
+      push('solver.completed', { task_results: p.tasks.map((t, i) => ({ task_id: t.id, result: null, status: i < p.completed ? 'success' : 'partial' })) }, { total_tasks: p.tasks.length, successful_tasks: p.completed, failed_tasks: p.tasks.length - p.completed, total_execution_time_ms: e.ts - p.started, total_tokens_used: 0 }, p.id)
+      edit().plan = null
+    }
+    if (v.held.length) {
+      for (const h of v.held) out.push(h)
+      const d = edit()
+      d.held = []
+      d.answered = true
+    }
+  }
+  /** A final answer: held while the plan is unfinished, else after the plan's solver.completed. */
+  const finalAnswer = (answer: string, metadata: Record<string, unknown>, stepId: string) => {
+    const fa = base(v, 'agent.final_answer', { answer, answer_type: 'text' }, metadata, e.ts, stepId)
+    if (v.plan && v.plan.completed < v.plan.tasks.length) {
+      edit().held = [...v.held, fa]
+      return
+    }
+    completePlan()
+    out.push(fa)
+    if (!v.answered) edit().answered = true
+  }
   switch (e.type) {
+    case 'run.started':
+      if (v.answered || v.held.length) {
+        const d = edit()
+        d.answered = false
+        d.held = []
+      }
+      break
     case 'message.user':
       edit().question = e.content
       break
@@ -118,6 +158,7 @@ function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[
         const plan = { ...v.plan, completed: v.plan.completed + 1 }
         edit().plan = plan
         push('plan.step_completed', { step_name: e.name, step_result: null }, { step_index: plan.completed - 1, step_duration_ms: 0, tokens_used: 0 }, e.stepId)
+        if (plan.completed === plan.tasks.length && v.held.length) completePlan()
       }
       break
     case 'progress': {
@@ -172,11 +213,11 @@ function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[
     case 'text.end': {
       const t = v.texts.get(e.messageId)
       edit().texts.delete(e.messageId)
-      push('agent.final_answer', { answer: t?.text ?? '', answer_type: 'text' }, { generation_time_ms: t ? e.ts - t.started : 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
+      finalAnswer(t?.text ?? '', { generation_time_ms: t ? e.ts - t.started : 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
       break
     }
     case 'message.sent':
-      push('agent.final_answer', { answer: e.message, answer_type: 'text' }, { generation_time_ms: 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
+      finalAnswer(e.message, { generation_time_ms: 0, total_tokens_used: 0, model: 'parlance', message_id: e.messageId }, e.messageId)
       break
     case 'approval.requested':
       edit().approvals.set(e.approvalId, { ts: e.ts, timeoutMs: e.timeoutMs })
@@ -197,17 +238,24 @@ function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[
       if (v.approvals.has(e.approvalId)) edit().approvals.delete(e.approvalId)
       break
     case 'run.finished':
-      if (v.plan) {
-        const p = v.plan
-        push('solver.completed', { task_results: p.tasks.map((t, i) => ({ task_id: t.id, result: null, status: i < p.completed ? 'success' : 'partial' })) }, { total_tasks: p.tasks.length, successful_tasks: p.completed, failed_tasks: p.tasks.length - p.completed, total_execution_time_ms: e.ts - p.started, total_tokens_used: 0 }, p.id)
-        edit().plan = null
-      }
+      completePlan()
       break
     case 'run.error': {
-      if (v.plan !== null || v.approvals.size > 0) {
+      if (e.code === 'cancelled') {
+        // The user asked to stop (user.cancel): the seed has no error for that, and the turn ends as every turn
+        // does, with agent.final_answer — the text so far (sent when its message closed), else an empty one.
+        completePlan()
+        if (!v.answered) push('agent.final_answer', { answer: '', answer_type: 'text' }, { generation_time_ms: 0, total_tokens_used: 0, model: 'parlance', cancelled: true, reason: e.message }, e.runId)
+        if (v.approvals.size > 0) edit().approvals.clear()
+        break
+      }
+      // Answers held for an unfinished plan still go out: the user should see them before the error.
+      for (const h of v.held) out.push(h)
+      if (v.plan !== null || v.approvals.size > 0 || v.held.length > 0) {
         const d = edit()
         d.plan = null
         d.approvals.clear()
+        d.held = []
       }
       const { event, code } = MYAGENT_ERROR[e.code]
       if (event === 'error.timeout') push(event, e.message, { error_code: code, timeout_seconds: 0, elapsed_seconds: 0, stage: 'run', attempt: 1, max_attempts: 1, retry_after_ms: 0, recovery_strategy: 'none' }, e.runId)
