@@ -25,26 +25,15 @@ export function parsePaced(text: string): [number, number] {
   return [t, ms]
 }
 
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('aborted'))
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(new Error('aborted'))
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
+/** One timer, as the raw baselines use per token (a model client reads a socket; it adds no abort listener per token). */
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** T tokens, token i (1-based) due i·MS ms after the first call, one timer per token. */
+/** T tokens, token i (1-based) due i·MS ms after the first call, one timer per token; stops at the first token after an abort. */
 async function* tokens(t: number, ms: number, signal: AbortSignal): AsyncGenerator<string> {
   const start = performance.now()
   for (let i = 1; i <= t; i++) {
-    await wait(Math.max(0, start + i * ms - performance.now()), signal)
+    await wait(Math.max(0, start + i * ms - performance.now()))
+    if (signal.aborted) return
     yield `${i} `
   }
 }

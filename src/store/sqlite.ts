@@ -84,6 +84,12 @@ const RECORD_REFRESH_MS = 1_000
 const MAX_REMEMBERED = 50_000
 /** Journaled events kept in memory in all; past it every tail is compacted at the next commit. */
 const MAX_TAIL_EVENTS = 200_000
+/**
+ * Tails compacted by one commit at most: sessions started together come due together, and compacting all of
+ * them in one commit stalled every stream for tens of ms (p99 token delay 30 ms at 400 sessions); spread over
+ * the next commits, each commit stays short.
+ */
+const MAX_COMPACT_PER_COMMIT = 32
 
 /**
  * SQLite backend (better-sqlite3, WAL), written for many sessions streaming at once.
@@ -216,8 +222,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     const now = Date.now()
     const compact: string[] = []
     let floor = Infinity
+    const all = tailEvents > MAX_TAIL_EVENTS
     for (const [sid, t] of tails) {
-      if (tailEvents > MAX_TAIL_EVENTS || t.events.length >= compactEvents || now - t.since >= compactAfterMs) compact.push(sid)
+      if ((all || compact.length < MAX_COMPACT_PER_COMMIT) && (all || t.events.length >= compactEvents || now - t.since >= compactAfterMs)) compact.push(sid)
       else floor = Math.min(floor, t.firstJournal)
     }
     const records: SessionWrite[] = []
