@@ -3,7 +3,6 @@ import { test } from 'node:test'
 import type { EventOf } from '../src/core/index.js'
 import { humaServer, watch } from './huma-support.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 test('echo: a triggering context-update runs the agent; ctx.say arrives as typing_start → message_sent → typing_end', async (t) => {
   const s = await humaServer()
@@ -14,7 +13,7 @@ test('echo: a triggering context-update runs the agent; ctx.say arrives as typin
   const start = await c.nextMessaging('typing_start')
   const sent = await c.nextMessaging('message_sent')
   const end = await c.nextMessaging('typing_end')
-  assert.match(start.toolCallId!, UUID)
+  assert.match(start.toolCallId!, /^msg_/, 'a streamed message: the burst is named by its message id')
   assert.deepEqual([sent.toolCallId, sent.message, sent.messageIndex, sent.messageCount], [start.toolCallId, 'Echo: Alice sent a message: "hello"', 0, 1])
   assert.equal(end.toolCallId, start.toolCallId)
   assert.equal(end.reason, undefined)

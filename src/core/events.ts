@@ -52,7 +52,8 @@ export type EventBody =
   | { type: 'step.finished'; stepId: string; name: string; ok: boolean; error?: string }
   | { type: 'text.start'; messageId: string }
   | { type: 'text.delta'; messageId: string; delta: string }
-  | { type: 'text.end'; messageId: string }
+  /** `cut`: the run stopped before the message was complete (dialects that deliver whole messages drop it). */
+  | { type: 'text.end'; messageId: string; cut?: true }
   | { type: 'reasoning.start'; messageId: string }
   | { type: 'reasoning.delta'; messageId: string; delta: string }
   | { type: 'reasoning.end'; messageId: string }

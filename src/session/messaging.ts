@@ -130,13 +130,25 @@ export function deliverAddonEvent(run: Run | null, cmd: Extract<Command, { type:
   return b.deliveries.resolve(key(cmd.toolCallId, messageIndex), answer)
 }
 
-/** Collects a text source into the messages of a burst of one (none when empty); for `say`. */
-export async function collectText(source: string | Iterable<string> | AsyncIterable<string>): Promise<string[]> {
-  let out = ''
-  if (typeof source === 'string') out = source
-  else if (Symbol.iterator in source) for (const chunk of source) out += chunk
-  else for await (const chunk of source) out += chunk
-  return out ? [out] : []
+/**
+ * A delivery confirmation of a streamed message (`say`): HUMA renders a streamed message as a burst of one
+ * whose toolCallId is the message id, and its client confirms it like any burst. Nothing waits for it (the
+ * stream is not held back for one dialect); it is recorded as `message.delivery` when it names an assistant
+ * message of the session, and ignored otherwise, as a late or duplicate confirmation is.
+ */
+export function recordStreamedDelivery(s: { model: { messages: readonly { id: string; role: string }[] }; appendNow(runId: string, body: EventBody): void }, runId: string, cmd: Extract<Command, { type: 'addon.event' }>): void {
+  const { messageIndex, success, error } = cmd.data
+  if (typeof messageIndex !== 'number' || typeof success !== 'boolean') return
+  if (!s.model.messages.some((m) => m.id === cmd.toolCallId && m.role === 'assistant')) return
+  s.appendNow(runId, {
+    type: 'message.delivery',
+    toolCallId: cmd.toolCallId,
+    messageId: cmd.toolCallId,
+    index: messageIndex,
+    ok: success,
+    by: 'client',
+    ...(success ? {} : { error: typeof error === 'string' && error ? error : 'the client reported a failed delivery' }),
+  })
 }
 
 function typingDelay(ms: number, signal: AbortSignal): Promise<void> | undefined {

@@ -27,7 +27,7 @@ test('closingEvents closes exactly what the crashed run left open, in order', as
     assert.deepEqual(await closingEvents(read, 's', 'r1', events.length, pageSize), [
       { type: 'approval.resolved', approvalId: 'ap', approved: false, by: 'cancel' },
       { type: 'tool.cancel', toolCallId: 'open', toolName: 'c', reason: 'the server stopped' },
-      { type: 'text.end', messageId: 'm1' },
+      { type: 'text.end', messageId: 'm1', cut: true },
     ])
   }
 })

@@ -27,7 +27,7 @@ export async function closingEvents(read: Read, sessionId: SessionId, runId: str
           ended.add(e.messageId)
           break
         case 'text.start':
-          if (!ended.has(e.messageId)) closing.push({ type: 'text.end', messageId: e.messageId })
+          if (!ended.has(e.messageId)) closing.push({ type: 'text.end', messageId: e.messageId, cut: true })
           break
         case 'reasoning.start':
           if (!ended.has(e.messageId)) closing.push({ type: 'reasoning.end', messageId: e.messageId })

@@ -8,7 +8,7 @@ import {
   type PlanTask,
 } from '../core/index.js'
 import type { AgentDefinition, ApprovalResult, Plan, RunContext, TextSource } from '../agent/index.js'
-import { collectText, sendBurst, type MessagingHost } from './messaging.js'
+import { sendBurst, type MessagingHost } from './messaging.js'
 import type { Run } from './run.js'
 
 /** The part of Session a run context uses. */
@@ -119,12 +119,9 @@ export function createRunContext(
     },
     signal: run.signal,
 
-    async say(text) {
-      if (!host.confirmsDelivery()) return streamText(text, 'text')
-      // A subscriber confirms delivery (HUMA): the message goes out whole, as a messaging burst of one.
-      const sent = await sendBurst(host, run, emit, limits, newToolCallId(), () => collectText(text))
-      return sent.messageIds[0] ?? ''
-    },
+    // Always streamed, whoever watches: the log carries the stream, and each dialect renders it (HUMA as a
+    // messaging burst of one whose delivery its client confirms; see recordDelivery in messaging.ts).
+    say: (text) => streamText(text, 'text'),
     async send(messages, opts) {
       const { delivered, ok, error } = await sendBurst(host, run, emit, limits, newToolCallId(), messages.filter(Boolean), opts?.extra)
       return error === undefined ? { delivered, ok } : { delivered, ok, error }

@@ -24,7 +24,7 @@ test('Run.abort with a recorder: gives up what the run waits for, fires the sign
     { type: 'tool.cancel', toolCallId: 'call_1', toolName: 'pick', reason: 'stop it' },
     { type: 'approval.resolved', approvalId: 'appr_1', approved: false, by: 'cancel' },
     { type: 'reasoning.end', messageId: 'msg_r' },
-    { type: 'text.end', messageId: 'msg_t' },
+    { type: 'text.end', messageId: 'msg_t', cut: true },
   ])
   assert.ok(run.signal.aborted)
   assert.ok(isCode('cancelled')(run.signal.reason))

@@ -65,7 +65,7 @@ export class Run {
   close(record: RecordEvent): void {
     closeBursts(this, record, this.signal.reason)
     for (const messageId of this.openReasoning) record({ type: 'reasoning.end', messageId })
-    for (const messageId of this.openText) record({ type: 'text.end', messageId })
+    for (const messageId of this.openText) record({ type: 'text.end', messageId, cut: true })
     this.openText.clear()
     this.openReasoning.clear()
   }

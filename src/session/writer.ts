@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { newId, ParlanceError, toParlanceError, type Command, type EventBody, type Json } from '../core/index.js'
 import type { AgentDefinition, RunInput } from '../agent/index.js'
-import { deliverAddonEvent } from './messaging.js'
+import { deliverAddonEvent, recordStreamedDelivery } from './messaging.js'
 import type { Role } from './role.js'
 import { createRunContext } from './run-context.js'
 import { Run, type AbortCode } from './run.js'
@@ -68,7 +68,7 @@ export class Writer implements Role {
             triggering: false,
           })
         }
-        deliverAddonEvent(this.run, cmd)
+        if (!deliverAddonEvent(this.run, cmd)) recordStreamedDelivery(s, runId, cmd)
         return
       }
       case 'approval.response':

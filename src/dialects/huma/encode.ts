@@ -109,8 +109,9 @@ function encodeEvent(e: StoredEvent): readonly HumaFrame[] {
 }
 
 /**
- * Streamed text (produced while no confirming HUMA socket was attached): collected into `text` and rendered as a
- * burst of one, unconfirmed: typing_start, then message_sent and typing_end when it ends.
+ * Streamed text (`ctx.say`, whoever watches): collected into `text` and rendered as a burst of one whose
+ * toolCallId is the message id: typing_start, then message_sent and typing_end when it ends (the client's
+ * delivery confirmation is recorded as message.delivery). A message cut short by a stopped run is not sent.
  */
 function encodeText(e: Extract<StoredEvent, { type: 'text.start' | 'text.delta' | 'text.end' }>, text: Map<string, string>, out: HumaFrame[]): void {
   switch (e.type) {
@@ -124,6 +125,8 @@ function encodeText(e: Extract<StoredEvent, { type: 'text.start' | 'text.delta' 
     case 'text.end': {
       const message = text.get(e.messageId) ?? ''
       text.delete(e.messageId)
+      // A message the run stopped in the middle of is not delivered: the burst ends canceled, as an interrupted one does.
+      if (e.cut) return void out.push(event({ type: 'messaging', event: 'typing_end', toolCallId: e.messageId, reason: 'canceled', seq: e.seq }))
       if (message) out.push(event({ type: 'messaging', event: 'message_sent', toolCallId: e.messageId, message, messageIndex: 0, messageCount: 1 }))
       out.push(event({ type: 'messaging', event: 'typing_end', toolCallId: e.messageId, seq: e.seq }))
     }
