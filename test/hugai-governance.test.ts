@@ -34,11 +34,13 @@ for (const decision of ['approved', 'rejected', 'needs_revision'] as const) {
     const resolved = await approver.nextNotification((n) => n.params.event === 'checkpoint-resolved')
     assert.deepEqual(resolved.params.data, { checkpoint: data.checkpoint, taskId: r.taskId, approved: decision === 'approved', by: 'user', feedback: decision === 'approved' ? 'use the archive instead' : decision === 'rejected' ? 'use the archive instead' : 'needs revision: use the archive instead' })
     assert.ok(!bystander.notifications.some((n) => n.params.event === 'checkpoint'), 'only approvers and the requester are told')
-    await assert.rejects(approver.call('governance/approval', { checkpoint: data.checkpoint, artifact: {}, approver: 'user-123', decision: 'approved' }), rpcCode(-32003))
+    // A second decision finds nothing pending: recorded, and it says so.
+    const again = await approver.call<Record<string, unknown>>('governance/approval', { checkpoint: data.checkpoint, artifact: {}, approver: 'user-123', decision: 'approved' })
+    assert.deepEqual([again.recorded, again.matched], [true, false])
     const audit = await c.call<AuditPage>('audit/query', { action: 'approval' })
     assert.deepEqual(
       audit.entries.map((e) => [e.actor, e.target, e.details.decision, e.details.feedback, e.details.taskId]),
-      [['user-123', data.checkpoint, decision, 'use the archive instead', r.taskId]],
+      [['user-123', data.checkpoint, decision, 'use the archive instead', r.taskId], ['user-123', data.checkpoint, 'approved', null, null]],
     )
   })
 }
@@ -77,6 +79,7 @@ test('an unanswered checkpoint times out (approval timeout), tells everyone noti
   assert.equal(resolved.params.data!.by, 'timeout')
   const audit = await approver.call<AuditPage>('audit/query', { action: 'checkpoint-resolved' })
   assert.equal(audit.entries[0]!.details.by, 'timeout')
-  // The seed's own example names a checkpoint nobody waits on.
-  assert.equal((await post(s, seed('governance-approval'))).body.error?.code, -32003)
+  // The seed's own example names a checkpoint nobody waits on: recorded, not matched (issue 20).
+  const early = await post<RpcAnswer<{ recorded: boolean; matched: boolean }>>(s, seed('governance-approval'))
+  assert.deepEqual([early.body.result?.recorded, early.body.result?.matched], [true, false])
 })

@@ -37,12 +37,12 @@ test('every seed example gets its JSON-RPC answer over WebSocket', async (t) => 
   // §3.5 event and §3.8 audit/log are notifications: no answer. The next answer is the one for id 4.
   c.sendRaw(seed('event'))
   c.sendRaw(seed('audit-log'))
-  // §3.6 governance/approval for a checkpoint nobody is waiting on
+  // §3.6 governance/approval for a checkpoint nobody is waiting on: recorded, kept for one raised later
   c.sendRaw(seed('governance-approval'))
   assert.deepEqual(await c.nextRaw(), {
     jsonrpc: '2.0',
     id: 4,
-    error: { code: -32003, message: 'approval not pending: code-review', data: { code: 'not_found', checkpoint: 'code-review' } },
+    result: { checkpoint: 'code-review', decision: 'approved', recorded: true, matched: false, appliesToCheckpointsRaisedWithinMs: 600_000 },
   })
   // §3.7 tool/integration with callback "event": accepted, then the result as an event notification
   c.sendRaw(seed('tool-integration'))
@@ -52,7 +52,14 @@ test('every seed example gets its JSON-RPC answer over WebSocket', async (t) => 
   const ev = await c.nextNotification((n) => n.params.event === 'tool-result')
   assert.deepEqual(ev.params.data, { invocationId: accepted.result.invocationId, tool: 'ci-pipeline', action: 'run-tests', status: 'success', result: { branch: 'feature-x', passed: 12, failed: 0 } })
   const audit = await c.call<AuditPage>('audit/query', { actor: 'user-123' })
-  assert.deepEqual(audit.entries.map((e) => [e.action, e.target, e.timestamp]), [['approval', 'main.ts', '2024-06-01T12:34:56Z']])
+  assert.deepEqual(
+    audit.entries.map((e) => [e.action, e.target]),
+    [
+      ['approval', 'main.ts'], // audit/log's own timestamp (2024) sorts first
+      ['approval', 'code-review'],
+    ],
+  )
+  assert.equal(audit.entries[0]!.timestamp, '2024-06-01T12:34:56Z')
   assert.equal(c.raw.length, 5, 'no answer to either notification')
 })
 

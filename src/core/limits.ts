@@ -12,6 +12,7 @@ export interface Limits {
   maxPendingEvents: number
   commitWindowMs: number
   storeStallMs: number
+  earlyDecisionWindowMs: number
   replayPageSize: number
   sessionIdleMs: number
   typingMsPerChar: number
@@ -66,6 +67,11 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
    * 0: retry silently (ms).
    */
   storeStallMs: 10_000,
+  /**
+   * HugAI: a `governance/approval` naming no pending checkpoint is kept this long and decides a checkpoint
+   * raised meanwhile under that name (the tool) or id, for the same principal; 0: recorded only (ms).
+   */
+  earlyDecisionWindowMs: 10 * 60_000,
   /** An idle session (no run, no connection) is unloaded from memory after this long; it reloads from the store on use (ms). */
   sessionIdleMs: 5 * 60_000,
   /** Messaging bursts (`ctx.send`): simulated typing time per character of each message (ms). */

@@ -5,7 +5,6 @@ export const RPC = {
   ...JSONRPC_ERRORS,
   notInitialized: -32001,
   notFound: -32002,
-  approvalNotPending: -32003,
   forbidden: -32004,
   timeout: -32005,
   targetDisconnected: -32006,

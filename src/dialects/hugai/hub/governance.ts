@@ -1,9 +1,8 @@
 import { ParlanceError, type Json, type StoredEvent } from '../../../core/index.js'
 import { hugai } from '../codec.js'
-import { RPC } from '../errors.js'
 import type { Session, SessionManager } from '../../../session/index.js'
 import type { Audit } from './audit.js'
-import { RpcFailure, type GovernanceLevel, type Params, type Peer } from './peer.js'
+import type { GovernanceLevel, Params, Peer } from './peer.js'
 
 type Requested = Extract<StoredEvent, { type: 'approval.requested' }>
 type Resolved = Extract<StoredEvent, { type: 'approval.resolved' }>
@@ -17,22 +16,46 @@ export interface TaskRef {
 
 interface Checkpoint extends TaskRef {
   agent: string
+  /** Its name: the tool the agent asks to run (a decision may name it instead of the id). */
+  name: string
+  /** The principal whose session raised it. */
+  owner: string
   notified: Set<Peer>
 }
+
+/** A decision that named no pending checkpoint, kept to apply to one raised later under that name or id. */
+interface EarlyDecision {
+  decision: string
+  feedback: string | undefined
+  approver: string
+  /** Who decided: the principal, and whether it was an approver connection (strict governance needs one). */
+  principal: string
+  byApprover: boolean
+  at: number
+}
+
+/** Early decisions kept at most (the oldest goes first). */
+const MAX_EARLY = 1_000
 
 /**
  * Human checkpoints. A task's governance level is its requester's (`initialize.governanceLevel`):
  * `autonomous` → the hub approves itself (audited); `supervised` → a `checkpoint` event goes to the requester
  * and to every approver connection of the same principal, and the requester or an approver decides;
  * `strict` → as supervised, but only an approver connection may decide.
+ *
+ * A decision may come first (the seed's own example decides `code-review` unasked): it is audited and kept
+ * for `earlyWindowMs`, and a checkpoint raised meanwhile under that name (the tool asked for) or id, for the
+ * same principal, is decided by it at once — under `strict` only if an approver connection made it.
  */
 export class Governance {
   private readonly open = new Map<string, Checkpoint>()
+  private readonly early = new Map<string, EarlyDecision>()
 
   constructor(
     private readonly sessions: SessionManager,
     private readonly audit: Audit,
     private readonly peers: () => Iterable<Peer>,
+    private readonly earlyWindowMs: number,
   ) {}
 
   /** A task's run asked for approval. */
@@ -45,7 +68,8 @@ export class Governance {
     }
     const notified = new Set([...this.peers()].filter((x) => x.approver && x.principal === session.owner))
     notified.add(task.requester)
-    this.open.set(e.approvalId, { ...task, agent: session.agentName, notified })
+    this.open.set(e.approvalId, { ...task, agent: session.agentName, name: e.toolName, owner: session.owner, notified })
+    if (await this.applyEarly(session, e, task.level)) return
     const msg = hugai.event('checkpoint', { checkpoint: e.approvalId, taskId: task.taskId, agent: session.agentName, level: task.level, artifact, timeoutMs: e.timeoutMs })
     for (const p of notified) p.push?.(msg)
   }
@@ -60,11 +84,16 @@ export class Governance {
     if (e.by !== 'user') await this.audit.record({ action: 'checkpoint-resolved', actor: 'hub', target: e.approvalId, details: { taskId: cp.taskId, approved: e.approved, by: e.by } })
   }
 
-  /** `governance/approval`: decides a pending checkpoint. `needs_revision` rejects and returns the feedback to the agent. */
+  /**
+   * `governance/approval`: decides a pending checkpoint, named by its id or its name (the tool it guards);
+   * `needs_revision` rejects and returns the feedback to the agent. A decision naming nothing pending is
+   * recorded (audit) and applies to a checkpoint raised under that name or id within `earlyWindowMs`.
+   */
   async decide(peer: Peer, p: Params): Promise<unknown> {
-    const checkpoint = String(p.checkpoint)
-    const session = this.sessions.findPending(checkpoint)
-    if (!session) throw new RpcFailure({ code: RPC.approvalNotPending, message: `approval not pending: ${checkpoint}`, data: { code: 'not_found', checkpoint } })
+    const named = String(p.checkpoint)
+    const checkpoint = this.sessions.findPending(named) ? named : this.pendingByName(named, peer.principal)
+    const session = checkpoint === undefined ? undefined : this.sessions.findPending(checkpoint)
+    if (!session || checkpoint === undefined) return this.keepEarly(peer, named, p)
     const cp = this.open.get(checkpoint)
     const sameOwner = session.owner === peer.principal
     const allowed = sameOwner && (peer.approver || cp?.level !== 'strict')
@@ -83,5 +112,48 @@ export class Governance {
       details: { decision, feedback: given ?? null, taskId: cp?.taskId ?? null, artifact: p.artifact as Json },
     })
     return { checkpoint, decision, recorded: true }
+  }
+
+  /** The oldest open checkpoint named `name` (the tool it guards) raised for `principal`. */
+  private pendingByName(name: string, principal: string): string | undefined {
+    for (const [id, cp] of this.open) if (cp.name === name && cp.owner === principal) return id
+    return undefined
+  }
+
+  /** A decision for nothing pending: audited, and kept for a checkpoint raised later (the answer says which). */
+  private async keepEarly(peer: Peer, checkpoint: string, p: Params): Promise<unknown> {
+    const decision = String(p.decision)
+    const feedback = typeof p.feedback === 'string' && p.feedback !== '' ? p.feedback : undefined
+    await this.audit.record({
+      action: 'approval',
+      actor: String(p.approver),
+      target: checkpoint,
+      details: { decision, feedback: feedback ?? null, taskId: null, matched: false, artifact: p.artifact as Json },
+    })
+    if (this.earlyWindowMs <= 0) return { checkpoint, decision, recorded: true, matched: false }
+    this.early.delete(checkpoint)
+    if (this.early.size >= MAX_EARLY) this.early.delete(this.early.keys().next().value!)
+    this.early.set(checkpoint, { decision, feedback, approver: String(p.approver), principal: peer.principal, byApprover: peer.approver, at: Date.now() })
+    return { checkpoint, decision, recorded: true, matched: false, appliesToCheckpointsRaisedWithinMs: this.earlyWindowMs }
+  }
+
+  /** A checkpoint just raised that an early decision names (by id or name, same principal, in time): decided now. */
+  private async applyEarly(session: Session, e: Requested, level: GovernanceLevel): Promise<boolean> {
+    const now = Date.now()
+    for (const key of [e.approvalId, e.toolName]) {
+      const d = this.early.get(key)
+      if (!d) continue
+      if (now - d.at > this.earlyWindowMs) {
+        this.early.delete(key)
+        continue
+      }
+      if (d.principal !== session.owner || (level === 'strict' && !d.byApprover)) continue
+      this.early.delete(key)
+      const feedback = d.decision === 'needs_revision' ? `needs revision${d.feedback ? `: ${d.feedback}` : ''}` : d.feedback
+      await session.handle({ type: 'approval.response', sessionId: session.id, approvalId: e.approvalId, approved: d.decision === 'approved', ...(feedback ? { feedback } : {}) })
+      await this.audit.record({ action: 'approval', actor: d.approver, target: e.approvalId, details: { decision: d.decision, feedback: d.feedback ?? null, taskId: this.open.get(e.approvalId)?.taskId ?? null, matched: 'early', decidedAt: new Date(d.at).toISOString(), named: key } })
+      return true
+    }
+    return false
   }
 }

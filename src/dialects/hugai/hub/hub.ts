@@ -31,7 +31,7 @@ export class Hub {
   constructor(deps: Pick<EndpointDeps, 'sessions' | 'limits'>) {
     this.registry = new Registry(deps.sessions)
     this.audit = new Audit(deps.sessions)
-    this.governance = new Governance(deps.sessions, this.audit, () => this.peers)
+    this.governance = new Governance(deps.sessions, this.audit, () => this.peers, deps.limits.earlyDecisionWindowMs)
     this.tools = new ToolIntegration(deps.sessions, this.audit)
     this.router = new Router({
       sessions: deps.sessions,
