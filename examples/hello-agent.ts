@@ -1,5 +1,5 @@
 // #region readme
-import { createServer, defineAgent } from 'parlance'
+import { createServer, defineAgent } from 'parlance-gateway'
 
 const hello = defineAgent({
   name: 'hello',

@@ -1,8 +1,8 @@
 // An LLM agent: any OpenAI-compatible server (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL), with a server
 // tool the model may call. Text streams as the model writes it; cancelling a run aborts the model request.
 // Run: OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=llama3.2 npx tsx examples/llm-agent.ts
-import { createServer } from 'parlance'
-// In your own project: import { openaiAgent } from 'parlance/agents/openai'
+import { createServer } from 'parlance-gateway'
+// In your own project: import { openaiAgent } from 'parlance-gateway/agents/openai'
 import { openaiAgent } from '../src/agents/openai/index.js'
 
 const assistant = openaiAgent({

@@ -1,6 +1,6 @@
 // Tools and a human approval: a server tool, a client tool and an approval gate, served over every dialect.
 // Run: npx tsx examples/tools-agent.ts   then e.g. `npm run chat` and type "list", "where am I" or "delete todo.txt".
-import { createServer, defineAgent } from 'parlance'
+import { createServer, defineAgent } from 'parlance-gateway'
 
 const files = new Map([
   ['todo.txt', 'buy milk'],

@@ -37,7 +37,7 @@ test('--help for each command, with examples; --version', async () => {
   assert.match((await cli(['chat', '--help'])).out, /--session ID/)
   const v = await cli(['--version'])
   assert.equal(v.code, 0)
-  assert.match(v.out, /^parlance \d+\.\d+\.\d+\n$/)
+  assert.match(v.out, /^parlance \d+\.\d+\.\d+ \(parlance-gateway\)\n$/)
   assert.match((await cli(['serve', '--version'])).out, /^parlance \d+\.\d+\.\d+/)
 })
 

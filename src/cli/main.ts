@@ -53,10 +53,10 @@ commands:
 
 parlance --version prints the version.`
 
-/** This package's version, from its package.json. */
+/** The command's version and its package, from package.json. */
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
-  return `${pkg.name} ${pkg.version}`
+  return `parlance ${pkg.version} (${pkg.name})`
 }
 
 /** `--limit NAME=VALUE`, repeatable: each a known limit and a non-negative integer (ms, bytes, counts or per second). */

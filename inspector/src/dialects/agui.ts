@@ -1,4 +1,4 @@
-import { AguiClient, type AguiReceived } from 'parlance/client'
+import { AguiClient, type AguiReceived } from 'parlance-gateway/client'
 import { CUSTOM } from '../../../src/dialects/agui/wire.js'
 import { uid } from '../dom.js'
 import type { PatchOp } from '../patch.js'

@@ -1,4 +1,4 @@
-import { AiSdkClient, type AiSdkChunk, type AiSdkToolCall } from 'parlance/client'
+import { AiSdkClient, type AiSdkChunk, type AiSdkToolCall } from 'parlance-gateway/client'
 import { uid } from '../dom.js'
 import type { PatchOp } from '../patch.js'
 import { pump, type ConnectOptions, type DialectAdapter, type InspectorDialect } from './types.js'

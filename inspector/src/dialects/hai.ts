@@ -1,4 +1,4 @@
-import { HaiClient, type HaiServerMessage } from 'parlance/client'
+import { HaiClient, type HaiServerMessage } from 'parlance-gateway/client'
 import { PLAN_PREFIX, PLAN_SEPARATOR } from '../../../src/dialects/hai/wire.js'
 import { uid } from '../dom.js'
 import type { ConnectOptions, DialectAdapter, InspectorDialect } from './types.js'

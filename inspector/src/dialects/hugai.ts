@@ -1,4 +1,4 @@
-import { HugaiClient, RpcError, type RpcNotification } from 'parlance/client'
+import { HugaiClient, RpcError, type RpcNotification } from 'parlance-gateway/client'
 import { uid } from '../dom.js'
 import { pump, type ConnectOptions, type DialectAdapter, type InspectorDialect } from './types.js'
 

@@ -1,4 +1,4 @@
-import { HumaClient, type HumaServerEvent } from 'parlance/client'
+import { HumaClient, type HumaServerEvent } from 'parlance-gateway/client'
 import { uid } from '../dom.js'
 import type { ConnectOptions, DialectAdapter, InspectorDialect } from './types.js'
 

@@ -1,4 +1,4 @@
-import { HaiClient, MyAgentClient, type MyAgentServerEvent } from 'parlance/client'
+import { HaiClient, MyAgentClient, type MyAgentServerEvent } from 'parlance-gateway/client'
 import type { PatchOp } from '../patch.js'
 import type { ConnectOptions, DialectAdapter, InspectorDialect } from './types.js'
 

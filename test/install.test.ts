@@ -1,0 +1,84 @@
+// Issue 22, finding 3: installing Parlance into your own project. The packed tarball is installed into a fresh
+// "type": "module" TypeScript project, which type-checks the README's first agent verbatim (NodeNext) and runs
+// it, and a CommonJS require() fails with the README's message. The package's native dependency
+// (better-sqlite3) is not compiled again here (about a minute): the install skips scripts and takes this
+// checkout's build of the same version, for the same Node.
+import assert from 'node:assert/strict'
+import { execFile, spawn } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { test } from 'node:test'
+import { HaiClient, textOf } from '../src/client/index.js'
+
+const run = promisify(execFile)
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
+const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 })
+
+/** The README's first TypeScript block (the agent of "Write your own agent"), as a reader copies it. */
+function readmeAgent(): string {
+  const block = /```ts\n([\s\S]*?)```/.exec(README)?.[1]
+  assert.ok(block, 'the README has a TypeScript example')
+  return block
+}
+
+test('the packed tarball installs into a "type": "module" project; the README agent type-checks (NodeNext) and runs; require() says ESM-only', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'parlance-install-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  if (!existsSync(join(ROOT, 'dist/index.js'))) await npm(['run', 'build'], ROOT)
+  const packed = JSON.parse((await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], ROOT)).stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
+  const tarball = join(dir, packed[0]!.filename)
+  const files = packed[0]!.files.map((f) => f.path)
+  for (const f of ['README.md', 'docs/DESIGN.md', 'docs/dialects/hai.md', 'docs/dialects/agui.md', 'cjs/esm-only.cjs', 'dist/index.js', 'dist/cli/main.js']) {
+    assert.ok(files.includes(f), `${f} is in the tarball`)
+  }
+  // Every relative link of the packed README (and of the benchmarks page it links) points at a packed file.
+  for (const doc of ['README.md', 'BENCHMARKS.md']) {
+    for (const [, target] of readFileSync(join(ROOT, doc), 'utf8').matchAll(/\]\((?!https?:|#)([^)#\s]+)/g)) assert.ok(files.includes(target!), `${doc} links ${target}, which the tarball must have`)
+  }
+
+  const app = join(dir, 'app')
+  mkdirSync(app)
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }))
+  await npm(['install', tarball, '--prefer-offline', '--ignore-scripts'], app)
+  const native = 'node_modules/better-sqlite3/build/Release'
+  mkdirSync(join(app, native), { recursive: true })
+  copyFileSync(join(ROOT, native, 'better_sqlite3.node'), join(app, native, 'better_sqlite3.node'))
+
+  writeFileSync(join(app, 'agent.ts'), readmeAgent())
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')] }, files: ['agent.ts'] }),
+  )
+  const tsc = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: app }).catch((err: Error & { stdout?: string }) => ({ stdout: err.stdout || err.message }))
+  assert.equal(tsc.stdout, '', 'the README agent type-checks against the installed package')
+
+  const child = spawn(process.execPath, ['--import', join(ROOT, 'node_modules/tsx/dist/esm/index.mjs'), 'agent.ts'], { cwd: app, env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.after(() => child.kill('SIGKILL'))
+  let err = ''
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /HAI: (ws:\/\/\S+)/.exec(out)
+      if (m) resolve(m[1]!)
+    })
+    child.once('exit', (code) => reject(new Error(`the README agent exited (${code}): ${out}${err}`)))
+  })
+  const c = await HaiClient.connect({ url })
+  t.after(() => c.close())
+  c.say('from my project')
+  assert.equal(textOf(await c.untilCompleted()), 'You said FROM MY PROJECT!')
+
+  writeFileSync(join(app, 'old.cjs'), "require('parlance-gateway')\n")
+  const cjs = await run(process.execPath, ['old.cjs'], { cwd: app }).then(
+    () => assert.fail('require() of an ESM-only package must fail'),
+    (e: { stderr: string }) => e.stderr,
+  )
+  assert.match(cjs, /parlance-gateway is ESM-only: import it from an ES module \("type": "module" in package\.json, or a \.mjs\/\.mts file\) on Node >= 20/)
+  assert.ok(README.includes('parlance-gateway is ESM-only: import it from an ES module ("type": "module" in package.json, or a .mjs/.mts\nfile) on Node >= 20'), 'the README states the message')
+})
