@@ -4,7 +4,7 @@
 // the response chain and seq order checked on the traffic, and docs/dialects/myagent.md's "Seed conformance"
 // table read: a row that does not say "not produced" must have been produced here.
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { MyAgentClient, type MyAgentServerEvent } from '../../src/client/index.js'
 import { startServer } from '../harness.js'
