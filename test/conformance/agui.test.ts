@@ -29,7 +29,7 @@ async function runOnce(agent: HttpAgent, text: string, params: Parameters<HttpAg
       onEvent({ event }) {
         const parsed = EventSchema.safeParse(event)
         assert.ok(parsed.success, `${event.type} fails @ag-ui/core's schema: ${JSON.stringify(event)} ${parsed.error?.message ?? ''}`)
-        events.push(event as Ev)
+        events.push(event)
       },
     })
     .catch(() => {}) // a RUN_ERROR rejects the run; its events are what is checked
@@ -50,7 +50,7 @@ test('AG-UI seed: every event the demo produces passes @ag-ui/core\'s schema, pa
   assert.ok(call, 'the client tool call is streamed')
   agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: String(call.toolCallId), content: '{"platform":"web"}' })
   const resumed: Ev[] = []
-  await agent.runAgent({ tools }, { onEvent: ({ event }) => void resumed.push(event as Ev) })
+  await agent.runAgent({ tools }, { onEvent: ({ event }) => void resumed.push(event) })
   runs.push(resumed)
 
   for (const run of runs) {
