@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline/promises'
+import { createInterface, type Interface } from 'node:readline'
 import { HaiClient, type HaiServerMessage } from '../client/index.js'
 
 /** Options of `parlance chat`. */
@@ -9,9 +9,22 @@ export interface ChatOptions {
   token?: string
 }
 
-const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s)
+/** Colours and the spinner only on a terminal, and never with NO_COLOR set (https://no-color.org). */
+const tty = process.stdout.isTTY === true
+const color = tty && !process.env.NO_COLOR
+const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[0m` : s)
+const bold = (s: string) => (color ? `\x1b[1m${s}\x1b[0m` : s)
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 
-/** An interactive HAI client in the terminal: streams replies, asks for approvals and client tool results. */
+/** What the next line the user types answers. */
+type Waiting = { kind: 'message' } | { kind: 'approval'; id: string } | { kind: 'tool'; id: string }
+
+/**
+ * An interactive HAI client in the terminal. Replies stream as they come; lines typed meanwhile are queued and
+ * sent in order once the run completes; an approval or client tool question takes the next line. Ctrl-C cancels
+ * the active run (a second one quits), rejects a pending approval, and quits when idle. With piped stdin every
+ * line is sent in turn, and chat exits after the last reply.
+ */
 export async function chat(options: ChatOptions): Promise<void> {
   // A refused token would otherwise show as "connected", then a close: ask first (GET / needs the same credentials).
   const probe = await fetch(`${options.url}/`, { headers: { accept: 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) } }).catch((err: unknown) => {
@@ -20,59 +33,136 @@ export async function chat(options: ChatOptions): Promise<void> {
   await probe.body?.cancel()
   if (probe.status === 401) throw new Error(`${options.url} refused ${options.token ? 'the token' : 'the connection: it needs a token (--token or PARLANCE_TOKEN)'}`)
   const client = await HaiClient.connect({ url: options.url, sessionId: options.sessionId, resumeAfter: options.sessionId ? -1 : undefined, token: options.token })
-  const rl = createInterface({ input: process.stdin, output: process.stdout })
-  process.stdout.write(dim(`connected to ${options.url} — session ${client.sessionId} (Ctrl-D to quit)\n`))
-  let ended = false
-  void client.closed.then(({ code, reason }) => {
-    ended = true
-    process.stdout.write(dim(`\nconnection closed (${code}${reason ? ` ${reason}` : ''})\n`))
-    rl.close()
-  })
-  rl.on('close', () => {
-    if (!ended) client.close()
-  })
-  try {
-    for (;;) {
-      const line = (await rl.question('you> ')).trim()
-      if (!line) continue
-      client.say(line)
-      await turn(client, rl)
-    }
-  } catch {
-    // readline closed (Ctrl-D) or the socket went away
-  }
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty && process.stdin.isTTY === true })
+  process.stdout.write(dim(`connected to ${options.url} — session ${client.sessionId} (Ctrl-C cancels a reply, Ctrl-D quits)\n`))
+  return new Session(client, rl).run()
 }
 
-async function turn(client: HaiClient, rl: ReturnType<typeof createInterface>): Promise<void> {
-  let streaming = false
-  for (;;) {
-    const m: HaiServerMessage = await client.next(() => true, 24 * 3600_000)
+class Session {
+  private readonly queue: string[] = []
+  private busy = false
+  private waiting: Waiting = { kind: 'message' }
+  private inputEnded = false
+  private cancelling = false
+  private streaming = false
+  private spinner: NodeJS.Timeout | null = null
+  private frame = 0
+  private done!: () => void
+
+  constructor(
+    private readonly client: HaiClient,
+    private readonly rl: Interface,
+  ) {}
+
+  run(): Promise<void> {
+    const finished = new Promise<void>((resolve) => (this.done = resolve))
+    this.rl.on('line', (line) => this.onLine(line.trim()))
+    this.rl.on('close', () => {
+      this.inputEnded = true
+      this.maybeExit()
+    })
+    // On a terminal readline turns Ctrl-C into 'SIGINT'; with piped stdin the process gets the signal.
+    this.rl.on('SIGINT', () => this.onInterrupt())
+    process.on('SIGINT', () => this.onInterrupt())
+    void this.client.closed.then(({ code, reason }) => {
+      this.stopSpinner()
+      process.stdout.write(dim(`\nconnection closed (${code}${reason ? ` ${reason}` : ''})\n`))
+      this.quit()
+    })
+    void this.listen()
+    this.prompt()
+    return finished
+  }
+
+  private onLine(line: string): void {
+    const w = this.waiting
+    if (w.kind === 'approval') {
+      this.waiting = { kind: 'message' }
+      this.client.approve(w.id, /^y(es)?$/i.test(line))
+      return
+    }
+    if (w.kind === 'tool') {
+      this.waiting = { kind: 'message' }
+      let result: unknown = { client: 'parlance chat', platform: process.platform, node: process.version }
+      if (line) {
+        try {
+          result = JSON.parse(line)
+        } catch {
+          result = line
+        }
+      }
+      this.client.toolResult(w.id, { result })
+      return
+    }
+    if (!line) return this.prompt()
+    this.queue.push(line)
+    if (this.busy) process.stdout.write(dim(`[queued: sent when this reply completes]\n`))
+    else this.sendNext()
+  }
+
+  private sendNext(): void {
+    const line = this.queue.shift()
+    if (line === undefined) return this.maybeExit()
+    this.busy = true
+    this.cancelling = false
+    this.client.say(line)
+    this.startSpinner()
+  }
+
+  /** Ctrl-C: reject a pending approval; else cancel the active reply; a second Ctrl-C (or one when idle) quits. */
+  private onInterrupt(): void {
+    if (this.waiting.kind === 'approval') {
+      const id = this.waiting.id
+      this.waiting = { kind: 'message' }
+      process.stdout.write(dim('\n[approval rejected]\n'))
+      this.client.approve(id, false, 'rejected in parlance chat (Ctrl-C)')
+      return
+    }
+    if (this.busy && !this.cancelling) {
+      this.cancelling = true
+      this.waiting = { kind: 'message' }
+      this.stopSpinner()
+      process.stdout.write(dim('\n[cancelling — Ctrl-C again to quit]\n'))
+      this.client.cancel()
+      return
+    }
+    this.quit()
+  }
+
+  private async listen(): Promise<void> {
+    for (;;) {
+      let m: HaiServerMessage
+      try {
+        m = await this.client.next(() => true, 24 * 3600_000)
+      } catch {
+        return // the socket closed
+      }
+      this.show(m)
+    }
+  }
+
+  private show(m: HaiServerMessage): void {
+    this.stopSpinner()
     switch (m.type) {
       case 'assistant_message_chunk':
-        if (!streaming) process.stdout.write('agent> ')
-        streaming = !m.is_final
+        if (!this.streaming && !m.is_final) process.stdout.write(bold('agent> '))
+        if (m.is_final && !this.streaming) break // an empty message
+        this.streaming = !m.is_final
         process.stdout.write(m.is_final ? `${m.content}\n` : m.content)
-        break
+        return
       case 'assistant_message':
-        process.stdout.write(`agent> ${m.content}\n`)
+        process.stdout.write(`${bold('agent>')} ${m.content}\n`)
         break
       case 'status':
-        if (m.status === 'completed') return
+        if (m.status === 'completed') return this.completed()
         process.stdout.write(dim(`[${m.status}${m.message ? `: ${m.message}` : ''}]\n`))
         break
       case 'tool_call_start':
         process.stdout.write(dim(`[tool ${m.tool_name} ${JSON.stringify(m.parameters)}]\n`))
         if (m.metadata?.target === 'client') {
-          const answer = (await rl.question(`result of client tool ${m.tool_name} as JSON (empty: {"client":"parlance chat"}): `)).trim()
-          let result: unknown = { client: 'parlance chat', platform: process.platform, node: process.version }
-          if (answer) {
-            try {
-              result = JSON.parse(answer)
-            } catch {
-              result = answer
-            }
-          }
-          client.toolResult(m.tool_call_id, { result })
+          this.waiting = { kind: 'tool', id: m.tool_call_id }
+          process.stdout.write(`result of client tool ${m.tool_name} as JSON (empty: {"client":"parlance chat","platform":"${process.platform}","node":"${process.version}"}): `)
+          return
         }
         break
       case 'tool_call_end':
@@ -81,15 +171,54 @@ async function turn(client: HaiClient, rl: ReturnType<typeof createInterface>): 
       case 'tool_call_error':
         process.stdout.write(dim(`[tool ${m.tool_name} failed: ${m.error}]\n`))
         break
-      case 'tool_approval_request': {
-        process.stdout.write(`approval needed (${m.risk_level} risk): ${m.tool_name} ${JSON.stringify(m.parameters)}\n  ${m.reasoning}\n`)
-        const yes = /^y(es)?$/i.test((await rl.question('approve? [y/N] ')).trim())
-        client.approve(m.approval_id, yes)
-        break
-      }
+      case 'tool_approval_request':
+        this.waiting = { kind: 'approval', id: m.approval_id }
+        process.stdout.write(`approval needed (${m.risk_level} risk): ${m.tool_name} ${JSON.stringify(m.parameters)}\n  ${m.reasoning}\napprove? [y/N] `)
+        return
       case 'error':
+        // An approval that timed out or was withdrawn closes its question.
+        if (this.waiting.kind === 'approval' && m.details?.approval_id === this.waiting.id) this.waiting = { kind: 'message' }
         process.stdout.write(`error ${m.error_code}: ${m.message}\n`)
         break
     }
+    if (this.busy) this.startSpinner()
+  }
+
+  private completed(): void {
+    this.busy = false
+    this.streaming = false
+    this.waiting = { kind: 'message' }
+    if (this.queue.length) this.sendNext()
+    else if (this.inputEnded) this.maybeExit()
+    else this.prompt()
+  }
+
+  private prompt(): void {
+    if (!this.inputEnded) this.rl.setPrompt('you> ')
+    if (!this.inputEnded) this.rl.prompt()
+  }
+
+  /** Piped input: exit once every line was sent and answered. */
+  private maybeExit(): void {
+    if (this.inputEnded && !this.busy && this.queue.length === 0) this.quit()
+  }
+
+  private quit(): void {
+    this.stopSpinner()
+    this.client.close()
+    this.rl.close()
+    this.done()
+  }
+
+  private startSpinner(): void {
+    if (!tty || this.spinner || this.streaming || this.waiting.kind !== 'message') return
+    this.spinner = setInterval(() => process.stdout.write(`\r${dim(`${FRAMES[this.frame++ % FRAMES.length]} working…`)}`), 100)
+  }
+
+  private stopSpinner(): void {
+    if (!this.spinner) return
+    clearInterval(this.spinner)
+    this.spinner = null
+    process.stdout.write('\r\x1b[K')
   }
 }
