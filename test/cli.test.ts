@@ -36,6 +36,9 @@ test('parlance serve + parlance chat: streams a reply and asks for an approval',
   assert.equal(health.status, 'ok')
   const metrics = await (await fetch(`${url}/metrics`)).text()
   assert.match(metrics, /parlance_connections/)
+  assert.match(metrics, /^parlance_process_cpu_user_seconds_total /m, 'process metrics named once (issue 22)')
+  assert.doesNotMatch(metrics, /parlance_process_process_/)
+  assert.match(banner, /inspector: http:\/\/\S+\/ \(open it in a browser\)/)
 
   const chat = run(['chat', '--url', url])
   t.after(() => chat.kill('SIGKILL'))

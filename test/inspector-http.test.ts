@@ -115,6 +115,12 @@ test('the inspector API honours auth: 401 without credentials, sessions and even
   assert.ok(list.stored.some((x) => x.id === alice.sessionId), 'and its stored record')
   const bobs = (await (await fetch(`${s.url}/inspector/api/sessions`, as('b'))).json()) as { loaded: unknown[]; stored: unknown[] }
   assert.deepEqual([bobs.loaded, bobs.stored], [[], []], 'bob sees none of it')
+  // A connection that names a fresh session (every inspector page load does) lists nothing until something happens in it (issue 22).
+  const idle = await s.hai({ token: 'b' })
+  t.after(() => idle.close())
+  await new Promise((r) => setTimeout(r, 100))
+  const still = (await (await fetch(`${s.url}/inspector/api/sessions`, as('b'))).json()) as { loaded: unknown[]; stored: unknown[] }
+  assert.deepEqual([still.loaded, still.stored], [[], []], 'an empty session is not listed')
 
   const eventsPath = `/inspector/api/sessions/${alice.sessionId}/events?after=0&limit=3`
   assert.equal((await fetch(`${s.url}${eventsPath}`, as('b'))).status, 403)

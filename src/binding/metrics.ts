@@ -14,7 +14,7 @@ export interface Metrics {
 /** Creates the metrics; `activeRuns` reads its value from `countRuns` at scrape time. */
 export function createMetrics(countRuns: () => number): Metrics {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'parlance_process_' })
+  collectDefaultMetrics({ register: registry, prefix: 'parlance_' }) // parlance_process_cpu_…, parlance_nodejs_…
   return {
     registry,
     connections: new Gauge({ name: 'parlance_connections', help: 'Open client connections', labelNames: ['dialect'], registers: [registry] }),

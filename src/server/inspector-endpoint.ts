@@ -187,10 +187,15 @@ function intParam(url: URL, name: string, fallback: number, min: number, max: nu
   return Number(raw)
 }
 
+/**
+ * The caller's sessions, loaded then stored. Sessions with no event yet are left out: every page load (of the
+ * inspector, or of any client that names a fresh session on connect) creates one, and an empty session has
+ * nothing to show; it is listed from its first event on.
+ */
 async function listSessions(deps: EndpointDeps, res: ServerResponse, principal: Principal, limit: number): Promise<void> {
   const loaded: SessionRow[] = []
   for (const s of deps.sessions.loadedSessions()) {
-    if (s.owner !== principal) continue
+    if (s.owner !== principal || s.lastSeq === 0) continue
     const connections: Record<string, number> = {}
     for (const key of s.subscriberKeys()) {
       const dialect = key.split(':', 1)[0]!
@@ -200,7 +205,7 @@ async function listSessions(deps: EndpointDeps, res: ServerResponse, principal: 
   }
   loaded.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))
   const stored: SessionRow[] = (await deps.sessions.store.backend.listSessions(limit))
-    .filter((s) => s.owner === principal)
+    .filter((s) => s.owner === principal && s.lastSeq > 0)
     .map((s) => ({ id: s.id, agent: s.agent, lastSeq: s.lastSeq, activeRunId: s.activeRunId, updatedAt: s.updatedAt }))
   sendJson(res, 200, { principal, loaded: loaded.slice(0, limit), stored }, { 'cache-control': 'no-store' })
 }
