@@ -11,4 +11,4 @@ const remote = aguiBridgeAgent({
 
 const server = await createServer({ agents: [remote] })
 const url = await server.listen(Number(process.env.PORT ?? 8000))
-console.log(`HAI: ${url.replace('http', 'ws')}/ws`)
+console.log(`inspector: ${url}/ (open it in a browser)  HAI: ${url.replace('http', 'ws')}/ws`)

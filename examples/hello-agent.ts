@@ -13,5 +13,5 @@ const hello = defineAgent({
 
 const server = await createServer({ agents: [hello] })
 const url = await server.listen(Number(process.env.PORT ?? 8000))
-console.log(`HAI: ${url.replace('http', 'ws')}/ws`)
+console.log(`inspector: ${url}/ (open it in a browser)  HAI: ${url.replace('http', 'ws')}/ws`)
 // #endregion

@@ -1,6 +1,8 @@
 // An LLM agent: any OpenAI-compatible server (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL), with a server
 // tool the model may call. Text streams as the model writes it; cancelling a run aborts the model request.
 // Run: OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=llama3.2 npx tsx examples/llm-agent.ts
+// Without OPENAI_BASE_URL it calls api.openai.com, which needs OPENAI_API_KEY. A model server that cannot be
+// reached or refuses the key ends the run with an error naming its URL and the cause.
 import { createServer } from 'parlance-gateway'
 // In your own project: import { openaiAgent } from 'parlance-gateway/agents/openai'
 import { openaiAgent } from '../src/agents/openai/index.js'
@@ -19,6 +21,9 @@ const assistant = openaiAgent({
   maxSteps: 4,
 })
 
+if (!process.env.OPENAI_BASE_URL && !process.env.OPENAI_API_KEY) {
+  console.warn('neither OPENAI_BASE_URL nor OPENAI_API_KEY is set: runs will fail until one model server is reachable (see the header)')
+}
 const server = await createServer({ agents: [assistant] })
 const url = await server.listen(Number(process.env.PORT ?? 8000))
-console.log(`HAI: ${url.replace('http', 'ws')}/ws`)
+console.log(`inspector: ${url}/ (open it in a browser)  HAI: ${url.replace('http', 'ws')}/ws`)

@@ -43,4 +43,4 @@ const filesAgent = defineAgent({
 
 const server = await createServer({ agents: [filesAgent] })
 const url = await server.listen(Number(process.env.PORT ?? 8000))
-console.log(`HAI: ${url.replace('http', 'ws')}/ws`)
+console.log(`inspector: ${url}/ (open it in a browser)  HAI: ${url.replace('http', 'ws')}/ws`)

@@ -147,7 +147,34 @@ test('a third-party AG-UI server: chunks, a server tool in a step, state, and a 
   )
   assert.deepEqual(w.session.model.state, { searched: true })
   // The follow-up run carried the remote's own tool call id and the client's answer, in the same thread.
+  // The remote thread is the bridge's own id for the session, not the session id (issue 22): stable per session.
+  const first = remote.inputs[0] as { threadId: string }
   const second = remote.inputs[1] as { threadId: string; messages: Array<{ role: string; toolCallId?: string; content?: string }> }
-  assert.equal(second.threadId, c.sessionId)
+  assert.match(second.threadId, /^pl-[\w-]{32}$/)
+  assert.notEqual(second.threadId, c.sessionId)
+  assert.equal(second.threadId, first.threadId)
   assert.deepEqual(second.messages.at(-1), { ...second.messages.at(-1), role: 'tool', toolCallId: 't2', content: 'yes' })
+})
+
+test('remoteThreadId: the derived id is stable per session and bridge, "session" sends the session id itself', async (t) => {
+  const remote = await scriptedAgui()
+  t.after(() => remote.close())
+  const derived = aguiBridgeAgent({ url: remote.url, name: 'derived', maxRounds: 1 })
+  const asSession = aguiBridgeAgent({ url: remote.url, name: 'same', remoteThreadId: 'session', maxRounds: 1 })
+  const s = await startServer({ agents: [derived, asSession] })
+  t.after(() => s.close())
+  const threads: string[] = []
+  for (const agent of ['derived', 'derived', 'same']) {
+    const c = await s.hai({ sessionId: 'fixed-session' })
+    c.say('go', { agent })
+    await c.next((m) => m.type === 'tool_call_start' && m.tool_name === 'confirm_with_user')
+    threads.push((remote.inputs.at(-1) as { threadId: string }).threadId)
+    c.cancel()
+    await c.untilCompleted()
+    c.close()
+  }
+  assert.equal(threads[0], threads[1], 'the same session keeps its remote thread')
+  assert.notEqual(threads[0], 'fixed-session')
+  assert.equal(threads[2], 'fixed-session')
+  assert.throws(() => aguiBridgeAgent({ url: remote.url, remoteThreadId: 'other' as 'session' }), /remoteThreadId must be/)
 })

@@ -75,7 +75,7 @@ for (const approved of [true, false]) {
       assert.equal(textOf(msgs), 'Not approved, so notes/demo.txt was not deleted. (keep it)')
     }
     // The remote agent got the answer itself (resume), not a new message.
-    const remoteLog = await pair.remote.server.sessions.store.read(c.sessionId, 0, 1000)
+    const remoteLog = await pair.remote.server.sessions.store.read(pair.remoteSession(c.sessionId), 0, 1000)
     const resolved = remoteLog.find((e) => e.type === 'approval.resolved')
     assert.deepEqual(resolved?.type === 'approval.resolved' ? [resolved.approved, resolved.by] : null, [approved, 'user'])
   })
@@ -90,7 +90,7 @@ test('client: the remote frontend tool goes to the HAI client; its result goes b
   const msgs = await c.untilCompleted()
   verifyHaiStream(c.received)
   assert.equal(textOf(msgs), 'Client info: {"browser":"hai-test","width":1280}')
-  const remoteLog = await pair.remote.server.sessions.store.read(c.sessionId, 0, 1000)
+  const remoteLog = await pair.remote.server.sessions.store.read(pair.remoteSession(c.sessionId), 0, 1000)
   const result = remoteLog.find((e) => e.type === 'tool.result')
   assert.deepEqual(result?.type === 'tool.result' ? [result.toolName, result.result] : null, ['get_client_info', { browser: 'hai-test', width: 1280 }])
 })
@@ -181,7 +181,7 @@ test('burst: the three whole messages arrive as three messages', async () => {
 
 test('cancel: stops the bridge run and the remote run', async () => {
   const c = await pair.bridge.hai()
-  const remote = await watch(pair.remote, c.sessionId)
+  const remote = await watch(pair.remote, pair.remoteSession(c.sessionId))
   c.say('slow')
   const first = await c.next('assistant_message_chunk')
   assert.equal(first.content, '1 ')

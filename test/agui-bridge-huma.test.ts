@@ -105,7 +105,7 @@ test('fail: the remote run error reaches HUMA as EXECUTION_ERROR', async () => {
 
 test('interrupt: a new context-update while the remote streams cancels the burst and the remote run, then answers', async () => {
   const c = await pair.huma()
-  const remote = await watch(pair.remote, c.sessionId)
+  const remote = await watch(pair.remote, pair.remoteSession(c.sessionId))
   c.contextUpdate('slow')
   await c.nextMessaging('typing_start')
   // Wait until the remote is streaming, so there is a remote run to stop.

@@ -1,5 +1,5 @@
 import { createServer as createNetServer, type AddressInfo } from 'node:net'
-import { aguiBridgeAgent, type AguiBridgeOptions } from '../src/agents/agui/index.js'
+import { aguiBridgeAgent, derivedRemoteThreadId, type AguiBridgeOptions } from '../src/agents/agui/index.js'
 import { HumaClient } from '../src/client/index.js'
 import { demoAgent, type AgentDefinition } from '../src/index.js'
 import { startServer, type TestServer } from './harness.js'
@@ -13,13 +13,16 @@ export interface BridgePair {
   bridge: TestServer
   /** A HUMA client of the bridge, closed with it. */
   huma(sessionId?: string): Promise<HumaClient>
+  /** The remote session (AG-UI thread) of a bridge session. */
+  remoteSession(sessionId: string): string
   close(): Promise<void>
 }
 
 /** Starts the pair (memory stores, port 0); the remote also serves `remoteAgents` (at `/agui/<name>`). */
 export async function startBridgePair(opts: Partial<AguiBridgeOptions> = {}, remoteAgents: AgentDefinition[] = []): Promise<BridgePair> {
   const remote = await startServer({ agents: [demoAgent, ...remoteAgents], limits: FAST })
-  const bridge = await startServer({ agents: [aguiBridgeAgent({ url: `${remote.url}/agui`, ...opts })], limits: FAST })
+  const url = `${remote.url}/agui`
+  const bridge = await startServer({ agents: [aguiBridgeAgent({ url, ...opts })], limits: FAST })
   const humas: HumaClient[] = []
   return {
     remote,
@@ -29,6 +32,7 @@ export async function startBridgePair(opts: Partial<AguiBridgeOptions> = {}, rem
       humas.push(c)
       return c
     },
+    remoteSession: (sessionId) => derivedRemoteThreadId(opts.name ?? 'agui', url, sessionId),
     async close() {
       for (const c of humas) c.close()
       await bridge.close()

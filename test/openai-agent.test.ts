@@ -56,7 +56,7 @@ test('upstream errors and the step limit end the run with a clear error; cancel 
   c.say('boom')
   const err = await c.next('error')
   assert.equal(err.error_code, 'execution_error')
-  assert.match(String(err.message), /model server answered 500.*model overloaded/)
+  assert.match(String(err.message), /model server at http:\/\/127\.0\.0\.1:\d+\/v1 answered 500: model overloaded$/)
   await c.untilCompleted()
   c.say('loop forever')
   const loop = await c.next('error')
@@ -69,4 +69,32 @@ test('upstream errors and the step limit end the run with a clear error; cancel 
   const deadline = Date.now() + 2000
   while (llm.aborted() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
   assert.equal(llm.aborted(), 1, 'the upstream request was aborted')
+})
+
+test('no model server, or a refused key: the error names the URL and the cause (issue 22)', async (t) => {
+  // A port nothing listens on: bind one, note it, close it.
+  const { createServer: netServer } = await import('node:net')
+  const probe = netServer().listen(0, '127.0.0.1')
+  await new Promise((r) => probe.once('listening', r))
+  const port = (probe.address() as import('node:net').AddressInfo).port
+  await new Promise((r) => probe.close(r))
+  const agent = openaiAgent({ model: 'm', baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k' })
+  const s = await startServer({ agents: [agent] })
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.say('hello')
+  const err = await c.next('error')
+  assert.equal(err.error_code, 'unavailable')
+  assert.match(String(err.message), new RegExp(`cannot reach the model server at http://127\\.0\\.0\\.1:${port}/v1: ECONNREFUSED`))
+  await c.untilCompleted()
+
+  const llm = await fakeOpenAI()
+  t.after(() => llm.close())
+  const keyless = openaiAgent({ name: 'keyless', model: 'm', baseURL: llm.url, apiKey: 'wrong' })
+  const s2 = await startServer({ agents: [keyless] })
+  t.after(() => s2.close())
+  const c2 = await s2.hai()
+  c2.say('unauthorized')
+  const refused = await c2.next('error')
+  assert.match(String(refused.message), /answered 401.*\(check OPENAI_API_KEY\)/)
 })

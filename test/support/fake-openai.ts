@@ -7,7 +7,7 @@ type Msg = { role: string; content?: string | null; tool_calls?: Array<{ id: str
  * A local OpenAI-compatible chat completions server for tests (127.0.0.1, streaming). What it answers
  * depends on the last message: after a tool result it states that result; user text containing "weather"
  * or "client" asks for the get_weather / get_client_info tool (arguments split across chunks); "boom" is an
- * HTTP 500; "loop" always asks for a tool; "slow" streams a chunk every 100 ms; anything else is echoed.
+ * HTTP 500; "unauthorized" an HTTP 401; "loop" always asks for a tool; "slow" streams a chunk every 100 ms; anything else is echoed.
  */
 export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ messages: Msg[]; tools?: unknown[] }>; aborted: () => number; close(): Promise<void> }> {
   const requests: Array<{ messages: Msg[]; tools?: unknown[] }> = []
@@ -22,6 +22,10 @@ export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ mes
     if (last.role === 'user' && text.includes('boom')) {
       res.writeHead(500, { 'content-type': 'application/json' })
       return void res.end(JSON.stringify({ error: { message: 'model overloaded', type: 'server_error' } }))
+    }
+    if (last.role === 'user' && text.includes('unauthorized')) {
+      res.writeHead(401, { 'content-type': 'application/json' })
+      return void res.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }))
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     let closed = false

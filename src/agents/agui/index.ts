@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { HttpAgent, isInterruptExpired, type Interrupt, type Message, type ResumeEntry } from '@ag-ui/client'
 import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
 import { ParlanceError, toolResultText, toParlanceError, type RiskLevel } from '../../core/index.js'
@@ -30,6 +30,16 @@ export interface AguiBridgeOptions {
    * @default 'auto'
    */
   cancelUrl?: 'auto' | false | ((threadId: string) => string)
+  /**
+   * The remote `threadId` of a Parlance session. 'derived' (the default): a stable id of its own per bridge and
+   * session (`pl-` + a hash of the bridge's name, URL and the session id), so a session resumed after a restart
+   * stays on its remote thread, while the remote never receives an id that already names a session of this
+   * server or of another bridge (two Parlance processes sharing a store would otherwise write one session from
+   * both sides). 'session': the session id itself (when the remote must see the caller's id). A function: your own
+   * mapping, which must be stable for a session to keep its remote thread.
+   * @default 'derived'
+   */
+  remoteThreadId?: 'derived' | 'session' | ((sessionId: string) => string)
   /** How long to wait for the remote's response to start (its HTTP status), per request; the stream itself may last. @default 30000 */
   responseTimeoutMs?: number
 }
@@ -57,7 +67,8 @@ function openTools(declared: Record<string, ToolDefinition>): Readonly<Record<st
 
 /**
  * An agent that is a remote AG-UI agent: every Parlance run becomes one or more runs of the remote agent
- * through `@ag-ui/client`'s `HttpAgent` (threadId = the session id, the conversation and state as input),
+ * through `@ag-ui/client`'s `HttpAgent` (a threadId of its own per session, see `remoteThreadId`; the
+ * conversation and state as input),
  * and its events become RunContext calls, so any AG-UI agent is served over every Parlance dialect. Text
  * and reasoning stream, steps, state snapshots and deltas, Parlance's plan/progress/status events and
  * custom events pass through; the remote's own tool calls are reported with `ctx.externalTool`; frontend
@@ -75,6 +86,7 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
   const maxRounds = options.maxRounds ?? 32
   const cancelUrl = options.cancelUrl === false ? null : typeof options.cancelUrl === 'function' ? options.cancelUrl : parlanceCancelUrl(url)
   const responseTimeoutMs = options.responseTimeoutMs ?? 30_000
+  const threadOf = remoteThreads(options.remoteThreadId ?? 'derived', name, url)
   /** Remote cancels still in flight, by session: the session's next run waits for its own cancel to land first. */
   const cancelling = new Map<string, Promise<void>>()
 
@@ -125,17 +137,18 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
     name,
     description: options.description ?? `AG-UI agent at ${url}`,
     async run(ctx) {
-      await cancelling.get(ctx.sessionId)
+      const threadId = threadOf(ctx.sessionId)
+      await cancelling.get(threadId)
       ctx.signal.throwIfAborted()
       /** Whether a remote run may be active (started, not known to have ended): a stop must cancel it. */
       const link: { active: boolean; streamFailure?: unknown } = { active: false }
       const fetchRemote = fetchWithin(responseTimeoutMs, (err) => (link.streamFailure ??= err))
-      const remote = new HttpAgent({ url, headers, fetch: fetchRemote, threadId: ctx.sessionId, initialMessages: remoteMessages(ctx, randomUUID), initialState: ctx.state })
+      const remote = new HttpAgent({ url, headers, fetch: fetchRemote, threadId, initialMessages: remoteMessages(ctx, randomUUID), initialState: ctx.state })
       const clientToolNames = new Set([...Object.keys(declared), ...ctx.input.clientTools.map((t) => t.name)])
       const relay = new EventRelay(ctx, clientToolNames)
       const onAbort = () => {
         remote.abortRun()
-        if (link.active) cancelRemote(ctx.sessionId)
+        if (link.active) cancelRemote(threadId)
       }
       ctx.signal.addEventListener('abort', onAbort, { once: true })
       try {
@@ -170,7 +183,7 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
         }
       } catch (err) {
         // The bridge failed while the remote run may go on (a bad state patch, a bug): stop it too.
-        if (link.active && !ctx.signal.aborted) cancelRemote(ctx.sessionId)
+        if (link.active && !ctx.signal.aborted) cancelRemote(threadId)
         throw err
       } finally {
         ctx.signal.removeEventListener('abort', onAbort)
@@ -275,4 +288,22 @@ async function answerInterrupts(ctx: RunContext, relay: EventRelay, interrupts: 
     )
   }
   return out
+}
+
+/** The session → remote threadId mapping of `AguiBridgeOptions.remoteThreadId`. */
+function remoteThreads(mode: NonNullable<AguiBridgeOptions['remoteThreadId']>, name: string, url: string): (sessionId: string) => string {
+  if (typeof mode === 'function') return mode
+  if (mode === 'session') return (sessionId) => sessionId
+  if (mode !== 'derived') throw new TypeError(`remoteThreadId must be 'derived', 'session' or a function, not ${JSON.stringify(mode)}`)
+  return (sessionId) => derivedRemoteThreadId(name, url, sessionId)
+}
+
+/**
+ * The remote `threadId` that a bridge named `name` for `url` uses for `sessionId` under the default
+ * `remoteThreadId: 'derived'`: `pl-` + 32 base64url characters of SHA-256(name, url, session id). Use it to find
+ * a session's thread on the remote side (its logs, its store). `name` defaults to 'agui' in the bridge; `url` is
+ * its URL as given.
+ */
+export function derivedRemoteThreadId(name: string, url: string, sessionId: string): string {
+  return `pl-${createHash('sha256').update(`${name}\n${checkUrl(url)}\n${sessionId}`).digest('base64url').slice(0, 32)}`
 }

@@ -31,13 +31,23 @@ function toChat(m: HistoryMessage): ChatMessage {
     : { role: 'assistant', content: m.content }
 }
 
+/** The model client and what the agent was told about it (for error hints). */
+interface ModelServer {
+  client: OpenAI
+  urlGiven: boolean
+  keyGiven: boolean
+}
+
 /**
  * An agent backed by any OpenAI-compatible chat completions API (the official `openai` client): streams
  * text as it arrives, runs server tools and sends client tools through `ctx.callTool` in a multi-step loop,
  * aborts the upstream request when the run is cancelled, and turns upstream failures into run errors.
  */
 export function openaiAgent(options: OpenAIAgentOptions): AgentDefinition {
-  const client = new OpenAI({ baseURL: options.baseURL ?? process.env.OPENAI_BASE_URL, apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? 'none', maxRetries: 0 })
+  const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL
+  const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY
+  const client = new OpenAI({ baseURL, apiKey: apiKey ?? 'none', maxRetries: 0 })
+  const server: ModelServer = { client, urlGiven: baseURL !== undefined, keyGiven: apiKey !== undefined }
   const maxSteps = options.maxSteps ?? 8
   const tools = options.tools ?? {}
   return defineAgent({
@@ -50,7 +60,7 @@ export function openaiAgent(options: OpenAIAgentOptions): AgentDefinition {
       const offered = [...Object.entries(tools).map(([name, t]) => ({ name, description: t.description, parameters: t.parameters })), ...ctx.input.clientTools]
       const fns = offered.map((t) => ({ type: 'function' as const, function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: (t.parameters ?? { type: 'object', properties: {} }) as Record<string, unknown> } }))
       for (let step = 1; step <= maxSteps; step++) {
-        const calls = await streamStep(client, ctx, { model: options.model, messages, ...(fns.length ? { tools: fns } : {}) })
+        const calls = await streamStep(server, ctx, { model: options.model, messages, ...(fns.length ? { tools: fns } : {}) })
         if (calls.length === 0) return
         messages.push({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) })
         for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: await runTool(ctx, c) })
@@ -61,12 +71,12 @@ export function openaiAgent(options: OpenAIAgentOptions): AgentDefinition {
 }
 
 /** One model call, streamed: text goes to the client as it arrives; the tool calls it asked for are returned. */
-async function streamStep(client: OpenAI, ctx: RunContext, body: { model: string; messages: ChatMessage[]; tools?: OpenAI.Chat.Completions.ChatCompletionTool[] }): Promise<ToolCall[]> {
+async function streamStep(server: ModelServer, ctx: RunContext, body: { model: string; messages: ChatMessage[]; tools?: OpenAI.Chat.Completions.ChatCompletionTool[] }): Promise<ToolCall[]> {
   let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
   try {
-    stream = await client.chat.completions.create({ ...body, stream: true }, { signal: ctx.signal })
+    stream = await server.client.chat.completions.create({ ...body, stream: true }, { signal: ctx.signal })
   } catch (err) {
-    throw upstream(err, ctx)
+    throw upstream(err, ctx, server)
   }
   const calls: ToolCall[] = []
   async function* text(): AsyncGenerator<string> {
@@ -82,7 +92,7 @@ async function streamStep(client: OpenAI, ctx: RunContext, body: { model: string
         }
       }
     } catch (err) {
-      throw upstream(err, ctx)
+      throw upstream(err, ctx, server)
     }
   }
   const it = text()
@@ -115,10 +125,29 @@ async function runTool(ctx: RunContext, c: ToolCall): Promise<string> {
   }
 }
 
-function upstream(err: unknown, ctx: RunContext): unknown {
+/**
+ * A model call's failure as a run error that says where and why: the server's URL, the network cause
+ * (ECONNREFUSED…) when it could not be reached, and the key setting when it refused the credentials.
+ */
+function upstream(err: unknown, ctx: RunContext, server: ModelServer): unknown {
   if (ctx.signal.aborted) return ctx.signal.reason
-  if (err instanceof OpenAI.APIError) {
-    return new ParlanceError('execution_error', `the model server answered ${err.status ?? 'an error'}: ${err.message}`, { status: err.status ?? null }, { cause: err })
+  const url = server.client.baseURL
+  // APIConnectionError extends APIError with no status: test it first, or "Connection error." hides the URL.
+  if (err instanceof OpenAI.APIConnectionError || !(err instanceof OpenAI.APIError)) {
+    const cause = networkCause(err)
+    const hint = server.urlGiven ? '' : ' (set OPENAI_BASE_URL, or the agent\'s baseURL, to your model server)'
+    return new ParlanceError('unavailable', `cannot reach the model server at ${url}: ${cause}${hint}`, { url }, { cause: err })
   }
-  return new ParlanceError('unavailable', `cannot reach the model server: ${(err as Error).message}`, undefined, { cause: err })
+  const keyHint = err.status === 401 || err.status === 403 ? (server.keyGiven ? ' (check OPENAI_API_KEY)' : ' (OPENAI_API_KEY is not set)') : ''
+  const said = err.message.replace(/^\d{3} /, '') // the client's message starts with the status again
+  return new ParlanceError('execution_error', `the model server at ${url} answered ${err.status ?? 'an error'}: ${said}${keyHint}`, { status: err.status ?? null, url }, { cause: err })
+}
+
+/** The innermost cause's code or message (fetch wraps ECONNREFUSED in "fetch failed" in "Connection error."). */
+function networkCause(err: unknown): string {
+  let e: unknown = err
+  for (let i = 0; i < 5 && e instanceof Error && e.cause !== undefined; i++) e = e.cause
+  const code = (e as { code?: unknown } | undefined)?.code
+  const message = e instanceof Error ? e.message : String(e)
+  return typeof code === 'string' ? `${code} (${message.replace(/^connect /, '')})` : message
 }

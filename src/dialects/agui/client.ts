@@ -1,4 +1,5 @@
 import { readSse } from '../../client/sse.js'
+import { checkServer } from '../../client/http.js'
 import type { WireTap } from '../../client/tap.js'
 
 /** An AG-UI event as received, with its SSE id (the Parlance seq) when it carries one. */
@@ -29,7 +30,17 @@ export class AguiClient {
   /** The highest SSE id seen, per thread: pass it to `resume`. */
   readonly lastIds = new Map<string, number>()
 
+  /** Works without `connect` too: every request is self-contained. */
   constructor(private readonly options: AguiClientOptions) {}
+
+  /**
+   * Like the socket clients' `connect`: checks that the server answers, accepts the token and serves the named
+   * agent, then returns the client; throws an Error naming the URL and what failed.
+   */
+  static async connect(options: AguiClientOptions): Promise<AguiClient> {
+    await checkServer(options)
+    return new AguiClient(options)
+  }
 
   /** Runs the agent with a RunAgentInput; yields each event as it arrives. */
   run(input: { threadId: string; runId: string; messages: unknown[]; [key: string]: unknown }, signal?: AbortSignal): AsyncGenerator<AguiReceived> {

@@ -1,4 +1,5 @@
 import { readSse } from '../../client/sse.js'
+import { checkServer } from '../../client/http.js'
 import type { WireTap } from '../../client/tap.js'
 import type { UIChunk } from './wire.js'
 
@@ -31,7 +32,17 @@ export interface AiSdkToolCall {
  * message, a client tool's output, or an approval answer (as the tool part the SDK would send).
  */
 export class AiSdkClient {
+  /** Works without `connect` too: every request is self-contained. */
   constructor(private readonly options: AiSdkClientOptions) {}
+
+  /**
+   * Like the socket clients' `connect`: checks that the server answers, accepts the token and serves the named
+   * agent, then returns the client; throws an Error naming the URL and what failed.
+   */
+  static async connect(options: AiSdkClientOptions): Promise<AiSdkClient> {
+    await checkServer(options)
+    return new AiSdkClient(options)
+  }
 
   /** Sends a user message in chat `chatId` (the Parlance session id). */
   send(chatId: string, text: string, opts: { messageId?: string; signal?: AbortSignal } = {}): AsyncGenerator<AiSdkChunk> {
