@@ -200,7 +200,7 @@ async function healthy(base: string): Promise<boolean> {
 }
 async function rss(base: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text()
-  return Number(/^parlance_process_process_resident_memory_bytes (\d+)/m.exec(text)?.[1] ?? 0)
+  return Number(/^parlance_process_resident_memory_bytes (\d+)/m.exec(text)?.[1] ?? 0)
 }
 
 const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/fuzz-server.ts'], { stdio: ['ignore', 'pipe', 'inherit'] })
