@@ -76,6 +76,8 @@ export interface Endpoint {
   readonly ownUpgradePaths?: readonly string[]
   /** Answers a refused request (bad or missing credentials) in the dialect's own shape; default: 401 JSON. */
   unauthorized?(req: IncomingMessage, res: ServerResponse, url: URL, message: string): boolean
+  /** Resolves once the endpoint can serve (e.g. subscribed to the other nodes); `listen` waits for it. */
+  ready?(): Promise<void>
   /** Releases what the endpoint holds (timers, its own servers). Sessions are shut down by the server. */
   close?(): Promise<void> | void
 }

@@ -328,7 +328,8 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     sessions: manager,
     metrics,
     limits,
-    listen(port = 8000, host = '127.0.0.1') {
+    async listen(port = 8000, host = '127.0.0.1') {
+      for (const e of endpoints) if (e.ready) await e.ready()
       return new Promise((resolve, reject) => {
         http.once('error', reject)
         http.listen(port, host, () => {

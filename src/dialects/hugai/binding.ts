@@ -4,6 +4,7 @@ import { capabilities } from './capabilities.js'
 import { hugai } from './codec.js'
 import { RPC, type RpcErrorObject } from './errors.js'
 import { Hub } from './hub/hub.js'
+import { createRedisLink } from './hub/redis-link.js'
 import { RpcFailure, type Peer } from './hub/peer.js'
 import type { Method } from './wire.js'
 
@@ -17,11 +18,16 @@ export const hugaiBinding: Dialect = {
   name: 'hugai',
   capabilities,
   endpoint: (deps) => {
-    const hub = new Hub(deps)
+    // In a cluster the hub reaches the other nodes' hubs through Redis (agents, tasks, checkpoints).
+    const hub = new Hub(deps, deps.cluster ? createRedisLink(deps.cluster.redis, deps.cluster.keys, deps.cluster.nodeId) : null)
+    const started = hub.start()
+    started.catch(() => {}) // reported by ready()
     let peers = 0
     return {
       dialect: 'hugai',
       paths: { hugai: '/rpc' },
+      ready: () => started,
+      close: () => hub.close(),
       upgrade(req, socket, head, url) {
         if (url.pathname !== '/rpc') return false
         deps.ws.upgrade(req, socket, head, deps.principal(req), (conn) => serveSocket(conn, `ws_${++peers}`, hub, deps))

@@ -13,12 +13,18 @@
  * | `p{s:<session>}:meta` | hash | the session's record (agent, owner, lastSeq, logSeq, state, messages…) | the session's |
  * | `p{s:<session>}:lease` | string, PX | the node writing the session (cluster mode) | the session's |
  * | `p{s:<session>}:ev` | channel | committed events, for replicas (published by the commit script) | the session's |
+ * | `p{s:<session>}:confirming` | hash | nodes with subscribers that confirm delivery (HUMA): node → count | the session's |
  * | `psessions` | sorted set | session ids by update time (listings) | global |
  * | `powner:<principal>` | set | a principal's session ids (the per-principal quota) | global |
  * | `pleases` | sorted set | leased session ids by expiry (orphaned runs found without a scan) | global |
  * | `ppending:<request>` | string, EX 1 day | the session an approval / client tool call waits in (cluster) | its own |
  * | `pnode:<node>` | channel | commands forwarded to a node, and their answers | — |
  * | `psecret` | string | the cluster's signing key | its own |
+ * | `phugai:agents` | hash | HugAI agents registered by connections: agent id → `{node, info}` | its own |
+ * | `phugai:checkpoints` | hash | HugAI open checkpoints: id → `{node, name, owner}` | its own |
+ * | `phugai:early` | hash | HugAI decisions made before their checkpoint: id or name → the decision | its own |
+ * | `phugai:task:<task>` | string, EX 1 day | the node running a HugAI task | its own |
+ * | `phugai:node:<node>`, `phugai:all` | channels | HugAI hub calls and pushes to one node, and to all | — |
  * | `psocket.io`, `psio:session:*` | stream, strings | the Socket.IO Redis streams adapter's (HUMA) | their own |
  *
  * A session's keys share the hash tag `{s:<session>}` (Redis hashes what lies between the first `{` and the next
@@ -73,6 +79,8 @@ export function redisKeys(prefix: string) {
     lease: (id: string) => `${session(id)}lease`,
     /** Channel of a session's committed events. */
     channel: (id: string) => `${session(id)}ev`,
+    /** Nodes with subscribers of the session that confirm delivery (HUMA): node → how many. */
+    confirming: (id: string) => `${session(id)}confirming`,
     /** Session ids by update time. */
     sessions: `${prefix}sessions`,
     /** A principal's session ids. */
@@ -83,6 +91,15 @@ export function redisKeys(prefix: string) {
     node: (nodeId: string) => `${prefix}node:${nodeId}`,
     /** The session an approval / client tool call id waits in. */
     pending: (requestId: string) => `${prefix}pending:${requestId}`,
+    /** HugAI's hub across nodes (src/dialects/hugai/hub/redis-link.ts). */
+    hugai: {
+      agents: `${prefix}hugai:agents`,
+      checkpoints: `${prefix}hugai:checkpoints`,
+      early: `${prefix}hugai:early`,
+      task: (taskId: string) => `${prefix}hugai:task:${taskId}`,
+      node: (nodeId: string) => `${prefix}hugai:node:${nodeId}`,
+      all: `${prefix}hugai:all`,
+    },
     /** The cluster's signing key. */
     secret: `${prefix}secret`,
     /** Prefix of the Socket.IO Redis streams adapter's keys and channels. */

@@ -2,6 +2,7 @@ import { ParlanceError, type Json, type StoredEvent } from '../../../core/index.
 import { hugai } from '../codec.js'
 import type { Session, SessionManager } from '../../../session/index.js'
 import type { Audit } from './audit.js'
+import type { EarlyDecision, HubLink } from './link.js'
 import type { GovernanceLevel, Params, Peer } from './peer.js'
 
 type Requested = Extract<StoredEvent, { type: 'approval.requested' }>
@@ -23,17 +24,6 @@ interface Checkpoint extends TaskRef {
   notified: Set<Peer>
 }
 
-/** A decision that named no pending checkpoint, kept to apply to one raised later under that name or id. */
-interface EarlyDecision {
-  decision: string
-  feedback: string | undefined
-  approver: string
-  /** Who decided: the principal, and whether it was an approver connection (strict governance needs one). */
-  principal: string
-  byApprover: boolean
-  at: number
-}
-
 /** Early decisions kept at most (the oldest goes first). */
 const MAX_EARLY = 1_000
 
@@ -46,6 +36,9 @@ const MAX_EARLY = 1_000
  * A decision may come first (the seed's own example decides `code-review` unasked): it is audited and kept
  * for `earlyWindowMs`, and a checkpoint raised meanwhile under that name (the tool asked for) or id, for the
  * same principal, is decided by it at once — under `strict` only if an approver connection made it.
+ *
+ * In a cluster (`link`), open checkpoints are recorded where every node finds them (a decision on another node
+ * runs here, see Hub), approvers on every node hear of them, and early decisions are kept in Redis for any node.
  */
 export class Governance {
   private readonly open = new Map<string, Checkpoint>()
@@ -56,6 +49,7 @@ export class Governance {
     private readonly audit: Audit,
     private readonly peers: () => Iterable<Peer>,
     private readonly earlyWindowMs: number,
+    private readonly link: HubLink | null = null,
   ) {}
 
   /** A task's run asked for approval. */
@@ -69,9 +63,24 @@ export class Governance {
     const notified = new Set([...this.peers()].filter((x) => x.approver && x.principal === session.owner))
     notified.add(task.requester)
     this.open.set(e.approvalId, { ...task, agent: session.agentName, name: e.toolName, owner: session.owner, notified })
+    await this.link?.placeCheckpoint(e.approvalId, e.toolName, session.owner)
     if (await this.applyEarly(session, e, task.level)) return
     const msg = hugai.event('checkpoint', { checkpoint: e.approvalId, taskId: task.taskId, agent: session.agentName, level: task.level, artifact, timeoutMs: e.timeoutMs })
+    this.tell(session.owner, notified, msg)
+  }
+
+  /** Whether checkpoint `named` (an id, or a name for `principal`) is open on this node. */
+  holds(named: string, principal: string): boolean {
+    return this.sessions.findPending(named) !== undefined || this.pendingByName(named, principal) !== undefined
+  }
+
+  /** Sends `msg` to the peers told of a checkpoint and to `owner`'s approvers on the other nodes (cluster). */
+  private tell(owner: string, notified: Set<Peer>, msg: object): void {
     for (const p of notified) p.push?.(msg)
+    if (!this.link) return
+    const skip: string[] = []
+    for (const p of notified) if (p.origin) skip.push(p.id)
+    this.link.approvers(owner, msg, skip)
   }
 
   /** A checkpoint was decided, timed out or withdrawn (task cancelled): everyone told of it hears how it ended. */
@@ -79,8 +88,9 @@ export class Governance {
     const cp = this.open.get(e.approvalId)
     if (!cp) return
     this.open.delete(e.approvalId)
+    this.link?.forgetCheckpoint(e.approvalId)
     const msg = hugai.event('checkpoint-resolved', { checkpoint: e.approvalId, taskId: cp.taskId, approved: e.approved, by: e.by, feedback: e.feedback ?? null })
-    for (const p of cp.notified) p.push?.(msg)
+    this.tell(cp.owner, cp.notified, msg)
     if (e.by !== 'user') await this.audit.record({ action: 'checkpoint-resolved', actor: 'hub', target: e.approvalId, details: { taskId: cp.taskId, approved: e.approved, by: e.by } })
   }
 
@@ -131,9 +141,13 @@ export class Governance {
       details: { decision, feedback: feedback ?? null, taskId: null, matched: false, artifact: p.artifact as Json },
     })
     if (this.earlyWindowMs <= 0) return { checkpoint, decision, recorded: true, matched: false }
-    this.early.delete(checkpoint)
-    if (this.early.size >= MAX_EARLY) this.early.delete(this.early.keys().next().value!)
-    this.early.set(checkpoint, { decision, feedback, approver: String(p.approver), principal: peer.principal, byApprover: peer.approver, at: Date.now() })
+    const d: EarlyDecision = { decision, feedback, approver: String(p.approver), principal: peer.principal, byApprover: peer.approver, at: Date.now() }
+    if (this.link) await this.link.keepEarly(checkpoint, d, MAX_EARLY)
+    else {
+      this.early.delete(checkpoint)
+      if (this.early.size >= MAX_EARLY) this.early.delete(this.early.keys().next().value!)
+      this.early.set(checkpoint, d)
+    }
     return { checkpoint, decision, recorded: true, matched: false, appliesToCheckpointsRaisedWithinMs: this.earlyWindowMs }
   }
 
@@ -141,13 +155,17 @@ export class Governance {
   private async applyEarly(session: Session, e: Requested, level: GovernanceLevel): Promise<boolean> {
     const now = Date.now()
     for (const key of [e.approvalId, e.toolName]) {
-      const d = this.early.get(key)
+      // Taken from Redis in a cluster (each decision applies once, on whichever node raises its checkpoint first).
+      const d = this.link ? await this.link.takeEarly(key) : this.early.get(key)
       if (!d) continue
       if (now - d.at > this.earlyWindowMs) {
         this.early.delete(key)
         continue
       }
-      if (d.principal !== session.owner || (level === 'strict' && !d.byApprover)) continue
+      if (d.principal !== session.owner || (level === 'strict' && !d.byApprover)) {
+        await this.link?.returnEarly(key, d)
+        continue
+      }
       this.early.delete(key)
       const feedback = d.decision === 'needs_revision' ? `needs revision${d.feedback ? `: ${d.feedback}` : ''}` : d.feedback
       await session.handle({ type: 'approval.response', sessionId: session.id, approvalId: e.approvalId, approved: d.decision === 'approved', ...(feedback ? { feedback } : {}) })

@@ -15,6 +15,8 @@ export interface Peer {
   governanceLevel: GovernanceLevel
   /** Receives checkpoint events and may decide any checkpoint (`capabilities.approver: true`). */
   approver: boolean
+  /** For the stand-in of a peer of another node (cluster): that node. Its id is then `<node>/<peer id>`. */
+  readonly origin?: string
   /** Agent ids this connection registered; they leave the registry when it closes. */
   readonly registered: Set<string>
 }

@@ -6,6 +6,7 @@ import type { Session, SessionManager } from '../../../session/index.js'
 import type { Audit } from './audit.js'
 import { runBuiltinTask } from './builtin-task.js'
 import type { Governance, TaskRef } from './governance.js'
+import type { HubLink } from './link.js'
 import type { Outbound } from './outbound.js'
 import { RpcFailure, type Params, type Peer } from './peer.js'
 import { TaskQueue, type Priority } from './queue.js'
@@ -32,6 +33,8 @@ export interface RouterDeps {
   audit: Audit
   /** How long a remote agent and a client tool may take to answer (ms). */
   timeoutMs: number
+  /** The other nodes (cluster): each task's node is recorded, so a cancel from any node finds it. */
+  link: HubLink | null
 }
 
 /**
@@ -54,6 +57,7 @@ export class Router {
     const source = String(p.sourceAgent)
     await this.d.audit.record({ action: 'agent-request', actor: source, target: targetId, details: { taskId: task.taskId, task: String(p.task), priority, kind: target.kind } })
     this.tasks.set(task.taskId, task)
+    await this.d.link?.placeTask(task.taskId)
     peer.push?.(hugai.event('task-progress', { taskId: task.taskId, task: String(p.task), status: 'queued', priority }))
     try {
       const out = await this.queue(target).run(priority, () => this.start(task, target, p), task.abort.signal)
@@ -64,7 +68,13 @@ export class Router {
       throw err
     } finally {
       this.tasks.delete(task.taskId)
+      this.d.link?.forgetTask(task.taskId)
     }
+  }
+
+  /** Whether task `taskId` runs (or waits) on this node. */
+  has(taskId: string): boolean {
+    return this.tasks.has(taskId)
   }
 
   /** `task/cancel` (extension): the requester's principal cancels a queued or running task. */
