@@ -7,8 +7,9 @@ import { test } from 'node:test'
  * "The same client tests pass whether they talk to one node or three": these suites, unchanged, against three
  * nodes sharing Redis behind a round-robin TCP balancer (PARLANCE_TEST_NODES=3 in test/harness.ts), so any
  * connection or HTTP request of a test may land on any node. Left out, by design: suites that assert
- * per-node state — rate-limit buckets and the run cap (per node), MyAgent's in-memory reconnect buffer (a
- * reconnect to another node replays from the log instead), HugAI's agent registry and checkpoints (per hub).
+ * per-node state — rate-limit buckets and the run cap (per node) and MyAgent's in-memory reconnect buffer (a
+ * reconnect to another node replays from the log instead). HugAI's hub (registry, tasks, checkpoints, early
+ * decisions) and HUMA's delivery confirmations work across nodes, so their suites are here too.
  */
 const SUITES = [
   'test/hai-streaming.test.ts',
@@ -19,6 +20,11 @@ const SUITES = [
   'test/hai-reconnect.test.ts',
   'test/huma-tools.test.ts',
   'test/huma-reconnect.test.ts',
+  'test/huma-messaging.test.ts',
+  'test/hugai-rpc.test.ts',
+  'test/hugai-routing.test.ts',
+  'test/hugai-governance.test.ts',
+  'test/hugai-audit.test.ts',
   'test/agui-demo.test.ts',
   'test/agui-interactive.test.ts',
   'test/aisdk.test.ts',

@@ -3,6 +3,7 @@ import { after, test } from 'node:test'
 import { HaiClient, HumaClient, MyAgentClient, textOf } from '../src/client/index.js'
 import type { StoredEvent } from '../src/index.js'
 import { dropPrefix, startNodes, testPrefix } from './cluster-support.js'
+import { sleep } from './hugai-support.js'
 import { watch } from './huma-support.js'
 
 const prefixes: string[] = []
@@ -132,4 +133,45 @@ test('cluster: a replica loaded mid-run knows what the run waits for; unloading 
   // Answered through the reloaded replica: forwarded to node 1, where the run goes on.
   await again.handle({ type: 'approval.response', sessionId: c1.sessionId, approvalId: request.approval_id, approved: true })
   assert.match(textOf(await c1.untilCompleted()), /deleted/i)
+})
+
+test('cluster: a HUMA client on a replica node confirms a burst run on the writer; each message waits for it, and a failure stops the burst', async (t) => {
+  const [n1, n2] = await startNodes(2, prefix())
+  t.after(async () => {
+    await n1!.close()
+    await n2!.close()
+  })
+  // Node 1 writes the session (its HAI client keeps it there); the HUMA client follows it from node 2.
+  const hai = await n1!.hai()
+  hai.say('hello')
+  await hai.untilCompleted()
+  const sid = hai.sessionId
+  const w = await watch(n1!, sid)
+  await w.runEnd() // the 'hello' run's
+  let fail = false
+  const huma = await HumaClient.connect({ url: n2!.url, sessionId: sid, afterSeq: hai.lastSeq, confirm: (e) => ({ messageIndex: e.messageIndex, success: !(fail && e.messageIndex === 1), ...(fail ? { error: 'phone offline' } : {}) }) })
+  t.after(() => huma.close())
+  await sleep(100) // the subscription is recorded in Redis before the burst starts (a real user types slower)
+  huma.contextUpdate('send a burst')
+  assert.equal((await huma.nextMessaging('typing_end')).reason, undefined)
+  await w.runEnd()
+  const order = (from = 0) => w.events.slice(from).filter((e) => e.type === 'message.sent' || e.type === 'message.delivery').map((e) => `${e.type === 'message.sent' ? 'sent' : e.ok ? 'ok' : 'failed'}${e.index}`)
+  assert.deepEqual(order(), ['sent0', 'ok0', 'sent1', 'ok1', 'sent2', 'ok2'], 'each message waited for the confirmation sent to node 2')
+  const delivered = w.events.find((e) => e.type === 'message.delivery')
+  assert.equal(delivered?.type === 'message.delivery' ? delivered.by : null, 'client')
+
+  fail = true
+  let from = w.events.length
+  huma.contextUpdate('send a burst')
+  assert.equal((await huma.nextMessaging('typing_end')).reason, 'failed')
+  await w.runEnd()
+  assert.deepEqual(order(from), ['sent0', 'ok0', 'sent1', 'failed1'])
+
+  // Once the HUMA client leaves, node 1 no longer waits for confirmations nobody will send.
+  huma.close()
+  await sleep(200)
+  from = w.events.length
+  hai.say('send a burst')
+  await w.runEnd()
+  assert.deepEqual(order(from), ['sent0', 'sent1', 'sent2'])
 })

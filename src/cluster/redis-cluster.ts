@@ -83,7 +83,21 @@ end
 redis.call('ZREM', KEYS[1], ARGV[3])
 return 0`
 
+/**
+ * KEYS: the session's confirming hash. ARGV: node, +1 or -1. Counts the node's subscribers that confirm delivery;
+ * a node at 0 is removed; the hash lives a day past its last change (what a crashed node leaves goes by itself).
+ */
+const CONFIRMING = `
+local n = redis.call('HINCRBY', KEYS[1], ARGV[1], ARGV[2])
+if n <= 0 then redis.call('HDEL', KEYS[1], ARGV[1]) end
+redis.call('EXPIRE', KEYS[1], 86400)
+return n`
+
+/** How long a node's liveness (a subscriber on its command channel) is taken as known (ms). */
+const ALIVE_CACHE_MS = 1000
+
 interface Scripts {
+  parlanceConfirming(...args: Array<string | number>): Promise<number>
   parlanceAcquire(...args: Array<string | number>): Promise<number>
   parlanceRenew(...args: Array<string | number>): Promise<number>
   parlanceRelease(...args: Array<string | number>): Promise<number>
@@ -120,6 +134,7 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
     ['parlanceRelease', RELEASE, 2],
     ['parlanceExpired', EXPIRED, 1],
     ['parlanceClaim', CLAIM, 3],
+    ['parlanceConfirming', CONFIRMING, 1],
   ] as const) {
     redis.defineCommand(name, { numberOfKeys, lua })
   }
@@ -133,6 +148,16 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
   let onReconnect: (() => void) | null = null
   let nextRid = 0
   let closed = false
+  const aliveAt = new Map<string, { alive: boolean; at: number }>()
+  /** Is `node` running? Its command channel has a subscriber while it does (cached briefly). */
+  async function alive(node: string): Promise<boolean> {
+    const hit = aliveAt.get(node)
+    if (hit && Date.now() - hit.at < ALIVE_CACHE_MS) return hit.alive
+    const [, count] = (await redis.call('PUBSUB', 'NUMSUB', keys.node(node))) as [string, number]
+    const up = Number(count) > 0
+    aliveAt.set(node, { alive: up, at: Date.now() })
+    return up
+  }
   const myChannel = keys.node(nodeId)
 
   const answer = (to: string, msg: Message) => void redis.publish(keys.node(to), JSON.stringify(msg)).catch(() => {})
@@ -264,6 +289,14 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
     },
     async locatePending(id: string) {
       return (await redis.get(keys.pending(id)))
+    },
+    confirming(id: SessionId, delta: 1 | -1) {
+      void scripts.parlanceConfirming(keys.confirming(id), nodeId, delta).catch(() => {})
+    },
+    async confirmingElsewhere(id: SessionId) {
+      const counts = await redis.hgetall(keys.confirming(id))
+      for (const [node, n] of Object.entries(counts)) if (node !== nodeId && Number(n) > 0 && (await alive(node))) return true
+      return false
     },
     onReconnect(handler) {
       onReconnect = handler

@@ -61,10 +61,12 @@ export class ClusterNode implements Placement {
   }
 
   /** Sessions built here route a replica's commands through this node, resync when a write was refused, and share where requests wait. */
-  readonly sessionDeps: Pick<SessionDeps, 'route' | 'rejected' | 'sharePending'> = {
+  readonly sessionDeps: Pick<SessionDeps, 'route' | 'rejected' | 'sharePending' | 'confirming' | 'confirmingElsewhere'> = {
     route: (session, cmd) => this.route(session, cmd),
     rejected: (session) => void this.resync(session),
     sharePending: (id, sessionId) => this.port.sharePending(id, sessionId),
+    confirming: (sessionId, delta) => this.port.confirming(sessionId, delta),
+    confirmingElsewhere: (sessionId) => this.port.confirmingElsewhere(sessionId),
   }
 
   /** A writer keeps its lease until the lease timer releases it; it may leave memory after that. */

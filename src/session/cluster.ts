@@ -55,6 +55,10 @@ export interface ClusterPort {
   sharePending(id: string, sessionId: SessionId | null): void
   /** The session an approval / client tool call id waits in, as recorded by its writer. */
   locatePending(id: string): Promise<SessionId | null>
+  /** A subscriber that confirms delivery (HUMA) attached to the session here (+1) or left (-1), for the writer to see. */
+  confirming(sessionId: SessionId, delta: 1 | -1): void
+  /** Does a subscriber that confirms delivery follow the session on another live node? */
+  confirmingElsewhere(sessionId: SessionId): Promise<boolean>
   /** Called after the connection to the shared store came back: replicas may have missed events. */
   onReconnect(handler: () => void): void
   close(): Promise<void>

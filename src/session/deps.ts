@@ -27,6 +27,10 @@ export interface SessionDeps {
   rejected?: (session: Session) => void
   /** Cluster mode: tells every node where a request id waits (null: it no longer does). */
   sharePending?: (id: string, sessionId: SessionId | null) => void
+  /** Cluster mode: a subscriber that confirms delivery attached here (+1) or left (-1). */
+  confirming?: (sessionId: SessionId, delta: 1 | -1) => void
+  /** Cluster mode: does one follow the session on another node (the writer's bursts then wait for it)? */
+  confirmingElsewhere?: (sessionId: SessionId) => Promise<boolean>
 }
 
 /** How a session starts out besides its record. */

@@ -55,8 +55,8 @@ const key = (toolCallId: string, index: number) => `${toolCallId}#${index}`
 
 /** What a burst needs from the session. */
 export interface MessagingHost {
-  /** True when a subscriber that confirms delivery is attached now. */
-  confirmsDelivery(): boolean
+  /** True when a subscriber that confirms delivery is attached now (anywhere in a cluster, hence maybe a promise). */
+  confirmsDelivery(): boolean | Promise<boolean>
 }
 
 /** Sends `messages` as one burst for `run`; `emit` appends for the run (and throws once it ended). */
@@ -86,7 +86,8 @@ export async function sendBurst(
     run.ensureActive()
     const messageId = newId('msg')
     messageIds.push(messageId)
-    const confirm = host.confirmsDelivery()
+    const confirm = await host.confirmsDelivery()
+    run.ensureActive()
     const timeoutMs = limits.messageConfirmTimeoutMs
     const answer = confirm
       ? b.deliveries.wait(key(toolCallId, index), timeoutMs, undefined, (): DeliveryAnswer => ({ ok: false, error: `no delivery confirmation within ${timeoutMs} ms`, by: 'timeout' }))

@@ -14,7 +14,7 @@ export interface Placement {
   /** This node's id in a cluster, else null. */
   readonly nodeId: string | null
   /** What sessions are built with besides the manager's own deps (cluster: routing, resync, pending sharing). */
-  readonly sessionDeps: Pick<SessionDeps, 'route' | 'rejected' | 'sharePending'>
+  readonly sessionDeps: Pick<SessionDeps, 'route' | 'rejected' | 'sharePending' | 'confirming' | 'confirmingElsewhere'>
   /** Loads a session on this node (from its record, or new), as the writer or a replica. */
   load(id: SessionId, principal: Principal, opts: OpenOptions): Promise<Session>
   /** May this idle session leave memory now? */

@@ -117,8 +117,13 @@ export class Session implements CommitListener {
    */
   subscribe(subscriber: Subscriber, afterSeq: number = this.committed): Subscription {
     const from = Math.max(0, Math.min(afterSeq, this.committed))
-    const sub = new Subscription(this.id, subscriber, from, (s) => this.subs.delete(s))
+    // In a cluster the writer may be another node: it learns that a subscriber here confirms delivery.
+    const confirming = this.deps.confirming && confirmsDelivery(subscriber) ? this.deps.confirming : null
+    const sub = new Subscription(this.id, subscriber, from, (s) => {
+      if (this.subs.delete(s)) confirming?.(this.id, -1)
+    })
     this.subs.add(sub)
+    confirming?.(this.id, 1)
     if (from < this.committed) {
       void sub
         .replay((id, after, limit) => this.deps.store.read(id, after, limit), this.committed, this.deps.limits.replayPageSize, this.deps.limits)
@@ -163,10 +168,13 @@ export class Session implements CommitListener {
     void this.append(runId, body)
   }
 
-  /** True when an attached subscriber confirms message delivery (the messaging addon then waits for it). */
-  confirmsDelivery(): boolean {
+  /**
+   * True when a subscriber that confirms message delivery is attached (the messaging addon then waits for it):
+   * here, or, in a cluster, on another node following the session (its confirmations are forwarded here).
+   */
+  confirmsDelivery(): boolean | Promise<boolean> {
     for (const s of this.subs) if (!s.closed && confirmsDelivery(s.subscriber)) return true
-    return false
+    return this.deps.confirmingElsewhere?.(this.id).catch(() => false) ?? false
   }
 
   // CommitListener
