@@ -19,7 +19,7 @@ export const hugaiBinding: Dialect = {
   capabilities,
   endpoint: (deps) => {
     // In a cluster the hub reaches the other nodes' hubs through Redis (agents, tasks, checkpoints).
-    const hub = new Hub(deps, deps.cluster ? createRedisLink(deps.cluster.redis, deps.cluster.keys, deps.cluster.nodeId) : null)
+    const hub = new Hub(deps, deps.cluster ? createRedisLink(deps.cluster.redis, deps.cluster.keys.hugai, deps.cluster.nodeId) : null)
     const started = hub.start()
     started.catch(() => {}) // reported by ready()
     let peers = 0

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis'
 import { ERROR_CODES, ParlanceError, toParlanceError, type ErrorCode } from '../../../core/index.js'
-import type { RedisKeys } from '../../../store/redis/keys.js'
 import { RpcFailure } from './peer.js'
 import type { EarlyDecision, HubLink, LinkAnswer, LinkCall, LinkHandlers, RemoteAgent } from './link.js'
 import type { RemoteInfo } from './registry.js'
@@ -40,8 +39,17 @@ interface Scripts {
  * drops its subscription, and the others then skip its agents, fail the calls waiting on it and disconnect the
  * stand-ins of its peers.
  */
-export function createRedisLink(redis: Redis, keys: RedisKeys, nodeId: string): HubLink {
-  const k = keys.hugai
+/** The hub's Redis names (`redisKeys(prefix).hugai`, src/store/redis/keys.ts, where every key is named). */
+export interface HubKeys {
+  agents: string
+  checkpoints: string
+  early: string
+  task(taskId: string): string
+  node(nodeId: string): string
+  all: string
+}
+
+export function createRedisLink(redis: Redis, k: HubKeys, nodeId: string): HubLink {
   redis.defineCommand('hugaiDeleteIf', { numberOfKeys: 1, lua: DELETE_IF })
   redis.defineCommand('hugaiSetIf', { numberOfKeys: 1, lua: SET_IF })
   redis.defineCommand('hugaiTake', { numberOfKeys: 1, lua: TAKE })
