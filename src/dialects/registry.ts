@@ -4,6 +4,7 @@ import { aisdkBinding } from './aisdk/binding.js'
 import { haiBinding } from './hai/binding.js'
 import { hugaiBinding } from './hugai/binding.js'
 import { humaBinding } from './huma/binding.js'
+import { mcpBinding } from './mcp/binding.js'
 import { myagentBinding } from './myagent/binding.js'
 
 /**
@@ -17,6 +18,7 @@ export const DIALECTS: readonly Dialect[] = [
   myagentBinding,
   hugaiBinding,
   aisdkBinding,
+  mcpBinding,
 ]
 
 /** The built-in dialects plus `extra`: one with a built-in's name replaces it, the others are mounted after them. */

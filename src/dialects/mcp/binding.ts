@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { z } from 'zod'
+import type { Principal } from '../../core/index.js'
+import { sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { ask } from './ask.js'
+import { askToolName } from './codec.js'
+import { capabilities } from './capabilities.js'
+
+/** JSON-RPC error codes of the streamable HTTP transport's own answers (as the SDK answers them). */
+const CODE = { badRequest: -32000, sessionNotFound: -32001, forbidden: -32003, rateLimited: -32029 } as const
+
+interface McpSession {
+  transport: StreamableHTTPServerTransport
+  server: McpServer
+  principal: Principal
+}
+
+/**
+ * The Model Context Protocol over streamable HTTP at `/mcp` (the official SDK's server and transport): each
+ * agent is a tool, `ask_<agent>`, whose call runs the agent as a turn of a Parlance session (see ask.ts). MCP
+ * sessions (`Mcp-Session-Id`) belong to the principal that initialized them.
+ */
+export const mcpBinding: Dialect = { name: 'mcp', capabilities, endpoint: (deps) => mcpEndpoint(deps) }
+
+function mcpEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
+  const open = new Map<string, McpSession>()
+  return {
+    dialect: 'mcp',
+    paths: { mcp: '/mcp' },
+    request(req, res, url) {
+      if (url.pathname !== '/mcp' && url.pathname !== '/mcp/') return false
+      void serve(deps, open, req, res).catch((err: unknown) => {
+        deps.log.error({ err }, 'MCP request failed')
+        if (!res.headersSent) rpcError(res, 500, -32603, 'Internal error')
+      })
+      return true
+    },
+    async close() {
+      const all = [...open.values()]
+      open.clear()
+      for (const s of all) await s.server.close().catch(() => {})
+    },
+  }
+}
+
+async function serve(deps: EndpointDeps, open: Map<string, McpSession>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const principal = deps.principal(req)
+  const id = req.headers['mcp-session-id']
+  if (typeof id === 'string') {
+    const s = open.get(id)
+    if (!s) return rpcError(res, 404, CODE.sessionNotFound, `MCP session not found: ${id} (it ended, or this server restarted): initialize a new one`)
+    if (s.principal !== principal) return rpcError(res, 403, CODE.forbidden, 'this MCP session belongs to someone else')
+    if (req.method === 'POST' && refused(deps, req, res, principal)) return
+    return s.transport.handleRequest(req, res)
+  }
+  if (req.method !== 'POST') return rpcError(res, 400, CODE.badRequest, 'no Mcp-Session-Id header: POST an initialize request first')
+  if (refused(deps, req, res, principal)) return
+  const s = create(deps, open, principal)
+  // The transport answers a first request that is not `initialize` with its own 400; the session then never starts.
+  await s.server.connect(s.transport)
+  await s.transport.handleRequest(req, res)
+}
+
+/** The rate limit of the principal (or, with auth off, of the address), as the other dialects apply it. */
+function refused(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal): boolean {
+  const err = deps.admission(principal, deps.clientAddress(req))()
+  if (!err) return false
+  rpcError(res, 429, CODE.rateLimited, err.message)
+  return true
+}
+
+function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Principal): McpSession {
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (sid) => void open.set(sid, s),
+    onsessionclosed: (sid) => void open.delete(sid),
+  })
+  const server = new McpServer({ name: 'parlance', version: '0.1.0' }, { capabilities: { tools: {} } })
+  const s: McpSession = { transport, server, principal }
+  transport.onclose = () => {
+    if (transport.sessionId) open.delete(transport.sessionId)
+  }
+  for (const name of deps.sessions.agentNames()) {
+    const agent = deps.sessions.agent(name)
+    server.registerTool(
+      askToolName(name),
+      {
+        title: `Ask ${name}`,
+        description: `${agent?.description ?? `The ${name} agent`}. Sends a message to the agent and returns its answer; pass sessionId to continue a conversation (the result's structuredContent.sessionId).`,
+        inputSchema: { message: z.string().min(1).describe('What to tell the agent'), sessionId: z.string().min(1).max(256).optional().describe('A Parlance session to continue') },
+      },
+      (args, extra) => {
+        const token = extra._meta?.progressToken
+        let n = 0
+        return ask(deps.sessions, principal, name, args, {
+          signal: extra.signal,
+          progress: (message) => {
+            if (token === undefined) return
+            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message } }).catch(() => {})
+          },
+          elicit: server.server.getClientCapabilities()?.elicitation ? (message, requestedSchema) => server.server.elicitInput({ message, requestedSchema }, { signal: extra.signal }) : null,
+        })
+      },
+    )
+  }
+  return s
+}
+
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null })
+}

@@ -1,0 +1,12 @@
+import type { Capabilities } from '../../binding/index.js'
+
+/** What MCP (streamable HTTP, each agent a tool) carries (README feature table, inspector). */
+export const capabilities: Capabilities = {
+  transport: 'MCP streamable HTTP (JSON-RPC over HTTP + SSE)',
+  streaming: true,
+  approvals: true,
+  clientTools: false,
+  state: true,
+  resume: false,
+  cancel: true,
+}
