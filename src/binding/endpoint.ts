@@ -29,6 +29,8 @@ export interface EndpointDeps {
    * ownership.
    */
   principal(req: IncomingMessage): Principal
+  /** Whether requests carry credentials (auth is on); with it off every principal is `anonymous`. */
+  readonly authOn: boolean
   /**
    * Authenticates a request that did not pass the server's own gate (a Socket.IO handshake, which engine.io
    * handles itself): the principal, or null to refuse. Records it, so `principal(req)` answers afterwards.

@@ -107,7 +107,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   process.stdout.write(
     `parlance listening on ${url}\n  inspector: ${url}/ (open it in a browser)\n  agents: ${agents.map((a) => a.name).join(', ')}\n` +
       (server.sessions.nodeId ? `  node:    ${server.sessions.nodeId} (cluster on ${options.store})\n` : '') +
-      `  HAI:     ${ws}/ws\n  AG-UI:   POST ${url}/agui\n  HUMA:    Socket.IO ${url}/socket.io/\n  MyAgent: ${ws}/myagent\n  HugAI:   ${ws}/rpc, POST ${url}/rpc\n  AI SDK:  POST ${url}/api/chat\n  MCP:     ${url}/mcp\n` +
+      `  HAI:     ${ws}/ws\n  AG-UI:   POST ${url}/agui\n  HUMA:    Socket.IO ${url}/socket.io/\n  MyAgent: ${ws}/myagent\n  HugAI:   ${ws}/rpc, POST ${url}/rpc\n  AI SDK:  POST ${url}/api/chat\n  MCP:     ${url}/mcp\n  A2A:     POST ${url}/a2a (card: ${url}/.well-known/agent-card.json)\n` +
       `  health:  ${url}/healthz  metrics: ${url}/metrics\n` +
       (options.token ? '  auth:    bearer token required (Authorization: Bearer …, ?access_token=…, Socket.IO auth.token)\n' : ''),
   )

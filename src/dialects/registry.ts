@@ -1,4 +1,5 @@
 import type { Dialect } from '../binding/index.js'
+import { a2aBinding } from './a2a/binding.js'
 import { aguiBinding } from './agui/binding.js'
 import { aisdkBinding } from './aisdk/binding.js'
 import { haiBinding } from './hai/binding.js'
@@ -19,6 +20,7 @@ export const DIALECTS: readonly Dialect[] = [
   hugaiBinding,
   aisdkBinding,
   mcpBinding,
+  a2aBinding,
 ]
 
 /** The built-in dialects plus `extra`: one with a built-in's name replaces it, the others are mounted after them. */

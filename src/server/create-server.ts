@@ -251,6 +251,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     inspectorDir: options.inspectorDir,
     ...(clusterDeps ? { cluster: clusterDeps } : {}),
     authenticate,
+    authOn: auth !== null,
     // Rate limits key on the principal; with auth off everyone is `anonymous`, so they key on the client's
     // address instead — else one busy user would throttle all the others.
     admission: (principal, address) => rateLimiter.forConnection(auth === null ? `addr:${address}` : principal),

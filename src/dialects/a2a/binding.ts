@@ -1,0 +1,121 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { A2A_VERSION_HEADER } from '@a2a-js/sdk'
+import { DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
+import type { Principal } from '../../core/index.js'
+import { readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { capabilities } from './capabilities.js'
+import { agentCard } from './codec.js'
+import { ParlanceExecutor } from './executor.js'
+import { WELL_KNOWN_CARD } from './wire.js'
+
+const CARD_ROUTE = /^\/a2a\/([A-Za-z0-9_.-]{1,64})\/\.well-known\/agent-card\.json$/
+const RPC_ROUTE = /^\/a2a(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
+
+/** One agent's A2A service: its card, tasks and executor behind the SDK's request handler. */
+interface AgentService {
+  rpc: JsonRpcTransportHandler
+  handler: DefaultRequestHandler
+}
+
+/**
+ * A2A 1.0 over JSON-RPC (the official `@a2a-js/sdk` request handler and transport handler, on Parlance's HTTP
+ * server): each agent's card at `/a2a/:agent/.well-known/agent-card.json` (the default agent's also at
+ * `/.well-known/agent-card.json`), JSON-RPC at `POST /a2a/:agent` (`POST /a2a`: the default agent).
+ */
+export const a2aBinding: Dialect = { name: 'a2a', capabilities, endpoint: (deps) => a2aEndpoint(deps) }
+
+function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
+  const services = new Map<string, AgentService>()
+  const service = (agent: string, base: string): AgentService => {
+    let s = services.get(agent)
+    if (!s) {
+      const def = deps.sessions.agent(agent)!
+      const card = agentCard({ name: agent, description: def.description ?? `The ${agent} agent`, tools: Object.keys(def.tools ?? {}), url: `${base}/a2a/${agent}`, auth: deps.authOn })
+      const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous'))
+      services.set(agent, (s = { handler, rpc: new JsonRpcTransportHandler(handler) }))
+    }
+    return s
+  }
+  const defaultAgent = () => deps.sessions.agentNames()[0]!
+  return {
+    dialect: 'a2a',
+    paths: { a2a: '/a2a', a2aCard: WELL_KNOWN_CARD },
+    request(req, res, url) {
+      const card = url.pathname === WELL_KNOWN_CARD ? defaultAgent() : CARD_ROUTE.exec(url.pathname)?.[1]
+      if (card !== undefined) {
+        if (!deps.sessions.agent(card)) sendJson(res, 404, { error: { code: 'not_found', message: `no agent named "${card}"` } })
+        else void service(card, baseUrl(req)).handler.getAgentCard().then((c) => sendJson(res, 200, c, { 'cache-control': 'no-cache' }))
+        return true
+      }
+      const rpc = RPC_ROUTE.exec(url.pathname)
+      if (!rpc) return false
+      void serveRpc(deps, req, res, rpc[1] ?? defaultAgent(), service).catch((err: unknown) => {
+        deps.log.error({ err }, 'A2A request failed')
+        if (!res.headersSent) rpcError(res, 500, null, -32603, 'Internal error')
+        else res.end()
+      })
+      return true
+    },
+  }
+}
+
+async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, agent: string, service: (agent: string, base: string) => AgentService): Promise<void> {
+  if (req.method !== 'POST') return rpcError(res, 405, null, -32600, 'Invalid Request: POST a JSON-RPC 2.0 request to this URL')
+  if (!deps.sessions.agent(agent)) return rpcError(res, 404, null, -32001, `no agent named "${agent}"`)
+  const principal = deps.principal(req)
+  const refused = deps.admission(principal, deps.clientAddress(req))()
+  if (refused) return rpcError(res, 429, null, -32603, refused.message)
+  let text: string
+  try {
+    text = await readBody(req, deps.limits.maxFrameBytes, { json: true })
+  } catch (err) {
+    return rpcError(res, (err as { status?: number }).status ?? 400, null, -32600, `Invalid Request: ${(err as Error).message}`)
+  }
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (err) {
+    return rpcError(res, 200, null, -32700, `Parse error: ${(err as Error).message}`)
+  }
+  const id = (body as { id?: string | number } | null)?.id ?? null
+  const s = service(agent, baseUrl(req))
+  const context = defaultServerCallContextBuilder({ extensions: undefined, user: userOf(principal, deps.authOn), headers: req.headers, requestedVersion: header(req, A2A_VERSION_HEADER) })
+  try {
+    validateVersion(context.requestedVersion, await s.handler.getAgentCard(), 'JSONRPC')
+  } catch (err) {
+    return rpcError(res, 200, id, JsonRpcTransportHandler.mapToJSONRPCError(err).code, (err as Error).message)
+  }
+  const out = await s.rpc.handle(body as Record<string, unknown>, context)
+  if (!isStream(out)) return sendJson(res, 200, out)
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+  try {
+    for await (const event of out) {
+      if (res.destroyed) break
+      res.write(`data: ${JSON.stringify(event)}\n\n`)
+    }
+  } catch (err) {
+    res.write(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(err) })}\n\n`)
+  }
+  res.end()
+}
+
+const isStream = (v: unknown): v is AsyncGenerator<unknown> => typeof (v as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function'
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()]
+  return Array.isArray(v) ? v[0] : v
+}
+
+function userOf(principal: Principal, authOn: boolean): User {
+  return { isAuthenticated: authOn, userName: principal }
+}
+
+/** This server's base URL as the client reached it (the card names absolute URLs). */
+function baseUrl(req: IncomingMessage): string {
+  const proto = header(req, 'x-forwarded-proto') ?? 'http'
+  return `${proto}://${header(req, 'x-forwarded-host') ?? req.headers.host ?? '127.0.0.1'}`
+}
+
+function rpcError(res: ServerResponse, status: number, id: string | number | null, code: number, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', id, error: { code, message } })
+}

@@ -1,0 +1,87 @@
+import { Role, TaskState, type AgentCard, type Message, type Part, type Task, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '@a2a-js/sdk'
+import type { Json, StoredEvent } from '../../core/index.js'
+import type { ApprovalAnswer, TaskLink } from './wire.js'
+
+/** What an agent card is built from. */
+export interface CardInput {
+  name: string
+  description: string
+  /** Tool names (each a skill besides the agent's own). */
+  tools: string[]
+  /** The JSON-RPC URL of this agent (`<base>/a2a/<agent>`). */
+  url: string
+  /** Bearer auth is on. */
+  auth: boolean
+}
+
+/** The agent card: one JSON-RPC interface (A2A 1.0), streaming, a skill for the agent and one per tool. */
+export function agentCard(c: CardInput): AgentCard {
+  const skill = (id: string, description: string) => ({ id, name: id, description, tags: [c.name], examples: [], inputModes: ['text/plain'], outputModes: ['text/plain', 'application/json'], securityRequirements: [] })
+  return {
+    name: c.name,
+    description: c.description,
+    supportedInterfaces: [{ url: c.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    provider: undefined,
+    version: '0.1.0',
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: c.auth ? { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'Parlance token', scheme: 'Bearer', bearerFormat: '' } } } } : {},
+    securityRequirements: c.auth ? [{ schemes: { bearer: { list: [] } } }] : [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: [skill(c.name, c.description), ...c.tools.map((t) => skill(t, `The ${t} tool of ${c.name}`))],
+    signatures: [],
+  }
+}
+
+export const textPart = (text: string): Part => ({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' })
+export const dataPart = (value: Json): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' })
+
+/** The text of a message: its text parts, joined. */
+export function textOf(m: Message): string {
+  return m.parts.flatMap((p) => (p.content?.$case === 'text' ? [p.content.value] : [])).join('')
+}
+
+/** An answer to a waiting approval: a data part `{approved}`, else the text ("yes"/"approve"/"ok" approves). */
+export function approvalAnswerOf(m: Message): ApprovalAnswer {
+  for (const p of m.parts) {
+    const v: unknown = p.content?.$case === 'data' ? p.content.value : undefined
+    if (v && typeof v === 'object' && typeof (v as { approved?: unknown }).approved === 'boolean') {
+      const { approved, feedback } = v as { approved: boolean; feedback?: unknown }
+      return { approved, ...(typeof feedback === 'string' && feedback ? { feedback } : {}) }
+    }
+  }
+  const text = textOf(m).trim()
+  const approved = /^(y|yes|approve|approved|ok|okay)\b/i.test(text)
+  return { approved, ...(text && !approved ? { feedback: text } : {}) }
+}
+
+const agentMessage = (taskId: string, contextId: string, id: string, parts: Part[]): Message => ({ messageId: id, contextId, taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] })
+
+/** A new task for a run: submitted, linked to its session. */
+export function newTask(taskId: string, contextId: string, user: Message, link: TaskLink): Task {
+  return { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [user], metadata: { parlance: link } }
+}
+
+/** A status update; `text` (and `data`) become the status message. */
+export function status(taskId: string, contextId: string, state: TaskState, text?: string, data?: Json, messageId?: string): TaskStatusUpdateEvent {
+  const parts = [...(text ? [textPart(text)] : []), ...(data !== undefined ? [dataPart(data)] : [])]
+  return { taskId, contextId, status: { state, message: parts.length ? agentMessage(taskId, contextId, messageId ?? `${taskId}-status-${state}`, parts) : undefined, timestamp: new Date().toISOString() }, metadata: undefined }
+}
+
+/** A chunk of the run's streamed text: one artifact per text message, appended chunk by chunk. */
+export function textChunk(taskId: string, contextId: string, artifactId: string, text: string, append: boolean, lastChunk: boolean): TaskArtifactUpdateEvent {
+  return { taskId, contextId, artifact: { artifactId, name: 'response', description: '', parts: [textPart(text)], metadata: undefined, extensions: [] }, append, lastChunk, metadata: undefined }
+}
+
+/** The session's shared state, whole, as the `state` artifact (replaced at each change). */
+export function stateArtifact(taskId: string, contextId: string, state: Json): TaskArtifactUpdateEvent {
+  return { taskId, contextId, artifact: { artifactId: 'state', name: 'state', description: 'The shared state of the session', parts: [dataPart(state)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }
+}
+
+/** What an approval request says in the `input-required` status: the question, and its data. */
+export function approvalQuestion(e: Extract<StoredEvent, { type: 'approval.requested' }>): { text: string; data: Json } {
+  return {
+    text: `Approve ${e.toolName}(${JSON.stringify(e.args)})?${e.reasoning ? ` ${e.reasoning}` : ''} Answer with {"approved": true|false} in a data part, or "yes"/"no".`,
+    data: { approvalId: e.approvalId, tool: e.toolName, args: e.args as Json, ...(e.risk ? { risk: e.risk } : {}), ...(e.reasoning ? { reasoning: e.reasoning } : {}) },
+  }
+}

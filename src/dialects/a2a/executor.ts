@@ -1,0 +1,157 @@
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server'
+import { TaskState } from '@a2a-js/sdk'
+import { ParlanceError, type Command, type Principal, type StoredEvent } from '../../core/index.js'
+import { carryOut } from '../../binding/index.js'
+import { RAW_EVENTS, type Session, type SessionManager } from '../../session/index.js'
+import { approvalAnswerOf, approvalQuestion, newTask, stateArtifact, status, textChunk, textOf } from './codec.js'
+
+/** A task (= a Parlance run) as this node knows it: its session, its run, and what it waits for. */
+interface Running {
+  session: Session
+  runId: string | null
+  /** The approval the run waits for (the task is `input-required`). */
+  approvalId: string | null
+  /** The execution following the run now, if any (none while the task waits for input). */
+  following: boolean
+}
+
+/**
+ * Runs A2A tasks as Parlance runs: a task's `contextId` is the session id, its first message the run's user
+ * turn; the run's events become status and artifact updates on the SDK's event bus (see docs/dialects/a2a.md).
+ * A run waiting for an approval puts its task in `input-required`; the next message of that task answers it
+ * and the same task (the same run) goes on.
+ */
+export class ParlanceExecutor implements AgentExecutor {
+  private readonly tasks = new Map<string, Running>()
+
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly agent: string,
+    private readonly principalOf: (rc: RequestContext) => Principal,
+  ) {}
+
+  execute = async (rc: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId } = rc
+    const known = this.tasks.get(taskId)
+    if (rc.task && known?.approvalId) return this.answer(rc, known, bus)
+    if (rc.task) throw new ParlanceError('conflict', `task ${taskId} is ${known ? 'running' : 'over'}: send a new message without taskId to start another`, { taskId })
+    const session = await this.sessions.open(contextId, this.principalOf(rc), { agent: this.agent })
+    const text = textOf(rc.userMessage)
+    if (!text.trim()) throw new ParlanceError('invalid_message', 'the message has no text part', { field: 'message.parts' })
+    const running: Running = { session, runId: null, approvalId: null, following: true }
+    this.tasks.set(taskId, running)
+    bus.publish(AgentEvent.task(newTask(taskId, contextId, rc.userMessage, { sessionId: session.id, runId: null, agent: this.agent })))
+    await this.follow(running, taskId, contextId, bus, { type: 'user.message', sessionId: session.id, content: text, agent: this.agent })
+  }
+
+  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+    const running = this.tasks.get(taskId)
+    if (!running) throw new ParlanceError('not_found', `task ${taskId} is not running`, { taskId })
+    await Promise.resolve(running.session.handle({ type: 'run.cancel', sessionId: running.session.id, reason: 'cancelled by the A2A client' })).catch(() => {})
+    if (running.following) return // the execution following the run reports its end (canceled)
+    this.tasks.delete(taskId)
+    bus.publish(AgentEvent.statusUpdate(status(taskId, running.session.id, TaskState.TASK_STATE_CANCELED, 'cancelled by the A2A client')))
+    bus.finished()
+  }
+
+  /** The next message of an `input-required` task: the answer to its approval; the run goes on. */
+  private async answer(rc: RequestContext, running: Running, bus: ExecutionEventBus): Promise<void> {
+    if (this.principalOf(rc) !== running.session.owner) throw new ParlanceError('forbidden', 'this task belongs to someone else', { taskId: rc.taskId })
+    const { approved, feedback } = approvalAnswerOf(rc.userMessage)
+    const approvalId = running.approvalId!
+    running.approvalId = null
+    running.following = true
+    bus.publish(AgentEvent.task(rc.task!))
+    await this.follow(running, rc.taskId, rc.contextId, bus, { type: 'approval.response', sessionId: running.session.id, approvalId, approved, ...(feedback ? { feedback } : {}) })
+  }
+
+  /** Carries out `cmd` and relays the run's events until it ends or waits for input. */
+  private follow(running: Running, taskId: string, contextId: string, bus: ExecutionEventBus, cmd: Command): Promise<void> {
+    const { session } = running
+    return new Promise<void>((resolve, reject) => {
+      const early: StoredEvent[] = []
+      let artifact: { id: string; chunks: number } | null = null
+      let done = false
+      const end = (final: boolean, err?: Error) => {
+        if (done) return
+        done = true
+        sub.close()
+        running.following = false
+        if (final) this.tasks.delete(taskId)
+        if (err) reject(err)
+        else resolve()
+      }
+      const on = (e: StoredEvent) => {
+        switch (e.type) {
+          case 'run.started':
+            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_WORKING)))
+            return
+          case 'status':
+            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_WORKING, e.message ?? e.status)))
+            return
+          case 'text.start':
+            artifact = { id: `${e.messageId}`, chunks: 0 }
+            return
+          case 'text.delta':
+            artifact ??= { id: `${e.messageId}`, chunks: 0 }
+            bus.publish(AgentEvent.artifactUpdate(textChunk(taskId, contextId, artifact.id, e.delta, artifact.chunks++ > 0, false)))
+            return
+          case 'text.end':
+            if (artifact) bus.publish(AgentEvent.artifactUpdate(textChunk(taskId, contextId, artifact.id, '', true, true)))
+            artifact = null
+            return
+          case 'message.sent':
+            bus.publish(AgentEvent.artifactUpdate(textChunk(taskId, contextId, e.messageId, e.message, false, true)))
+            return
+          case 'state.snapshot':
+          case 'state.delta':
+            bus.publish(AgentEvent.artifactUpdate(stateArtifact(taskId, contextId, session.model.state)))
+            return
+          case 'approval.requested': {
+            running.approvalId = e.approvalId
+            const q = approvalQuestion(e)
+            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, q.text, q.data, e.approvalId)))
+            return end(false)
+          }
+          case 'tool.call':
+            if (e.target !== 'client') return
+            // An A2A client runs no tools of ours: the run goes on without it (the agent hears why).
+            void Promise.resolve(session.handle({ type: 'tool.result', sessionId: session.id, toolCallId: e.toolCallId, outcome: 'failure', error: 'an A2A client cannot run client tools' })).catch(() => {})
+            return
+          case 'run.finished':
+            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED)))
+            return end(true)
+          case 'run.error': {
+            const state = e.code === 'cancelled' ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED
+            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, state, `${e.code}: ${e.message}`)))
+            return end(true)
+          }
+        }
+      }
+      const sub = session.subscribe(
+        {
+          codecKey: 'a2a',
+          encoder: RAW_EVENTS,
+          view: null,
+          write(frames) {
+            for (const e of frames as StoredEvent[]) {
+              if (done) break
+              if (running.runId === null) early.push(e)
+              else if (e.runId === running.runId) on(e)
+            }
+            return true
+          },
+        },
+        session.lastSeq,
+      )
+      carryOut(session, [cmd]).then(
+        ({ follow }) => {
+          if (follow === null) return end(true, new ParlanceError('internal', 'the run did not start'))
+          running.runId = follow
+          for (const e of early.splice(0)) if (!done && e.runId === follow) on(e)
+        },
+        (err: unknown) => end(true, err instanceof Error ? err : new Error(String(err))),
+      )
+    })
+  }
+}

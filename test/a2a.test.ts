@@ -1,0 +1,157 @@
+// A2A (src/dialects/a2a) driven by the official `@a2a-js/sdk` client, built from Parlance's agent card: blocking
+// send, streaming send, tasks/get, cancel, an approval through input-required, and the task watched from HAI.
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { test } from 'node:test'
+import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk'
+import type { Client } from '@a2a-js/sdk/client'
+import { connectA2a } from '../src/client/index.js'
+import { startServer, type TestServer } from './harness.js'
+import { watch } from './huma-support.js'
+
+const message = (text: string, extra: Partial<Message> = {}): Message => ({
+  messageId: randomUUID(),
+  contextId: '',
+  taskId: '',
+  role: Role.ROLE_USER,
+  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+  ...extra,
+})
+const send = (c: Client, m: Message) => c.sendMessage({ tenant: '', message: m, configuration: undefined, metadata: undefined })
+const stream = (c: Client, m: Message) => c.sendMessageStream({ tenant: '', message: m, configuration: undefined, metadata: undefined })
+const asTask = (r: unknown): Task => {
+  assert.ok(r && typeof r === 'object' && 'status' in r, `a task, not ${JSON.stringify(r)}`)
+  return r as Task
+}
+/** The text of a task's artifacts (the streamed response, chunks appended). */
+const artifactText = (t: Task) => t.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('').trim()
+
+async function server(): Promise<TestServer> {
+  return startServer()
+}
+
+test('agent card: at the well-known path and per agent, naming the JSON-RPC interface, streaming and skills', async (t) => {
+  const s = await server()
+  t.after(() => s.close())
+  const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`)).json()) as { name: string; supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>; capabilities: { streaming: boolean }; skills: Array<{ id: string }> }
+  assert.equal(card.name, 'demo')
+  assert.deepEqual(card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]), [[`${s.url}/a2a/demo`, 'JSONRPC', '1.0']])
+  assert.equal(card.capabilities.streaming, true)
+  assert.ok(card.skills.some((k) => k.id === 'get_weather'), 'tools are skills')
+  assert.equal((await fetch(`${s.url}/a2a/demo/.well-known/agent-card.json`)).status, 200)
+  assert.equal((await fetch(`${s.url}/a2a/ghost/.well-known/agent-card.json`)).status, 404)
+})
+
+test('message/send: the run is a task; its text is the response artifact; tasks/get returns it; the context continues', async (t) => {
+  const s = await server()
+  t.after(() => s.close())
+  const c = await connectA2a({ url: s.url })
+  const task = asTask(await send(c, message('count 3')))
+  assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED)
+  assert.equal(artifactText(task), '1 2 3')
+  const again = await c.getTask({ tenant: '', id: task.id })
+  assert.equal(again.status?.state, TaskState.TASK_STATE_COMPLETED)
+  // The context is the Parlance session: a second task in it sees the first turn; the state comes as a data artifact.
+  const state = asTask(await send(c, message('state please', { contextId: task.contextId })))
+  const data = state.artifacts.find((a) => a.name === 'state')?.parts[0]?.content
+  assert.deepEqual(data?.$case === 'data' ? data.value : null, { counter: 1 })
+  const session = await s.server.sessions.open(task.contextId, 'anonymous')
+  assert.deepEqual(session.model.messages.filter((m) => m.role === 'user').map((m) => m.content), ['count 3', 'state please'])
+  // A failing run is a failed task, with the error in its status message.
+  const failed = asTask(await send(c, message('fail now')))
+  assert.equal(failed.status?.state, TaskState.TASK_STATE_FAILED)
+  assert.match(JSON.stringify(failed.status?.message), /flaky_tool/)
+})
+
+test('message/stream: task, working, text chunks appended, completed — watched live from HAI at the same time', async (t) => {
+  const s = await server()
+  t.after(() => s.close())
+  const c = await connectA2a({ url: s.url, agent: 'demo' })
+  const contextId = `a2a-${randomUUID()}`
+  let hai: Awaited<ReturnType<TestServer['hai']>> | undefined
+  const kinds: string[] = []
+  let text = ''
+  for await (const ev of stream(c, message('count 5', { contextId }))) {
+    const p = ev.payload
+    if (!p) continue
+    // The session exists once the task does: a HAI client joins it from its start, while it streams.
+    hai ??= await s.hai({ sessionId: contextId, resumeAfter: 0 })
+    if (p.$case === 'statusUpdate') kinds.push(`status:${TaskState[p.value.status!.state]}`)
+    else if (p.$case === 'artifactUpdate') {
+      kinds.push(p.value.append ? 'append' : 'artifact')
+      for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') text += part.content.value
+    } else kinds.push(p.$case)
+  }
+  assert.equal(kinds[0], 'task')
+  assert.ok(kinds.includes('status:TASK_STATE_WORKING'))
+  assert.equal(kinds.at(-1), 'status:TASK_STATE_COMPLETED')
+  assert.ok(kinds.filter((k) => k === 'append').length >= 3, `streamed in chunks: ${kinds.join(' ')}`)
+  assert.equal(text.trim(), '1 2 3 4 5')
+  const seen = await hai!.untilCompleted()
+  assert.equal(seen.filter((m) => m.type === 'assistant_message_chunk').map((m) => (m as { content?: string }).content ?? '').join('').trim(), '1 2 3 4 5')
+})
+
+for (const approve of [true, false]) {
+  test(`an approval: input-required with the question as data; the next message of the task ${approve ? 'approves' : 'rejects'} it`, async (t) => {
+    const s = await server()
+    t.after(() => s.close())
+    const c = await connectA2a({ url: s.url })
+    const first = asTask(await send(c, message('delete my notes')))
+    assert.equal(first.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED)
+    const asked = first.status?.message?.parts.find((p) => p.content?.$case === 'data')?.content
+    const q = (asked?.$case === 'data' ? asked.value : null) as { tool: string; args: unknown } | null
+    assert.deepEqual(q && [q.tool, q.args], ['delete_file', { path: 'notes/demo.txt' }])
+    const answer = message('', { contextId: first.contextId, taskId: first.id, parts: [{ content: { $case: 'data', value: { approved: approve, feedback: approve ? undefined : 'keep it' } }, metadata: undefined, filename: '', mediaType: 'application/json' }] })
+    const done = asTask(await send(c, answer))
+    assert.equal(done.id, first.id, 'the same task goes on')
+    assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED)
+    if (approve) assert.match(artifactText(done), /Done: deleted notes\/demo\.txt\./)
+    else assert.match(artifactText(done), /Not approved.*keep it/)
+  })
+}
+
+test('tasks/cancel stops the run: the task ends canceled', async (t) => {
+  const s = await server()
+  t.after(() => s.close())
+  const c = await connectA2a({ url: s.url })
+  const contextId = `a2a-${randomUUID()}`
+  const w = await watch(s, contextId)
+  const events = stream(c, message('slow please', { contextId }))
+  let taskId = ''
+  let asked = false
+  const states: string[] = []
+  for await (const ev of events) {
+    const p = ev.payload
+    if (p?.$case === 'task') taskId = p.value.id
+    if (p?.$case === 'artifactUpdate' && !asked) {
+      asked = true
+      const cancelled = await c.cancelTask({ tenant: '', id: taskId, metadata: undefined })
+      assert.ok([TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_WORKING].includes(cancelled.status!.state))
+    }
+    if (p?.$case === 'statusUpdate') states.push(TaskState[p.value.status!.state])
+  }
+  assert.equal(states.at(-1), 'TASK_STATE_CANCELED', states.join(' '))
+  const end = await w.runEnd()
+  assert.equal(end.type === 'run.error' ? end.code : end.type, 'cancelled')
+  assert.equal((await c.getTask({ tenant: '', id: taskId })).status?.state, TaskState.TASK_STATE_CANCELED)
+})
+
+test('bad requests: JSON-RPC errors, the server stays up', async (t) => {
+  const s = await server()
+  t.after(() => s.close())
+  const post = (body: string, headers: Record<string, string> = {}) => fetch(`${s.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers }, body })
+  const bad = await post('{not json')
+  assert.equal(((await bad.json()) as { error: { code: number } }).error.code, -32700)
+  const unknown = (await (await post('{"jsonrpc":"2.0","id":1,"method":"NoSuchMethod","params":{}}')).json()) as { id: number; error: { code: number } }
+  assert.deepEqual([unknown.id, unknown.error.code], [1, -32601])
+  const missing = (await (await post('{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":"nope"}}')).json()) as { error: { code: number } }
+  assert.equal(missing.error.code, -32001, 'task not found')
+  const v03 = (await (await post('{"jsonrpc":"2.0","id":3,"method":"message/send","params":{}}', { 'a2a-version': '' })).json()) as { error: { code: number; message: string } }
+  assert.deepEqual([v03.error.code, /version '0\.3' is not supported/.test(v03.error.message)], [-32009, true], 'a 0.3 client hears which version is served')
+  assert.equal((await fetch(`${s.url}/a2a/ghost`, { method: 'POST', body: '{}' })).status, 404)
+  const c = await connectA2a({ url: s.url })
+  assert.equal(artifactText(asTask(await send(c, message('count 2')))), '1 2')
+})
