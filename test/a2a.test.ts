@@ -2,6 +2,8 @@
 // send, streaming send, tasks/get, cancel, an approval through input-required, and the task watched from HAI.
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
+import { createServer as createHttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk'
 import type { Client } from '@a2a-js/sdk/client'
@@ -154,4 +156,74 @@ test('bad requests: JSON-RPC errors, the server stays up', async (t) => {
   assert.equal((await fetch(`${s.url}/a2a/ghost`, { method: 'POST', body: '{}' })).status, 404)
   const c = await connectA2a({ url: s.url })
   assert.equal(artifactText(asTask(await send(c, message('count 2')))), '1 2')
+})
+
+test('push notifications: each update POSTed to the webhook with its credentials, in order; a 503 is retried', async (t) => {
+  const s = await server()
+  t.after(() => s.close())
+  const received: Array<{ auth: string | undefined; body: { statusUpdate?: { status?: { state?: string } }; artifactUpdate?: unknown; task?: unknown } }> = []
+  let refused = 0
+  const hook = createHttpServer((req, res) => {
+    let body = ''
+    req.on('data', (d: Buffer) => (body += d.toString()))
+    req.on('end', () => {
+      if (refused++ === 0) return void res.writeHead(503).end() // the first delivery fails once
+      received.push({ auth: req.headers.authorization, body: JSON.parse(body) as (typeof received)[number]['body'] })
+      res.writeHead(200).end()
+    })
+  })
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r))
+  t.after(() => hook.close())
+  const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`
+  const c = await connectA2a({ url: s.url })
+  const task = asTask(
+    await c.sendMessage({
+      tenant: '',
+      message: message('count 3'),
+      configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: false, taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url, token: '', authentication: { scheme: 'Bearer', credentials: 'hook-secret' } } },
+      metadata: undefined,
+    }),
+  )
+  assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED)
+  const until = Date.now() + 5000
+  while (!received.some((r) => r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED') && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+  assert.ok(received.length >= 3, `updates delivered: ${received.length}`)
+  assert.ok(received.every((r) => r.auth === 'Bearer hook-secret'))
+  assert.equal(received.at(-1)!.body.statusUpdate?.status?.state, 'TASK_STATE_COMPLETED', 'the last one is the end, in order')
+  assert.ok(refused > received.length, 'the refused delivery was retried')
+})
+
+test('SubscribeToTask after a dropped stream: the task so far, then the rest live, to its end', async (t) => {
+  const s = await server()
+  t.after(() => s.close())
+  const c = await connectA2a({ url: s.url })
+  const abort = new AbortController()
+  let taskId = ''
+  let before = ''
+  try {
+    for await (const ev of c.sendMessageStream({ tenant: '', message: message('slow please'), configuration: undefined, metadata: undefined }, { signal: abort.signal })) {
+      const p = ev.payload
+      if (p?.$case === 'task') taskId = p.value.id
+      if (p?.$case === 'artifactUpdate') for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') before += part.content.value
+      if (before.split(' ').length > 3) abort.abort() // the client drops the stream mid-run
+    }
+  } catch {
+    // the aborted stream
+  }
+  let snapshot: Task | undefined
+  let after = ''
+  let last = ''
+  for await (const ev of c.resubscribeTask({ tenant: '', id: taskId })) {
+    const p = ev.payload
+    if (p?.$case === 'task') snapshot = p.value
+    if (p?.$case === 'artifactUpdate') for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') after += part.content.value
+    if (p?.$case === 'statusUpdate') last = TaskState[p.value.status!.state]
+  }
+  assert.ok(snapshot, 'the task first')
+  assert.equal(last, 'TASK_STATE_COMPLETED')
+  // The snapshot's artifact holds what was streamed before the resubscription; with the live rest, the whole text, once.
+  const sofar = snapshot!.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('')
+  assert.ok(sofar.startsWith(before.slice(0, 6)), 'what the dropped stream had is in the snapshot')
+  const whole = `${sofar}${after}`.trim()
+  assert.equal(whole, Array.from({ length: 50 }, (_, i) => i + 1).join(' '))
 })

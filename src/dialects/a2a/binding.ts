@@ -1,11 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { A2A_VERSION_HEADER } from '@a2a-js/sdk'
-import { DefaultRequestHandler, InMemoryTaskStore, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
+import { DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
 import type { Principal } from '../../core/index.js'
 import { readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
 import { agentCard } from './codec.js'
 import { ParlanceExecutor } from './executor.js'
+import { RetryingPushSender } from './push.js'
 import { WELL_KNOWN_CARD } from './wire.js'
 
 const CARD_ROUTE = /^\/a2a\/([A-Za-z0-9_.-]{1,64})\/\.well-known\/agent-card\.json$/
@@ -31,7 +32,9 @@ function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
     if (!s) {
       const def = deps.sessions.agent(agent)!
       const card = agentCard({ name: agent, description: def.description ?? `The ${agent} agent`, tools: Object.keys(def.tools ?? {}), url: `${base}/a2a/${agent}`, auth: deps.authOn })
-      const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous'))
+      const executor = new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous')
+      const pushes = new InMemoryPushNotificationStore()
+      const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor, undefined, pushes, new RetryingPushSender(pushes, deps.log))
       services.set(agent, (s = { handler, rpc: new JsonRpcTransportHandler(handler) }))
     }
     return s

@@ -23,7 +23,7 @@ export function agentCard(c: CardInput): AgentCard {
     supportedInterfaces: [{ url: c.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
     provider: undefined,
     version: '0.1.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: c.auth ? { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'Parlance token', scheme: 'Bearer', bearerFormat: '' } } } } : {},
     securityRequirements: c.auth ? [{ schemes: { bearer: { list: [] } } }] : [],
     defaultInputModes: ['text/plain'],
