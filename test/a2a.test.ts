@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk'
 import type { Client } from '@a2a-js/sdk/client'
-import { connectA2a } from '../src/client/index.js'
+import { AguiClient, connectA2a } from '../src/client/index.js'
 import { startServer, type TestServer } from './harness.js'
 import { watch } from './huma-support.js'
 
@@ -68,19 +68,25 @@ test('message/send: the run is a task; its text is the response artifact; tasks/
   assert.match(JSON.stringify(failed.status?.message), /flaky_tool/)
 })
 
-test('message/stream: task, working, text chunks appended, completed — watched live from HAI at the same time', async (t) => {
+test('message/stream: task, working, text chunks appended, completed — watched live from HAI and AG-UI at the same time', async (t) => {
   const s = await server()
   t.after(() => s.close())
   const c = await connectA2a({ url: s.url, agent: 'demo' })
   const contextId = `a2a-${randomUUID()}`
   let hai: Awaited<ReturnType<TestServer['hai']>> | undefined
+  let agui: Promise<string> | undefined
   const kinds: string[] = []
   let text = ''
   for await (const ev of stream(c, message('count 5', { contextId }))) {
     const p = ev.payload
     if (!p) continue
-    // The session exists once the task does: a HAI client joins it from its start, while it streams.
+    // The session exists once the task does: a HAI client and an AG-UI client join it from its start, while it streams.
     hai ??= await s.hai({ sessionId: contextId, resumeAfter: 0 })
+    agui ??= (async () => {
+      let seen = ''
+      for await (const e of new AguiClient({ url: s.url }).resume(contextId, 0)) if (e.event.type === 'TEXT_MESSAGE_CONTENT') seen += String(e.event.delta)
+      return seen
+    })()
     if (p.$case === 'statusUpdate') kinds.push(`status:${TaskState[p.value.status!.state]}`)
     else if (p.$case === 'artifactUpdate') {
       kinds.push(p.value.append ? 'append' : 'artifact')
@@ -94,6 +100,7 @@ test('message/stream: task, working, text chunks appended, completed — watched
   assert.equal(text.trim(), '1 2 3 4 5')
   const seen = await hai!.untilCompleted()
   assert.equal(seen.filter((m) => m.type === 'assistant_message_chunk').map((m) => (m as { content?: string }).content ?? '').join('').trim(), '1 2 3 4 5')
+  assert.equal((await agui!).trim(), '1 2 3 4 5', 'the AG-UI watcher saw the same text')
 })
 
 for (const approve of [true, false]) {
