@@ -229,7 +229,7 @@ test('SubscribeToTask after a dropped stream: the task so far, then the rest liv
   assert.ok(snapshot, 'the task first')
   assert.equal(last, 'TASK_STATE_COMPLETED')
   // The snapshot's artifact holds what was streamed before the resubscription; with the live rest, the whole text, once.
-  const sofar = snapshot!.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('')
+  const sofar = snapshot.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('')
   assert.ok(sofar.startsWith(before.slice(0, 6)), 'what the dropped stream had is in the snapshot')
   const whole = `${sofar}${after}`.trim()
   assert.equal(whole, Array.from({ length: 50 }, (_, i) => i + 1).join(' '))
