@@ -10,7 +10,7 @@ const SERVE_USAGE = `usage: parlance serve [options]
 Serves agents over every dialect (HAI, AG-UI, HUMA, MyAgent, HugAI, AI SDK) from one process.
 
 options:
-  --agent SPEC          demo | openai (with --model) | agui:URL | ./path/to/agent.js — repeatable, the first is the default
+  --agent SPEC          demo | openai (with --model) | agui:URL | a2a:URL | ./path/to/agent.js — repeatable, the first is the default
   --model NAME          the model of --agent openai (OPENAI_BASE_URL, OPENAI_API_KEY)
   --port N              listen port (env PORT; default 8000; 0 picks a free one)
   --host ADDR           listen address (default 127.0.0.1)
@@ -26,6 +26,7 @@ examples:
   parlance serve                                         the demo agent on http://127.0.0.1:8000
   parlance serve --agent ./dist/my-agent.js --port 9000  your agent (its default export)
   parlance serve --agent agui:http://127.0.0.1:9000/agui any AG-UI agent, over every dialect
+  parlance serve --agent a2a:http://127.0.0.1:9000       any A2A agent (its card's base URL), over every dialect
   parlance serve --store redis://127.0.0.1:6379          a node of a cluster sharing that Redis
 
 environment: PORT, LOG_LEVEL (pino level, default info), PARLANCE_TOKEN, PARLANCE_SECRET (key for signed exports),

@@ -28,7 +28,7 @@ export interface ServeOptions {
 }
 
 /**
- * Loads `demo`, `openai` (needs `model`), `agui:URL` (a remote AG-UI agent, bridged) or an agent module (a
+ * Loads `demo`, `openai` (needs `model`), `agui:URL` / `a2a:URL` (a remote AG-UI / A2A agent, bridged) or an agent module (a
  * built .js/.mjs file; for .ts run the CLI under tsx).
  */
 export async function loadAgent(spec: string, opts: { model?: string; name?: string } = {}): Promise<AgentDefinition> {
@@ -43,6 +43,16 @@ export async function loadAgent(spec: string, opts: { model?: string; name?: str
       throw new Error(`--agent ${spec}: ${(err as Error).message}`, { cause: err })
     }
   }
+  if (spec.startsWith('a2a:')) {
+    const url = spec.slice('a2a:'.length)
+    if (!url) throw new Error("--agent a2a:URL needs the remote agent's base URL or agent card URL, e.g. --agent a2a:http://127.0.0.1:9000")
+    const { a2aBridgeAgent } = await import('../agents/a2a/index.js')
+    try {
+      return a2aBridgeAgent({ url, ...(opts.name ? { name: opts.name } : {}) })
+    } catch (err) {
+      throw new Error(`--agent ${spec}: ${(err as Error).message}`, { cause: err })
+    }
+  }
   if (spec === 'openai') {
     if (!opts.model) throw new Error('--agent openai needs --model NAME (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY)')
     const { openaiAgent } = await import('../agents/openai/index.js')
@@ -50,7 +60,7 @@ export async function loadAgent(spec: string, opts: { model?: string; name?: str
   }
   const file = resolve(spec)
   if (!existsSync(file)) {
-    if (!/[/\\]|\.[cm]?[jt]s$/.test(spec)) throw new Error(`unknown agent "${spec}": use demo, openai (with --model NAME), agui:URL (a remote AG-UI agent), or the path of an agent module (./my-agent.js)`)
+    if (!/[/\\]|\.[cm]?[jt]s$/.test(spec)) throw new Error(`unknown agent "${spec}": use demo, openai (with --model NAME), agui:URL (a remote AG-UI agent), a2a:URL (a remote A2A agent), or the path of an agent module (./my-agent.js)`)
     throw new Error(`--agent ${spec}: no such file ${file}`)
   }
   if (/\.[cm]?ts$/.test(file)) await loadTypeScript(spec)
@@ -90,9 +100,13 @@ const SHUTDOWN_MS = 10_000
 /** Starts a server and stops it cleanly on SIGINT/SIGTERM (a second signal exits at once). */
 export async function serve(options: ServeOptions): Promise<void> {
   const specs = options.agents.length ? options.agents : ['demo']
-  // Several bridges: agui, agui-2, … (they would all be named agui, and the last would take every run).
-  let bridges = 0
-  const agents = await Promise.all(specs.map((a) => loadAgent(a, { model: options.model, ...(a.startsWith('agui:') && bridges++ > 0 ? { name: `agui-${bridges}` } : {}) })))
+  // Several bridges of a kind: agui, agui-2, … (they would all be named agui, and the last would take every run).
+  const bridges = { agui: 0, a2a: 0 }
+  const named = (spec: string): { name?: string } => {
+    const kind = spec.startsWith('agui:') ? 'agui' : spec.startsWith('a2a:') ? 'a2a' : null
+    return kind && bridges[kind]++ > 0 ? { name: `${kind}-${bridges[kind]}` } : {}
+  }
+  const agents = await Promise.all(specs.map((a) => loadAgent(a, { model: options.model, ...named(a) })))
   const server = await createServer({
     agents,
     store: options.store,

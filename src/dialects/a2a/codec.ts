@@ -62,10 +62,38 @@ export function newTask(taskId: string, contextId: string, user: Message, link: 
   return { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [user], metadata: { parlance: link } }
 }
 
-/** A status update; `text` (and `data`) become the status message. */
-export function status(taskId: string, contextId: string, state: TaskState, text?: string, data?: Json, messageId?: string): TaskStatusUpdateEvent {
+/** A status update; `text` (and `data`) become the status message; `meta` goes under `metadata.parlance`. */
+export function status(taskId: string, contextId: string, state: TaskState, text?: string, data?: Json, messageId?: string, meta?: ParlanceMeta): TaskStatusUpdateEvent {
   const parts = [...(text ? [textPart(text)] : []), ...(data !== undefined ? [dataPart(data)] : [])]
-  return { taskId, contextId, status: { state, message: parts.length ? agentMessage(taskId, contextId, messageId ?? `${taskId}-status-${state}`, parts) : undefined, timestamp: new Date().toISOString() }, metadata: undefined }
+  return { taskId, contextId, status: { state, message: parts.length ? agentMessage(taskId, contextId, messageId ?? `${taskId}-status-${state}`, parts) : undefined, timestamp: new Date().toISOString() }, metadata: meta ? { parlance: meta } : undefined }
+}
+
+/**
+ * What a `working` status update says besides its text, under `metadata.parlance` (any A2A client may ignore
+ * it; Parlance's own A2A bridge reads it to relay the run losslessly): the run's status, or a server tool's
+ * call and its outcome.
+ */
+export type ParlanceMeta =
+  | { status: string }
+  | { toolCall: { id: string; name: string; args: Json } }
+  | { toolResult: { id: string; name: string; result: Json } }
+  | { toolError: { id: string; name: string; error: string } }
+
+/** The `working` update of a run event that has one beyond text and state (status, a server tool), else null. */
+export function workingUpdate(taskId: string, contextId: string, e: StoredEvent): TaskStatusUpdateEvent | null {
+  const working = (text: string, meta: ParlanceMeta) => status(taskId, contextId, TaskState.TASK_STATE_WORKING, text, undefined, `${taskId}-${e.seq}`, meta)
+  switch (e.type) {
+    case 'status':
+      return working(e.message ?? e.status, { status: e.status })
+    case 'tool.call':
+      return e.target === 'client' ? null : working(`running ${e.toolName}`, { toolCall: { id: e.toolCallId, name: e.toolName, args: e.args as Json } })
+    case 'tool.result':
+      return working(`${e.toolName} done`, { toolResult: { id: e.toolCallId, name: e.toolName, result: e.result } })
+    case 'tool.error':
+      return working(`${e.toolName} failed: ${e.error}`, { toolError: { id: e.toolCallId, name: e.toolName, error: e.error } })
+    default:
+      return null
+  }
 }
 
 /** A chunk of the run's streamed text: one artifact per text message, appended chunk by chunk. */
@@ -82,6 +110,6 @@ export function stateArtifact(taskId: string, contextId: string, state: Json): T
 export function approvalQuestion(e: Extract<StoredEvent, { type: 'approval.requested' }>): { text: string; data: Json } {
   return {
     text: `Approve ${e.toolName}(${JSON.stringify(e.args)})?${e.reasoning ? ` ${e.reasoning}` : ''} Answer with {"approved": true|false} in a data part, or "yes"/"no".`,
-    data: { approvalId: e.approvalId, tool: e.toolName, args: e.args as Json, ...(e.risk ? { risk: e.risk } : {}), ...(e.reasoning ? { reasoning: e.reasoning } : {}) },
+    data: { approvalId: e.approvalId, tool: e.toolName, args: e.args as Json, ...(e.risk ? { risk: e.risk } : {}), ...(e.reasoning ? { reasoning: e.reasoning } : {}), ...(e.toolDescription ? { description: e.toolDescription } : {}) },
   }
 }

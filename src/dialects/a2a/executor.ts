@@ -3,7 +3,7 @@ import { TaskState } from '@a2a-js/sdk'
 import { ParlanceError, type Command, type Principal, type StoredEvent } from '../../core/index.js'
 import { carryOut } from '../../binding/index.js'
 import { RAW_EVENTS, type Session, type SessionManager } from '../../session/index.js'
-import { approvalAnswerOf, approvalQuestion, newTask, stateArtifact, status, textChunk, textOf } from './codec.js'
+import { approvalAnswerOf, approvalQuestion, newTask, stateArtifact, status, textChunk, textOf, workingUpdate } from './codec.js'
 
 /** A task (= a Parlance run) as this node knows it: its session, its run, and what it waits for. */
 interface Running {
@@ -82,12 +82,11 @@ export class ParlanceExecutor implements AgentExecutor {
         else resolve()
       }
       const on = (e: StoredEvent) => {
+        const working = workingUpdate(taskId, contextId, e)
+        if (working) bus.publish(AgentEvent.statusUpdate(working))
         switch (e.type) {
           case 'run.started':
             bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_WORKING)))
-            return
-          case 'status':
-            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_WORKING, e.message ?? e.status)))
             return
           case 'text.start':
             artifact = { id: `${e.messageId}`, chunks: 0 }
