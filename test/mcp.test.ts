@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type ElicitResult, type Progress } from '@modelcontextprotocol/sdk/types.js'
 import { connectMcp } from '../src/client/index.js'
 import { startServer, type TestServer } from './harness.js'
+import { tcpProxy } from './support/tcp-proxy.js'
 import { watch } from './huma-support.js'
 
 /** A connected SDK client; `elicit` answers elicitation requests (and declares the capability) when given. */
@@ -143,4 +144,32 @@ test('auth: connectMcp with a token; another principal can use neither the MCP s
   const aliceSession = (alice.transport as StreamableHTTPClientTransport).sessionId!
   const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': aliceSession, authorization: 'Bearer bob-token' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
   assert.equal(res.status, 403)
+})
+
+test('a dropped stream resumes (Last-Event-ID): the call completes with every progress notification once, in order', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const link = await tcpProxy([{ host: '127.0.0.1', port: Number(new URL(s.url).port) }])
+  t.after(() => link.close())
+  const client = new Client({ name: 'parlance-test', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${link.url}/mcp`), { reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 } }))
+  t.after(() => client.close())
+  const progress: Progress[] = []
+  let cut = false
+  const call = client.callTool({ name: 'ask_demo', arguments: { message: 'slow please' } }, undefined, {
+    timeout: 30_000,
+    onprogress: (p) => {
+      progress.push(p)
+      if (!cut && progress.length === 5) {
+        cut = true
+        link.cut() // the connection drops mid-stream…
+        setTimeout(() => link.restore(), 300) // …and the network comes back
+      }
+    },
+  })
+  const r = await call
+  assert.ok(cut)
+  assert.equal(textOf(r).trim(), Array.from({ length: 50 }, (_, i) => i + 1).join(' '))
+  assert.deepEqual(progress.map((p) => p.progress), progress.map((_, i) => i + 1), 'no progress notification lost or repeated')
+  assert.equal(progress.filter((p) => /^\d+ $/.test(p.message ?? '')).length, 50, 'every streamed chunk once')
 })

@@ -7,6 +7,7 @@ import type { Principal } from '../../core/index.js'
 import { sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { ask } from './ask.js'
 import { askToolName } from './codec.js'
+import { ResumeBuffer } from './events.js'
 import { capabilities } from './capabilities.js'
 
 /** JSON-RPC error codes of the streamable HTTP transport's own answers (as the SDK answers them). */
@@ -75,6 +76,7 @@ function refused(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, 
 function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Principal): McpSession {
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
+    eventStore: new ResumeBuffer(),
     onsessioninitialized: (sid) => void open.set(sid, s),
     onsessionclosed: (sid) => void open.delete(sid),
   })

@@ -7,6 +7,6 @@ export const capabilities: Capabilities = {
   approvals: true,
   clientTools: false,
   state: true,
-  resume: false,
+  resume: 'Last-Event-ID on the MCP session (the SDK client resumes a dropped stream by itself)',
   cancel: true,
 }
