@@ -20,6 +20,7 @@ import * as concurrency from './concurrency.js'
 import * as validation from './validation.js'
 import * as cluster from './cluster.js'
 import * as paced from './paced.js'
+import * as sdkStreams from './sdk-streams.js'
 
 interface Bench {
   title: string
@@ -39,6 +40,7 @@ const BENCHMARKS: Record<string, Bench> = {
   validation,
   cluster,
   paced,
+  'sdk-streams': sdkStreams,
 }
 
 /** Longest one benchmark may take before the runner gives up on it (ms). */
