@@ -3,7 +3,7 @@ import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@mod
 import { ParlanceError, type Principal, type StoredEvent } from '../../core/index.js'
 import { carryOut } from '../../binding/index.js'
 import { RAW_EVENTS, type Session, type SessionManager } from '../../session/index.js'
-import { APPROVAL_FORM, approvalAnswer, approvalPrompt, completed, failed, progressOf, waiting } from './codec.js'
+import { APPROVAL_FORM, APPROVAL_META, approvalAnswer, approvalMeta, approvalPrompt, completed, failed, progressOf, waiting } from './codec.js'
 import type { AskArgs } from './wire.js'
 
 /** What a call can do towards its MCP client: progress, and an elicitation when the client supports it. */
@@ -11,7 +11,7 @@ export interface AskChannel {
   /** Reports progress (only when the caller asked for it with a progress token). */
   progress(message: string): void
   /** Asks the user (elicitation); null when the client cannot be asked. */
-  elicit: ((message: string, schema: ElicitRequestFormParams['requestedSchema']) => Promise<ElicitResult>) | null
+  elicit: ((message: string, schema: ElicitRequestFormParams['requestedSchema'], meta: Record<string, unknown>) => Promise<ElicitResult>) | null
   /** Aborted when the client cancels the call (notifications/cancelled) or goes away. */
   signal: AbortSignal
 }
@@ -103,7 +103,7 @@ export async function ask(sessions: SessionManager, principal: Principal, agent:
 /** Asks the user to approve through elicitation; false when the client cannot be asked. */
 async function approve(session: Session, e: Extract<StoredEvent, { type: 'approval.requested' }>, channel: AskChannel): Promise<boolean> {
   if (!channel.elicit) return false
-  const { approved, feedback } = approvalAnswer(await channel.elicit(approvalPrompt(session.agentName, e), APPROVAL_FORM))
+  const { approved, feedback } = approvalAnswer(await channel.elicit(approvalPrompt(session.agentName, e), APPROVAL_FORM, { [APPROVAL_META]: approvalMeta(e) }))
   // Refused when the approval was answered meanwhile from another client (or timed out): that answer stands.
   await Promise.resolve(session.handle({ type: 'approval.response', sessionId: session.id, approvalId: e.approvalId, approved, ...(feedback ? { feedback } : {}) })).catch(() => {})
   return true

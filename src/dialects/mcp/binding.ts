@@ -103,7 +103,7 @@ function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Pr
             if (token === undefined) return
             void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message } }).catch(() => {})
           },
-          elicit: server.server.getClientCapabilities()?.elicitation ? (message, requestedSchema) => server.server.elicitInput({ message, requestedSchema }, { signal: extra.signal }) : null,
+          elicit: server.server.getClientCapabilities()?.elicitation ? (message, requestedSchema, _meta) => server.server.elicitInput({ message, requestedSchema, _meta }, { signal: extra.signal }) : null,
         })
       },
     )

@@ -41,6 +41,14 @@ export function approvalPrompt(agent: string, e: Extract<StoredEvent, { type: 'a
   return `${agent} asks to run ${e.toolName}(${args.length > 200 ? `${args.slice(0, 200)}…` : args})${e.reasoning ? `: ${e.reasoning}` : ''}${e.risk ? ` [risk: ${e.risk}]` : ''}`
 }
 
+/** The `_meta` key of an approval's elicitation request: what it asks, structured (`approvalMeta`), for clients that show more than the message. */
+export const APPROVAL_META = 'parlance/approval'
+
+/** The structured approval an elicitation request carries under `_meta["parlance/approval"]`. */
+export function approvalMeta(e: Extract<StoredEvent, { type: 'approval.requested' }>): Record<string, Json> {
+  return { approvalId: e.approvalId, tool: e.toolName, args: e.args as Json, risk: e.risk, reasoning: e.reasoning, description: e.toolDescription }
+}
+
 /** The user's answer to an approval form: only an accepted form with `approve: true` approves. */
 export function approvalAnswer(answer: ElicitResult): { approved: boolean; feedback?: string } {
   if (answer.action !== 'accept') return { approved: false, feedback: `the user ${answer.action === 'decline' ? 'declined' : 'dismissed'} the request` }
