@@ -35,16 +35,34 @@ async function server(): Promise<TestServer> {
   return startServer()
 }
 
-test('agent card: at the well-known path and per agent, naming the JSON-RPC interface, streaming and skills', async (t) => {
+test('agent card: at the well-known path and per agent, naming the JSON-RPC interface (1.0, and 0.3), streaming and skills', async (t) => {
   const s = await server()
   t.after(() => s.close())
-  const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`)).json()) as { name: string; supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>; capabilities: { streaming: boolean }; skills: Array<{ id: string }> }
+  const v1 = { 'a2a-version': '1.0' }
+  const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`, { headers: v1 })).json()) as { name: string; supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>; capabilities: { streaming: boolean; pushNotifications: boolean }; skills: Array<{ id: string }> }
   assert.equal(card.name, 'demo')
-  assert.deepEqual(card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]), [[`${s.url}/a2a/demo`, 'JSONRPC', '1.0']])
-  assert.equal(card.capabilities.streaming, true)
+  assert.deepEqual(card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]), [[`${s.url}/a2a/demo`, 'JSONRPC', '1.0'], [`${s.url}/a2a/demo`, 'JSONRPC', '0.3']])
+  assert.deepEqual([card.capabilities.streaming, card.capabilities.pushNotifications], [true, true])
   assert.ok(card.skills.some((k) => k.id === 'get_weather'), 'tools are skills')
-  assert.equal((await fetch(`${s.url}/a2a/demo/.well-known/agent-card.json`)).status, 200)
+  assert.equal((await fetch(`${s.url}/a2a/demo/.well-known/agent-card.json`, { headers: v1 })).status, 200)
   assert.equal((await fetch(`${s.url}/a2a/ghost/.well-known/agent-card.json`)).status, 404)
+  // Without A2A-Version (what a 0.3 client sends): the 0.3 card.
+  const legacy = (await (await fetch(`${s.url}/.well-known/agent-card.json`)).json()) as { url: string; protocolVersion: string; preferredTransport: string }
+  assert.deepEqual([legacy.url, legacy.protocolVersion, legacy.preferredTransport], [`${s.url}/a2a/demo`, '0.3.0', 'JSONRPC'])
+})
+
+test('A2A 0.3 clients: message/send and message/stream by their 0.3 names and shapes', async (t) => {
+  const s = await server()
+  t.after(() => s.close())
+  const rpc = (method: string, params: unknown) => fetch(`${s.url}/a2a/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const msg = (text: string) => ({ message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text }] } })
+  const sent = (await (await rpc('message/send', msg('count 3'))).json()) as { result: { kind: string; contextId: string; status: { state: string }; artifacts: Array<{ parts: Array<{ kind: string; text?: string }> }> } }
+  assert.deepEqual([sent.result.kind, sent.result.status.state], ['task', 'completed'])
+  assert.equal(sent.result.artifacts.flatMap((a) => a.parts.map((p) => p.text ?? '')).join('').trim(), '1 2 3')
+  const streamed = await (await rpc('message/stream', msg('count 2'))).text()
+  const kinds = streamed.split('\n').filter((l) => l.startsWith('data: ')).map((l) => (JSON.parse(l.slice(6)) as { result: { kind: string } }).result.kind)
+  assert.equal(kinds[0], 'task')
+  assert.ok(kinds.includes('artifact-update') && kinds.at(-1) === 'status-update', kinds.join(' '))
 })
 
 test('message/send: the run is a task; its text is the response artifact; tasks/get returns it; the context continues', async (t) => {
@@ -158,8 +176,8 @@ test('bad requests: JSON-RPC errors, the server stays up', async (t) => {
   assert.deepEqual([unknown.id, unknown.error.code], [1, -32601])
   const missing = (await (await post('{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":"nope"}}')).json()) as { error: { code: number } }
   assert.equal(missing.error.code, -32001, 'task not found')
-  const v03 = (await (await post('{"jsonrpc":"2.0","id":3,"method":"message/send","params":{}}', { 'a2a-version': '' })).json()) as { error: { code: number; message: string } }
-  assert.deepEqual([v03.error.code, /version '0\.3' is not supported/.test(v03.error.message)], [-32009, true], 'a 0.3 client hears which version is served')
+  const v2 = (await (await post('{"jsonrpc":"2.0","id":3,"method":"GetTask","params":{"id":"x"}}', { 'a2a-version': '2.0' })).json()) as { error: { code: number; message: string } }
+  assert.deepEqual([v2.error.code, /version '2\.0' is not supported/.test(v2.error.message)], [-32009, true], 'a client of another version hears which are served')
   assert.equal((await fetch(`${s.url}/a2a/ghost`, { method: 'POST', body: '{}' })).status, 404)
   const c = await connectA2a({ url: s.url })
   assert.equal(artifactText(asTask(await send(c, message('count 2')))), '1 2')

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { A2A_VERSION_HEADER } from '@a2a-js/sdk'
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
 import { DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
 import type { Principal } from '../../core/index.js'
 import { readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
-import { agentCard } from './codec.js'
+import { agentCard, legacyAgentCard, type CardInput } from './codec.js'
 import { ParlanceExecutor } from './executor.js'
 import { RetryingPushSender } from './push.js'
 import { WELL_KNOWN_CARD } from './wire.js'
@@ -15,7 +16,10 @@ const RPC_ROUTE = /^\/a2a(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
 /** One agent's A2A service: its card, tasks and executor behind the SDK's request handler. */
 interface AgentService {
   rpc: JsonRpcTransportHandler
+  /** The same handler behind the A2A 0.3 method names (the SDK's compat layer). */
+  legacy: LegacyJsonRpcTransportHandler
   handler: DefaultRequestHandler
+  card: CardInput
 }
 
 /**
@@ -31,11 +35,12 @@ function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
     let s = services.get(agent)
     if (!s) {
       const def = deps.sessions.agent(agent)!
-      const card = agentCard({ name: agent, description: def.description ?? `The ${agent} agent`, tools: Object.keys(def.tools ?? {}), url: `${base}/a2a/${agent}`, auth: deps.authOn })
+      const input: CardInput = { name: agent, description: def.description ?? `The ${agent} agent`, tools: Object.keys(def.tools ?? {}), url: `${base}/a2a/${agent}`, auth: deps.authOn }
+      const card = agentCard(input)
       const executor = new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous')
       const pushes = new InMemoryPushNotificationStore()
       const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor, undefined, pushes, new RetryingPushSender(pushes, deps.log))
-      services.set(agent, (s = { handler, rpc: new JsonRpcTransportHandler(handler) }))
+      services.set(agent, (s = { handler, card: input, rpc: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) }))
     }
     return s
   }
@@ -47,7 +52,13 @@ function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
       const card = url.pathname === WELL_KNOWN_CARD ? defaultAgent() : CARD_ROUTE.exec(url.pathname)?.[1]
       if (card !== undefined) {
         if (!deps.sessions.agent(card)) sendJson(res, 404, { error: { code: 'not_found', message: `no agent named "${card}"` } })
-        else void service(card, baseUrl(req)).handler.getAgentCard().then((c) => sendJson(res, 200, c, { 'cache-control': 'no-cache' }))
+        else {
+          // A2A 1.0 clients ask with `A2A-Version: 1.0`; without it (0.3 clients send none) the 0.3 card.
+          const s = service(card, baseUrl(req))
+          const headers = { 'cache-control': 'no-cache', vary: A2A_VERSION_HEADER }
+          if (isLegacy(header(req, A2A_VERSION_HEADER))) sendJson(res, 200, legacyAgentCard(s.card), headers)
+          else void s.handler.getAgentCard().then((c) => sendJson(res, 200, c, headers))
+        }
         return true
       }
       const rpc = RPC_ROUTE.exec(url.pathname)
@@ -88,7 +99,8 @@ async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
   } catch (err) {
     return rpcError(res, 200, id, JsonRpcTransportHandler.mapToJSONRPCError(err).code, (err as Error).message)
   }
-  const out = await s.rpc.handle(body as Record<string, unknown>, context)
+  const legacy = isLegacy(context.requestedVersion)
+  const out = legacy ? await s.legacy.handle(body as Record<string, unknown>, context) : await s.rpc.handle(body as Record<string, unknown>, context)
   if (!isStream(out)) return sendJson(res, 200, out)
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' })
   try {
@@ -97,10 +109,14 @@ async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
       res.write(`data: ${JSON.stringify(event)}\n\n`)
     }
   } catch (err) {
-    res.write(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: JsonRpcTransportHandler.mapToJSONRPCError(err) })}\n\n`)
+    const error = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(err) : JsonRpcTransportHandler.mapToJSONRPCError(err)
+    res.write(`event: error\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`)
   }
   res.end()
 }
+
+/** A2A 0.3 (or no `A2A-Version`, which A2A defines as 0.3). */
+const isLegacy = (version: string | undefined) => !version || version.startsWith('0.')
 
 const isStream = (v: unknown): v is AsyncGenerator<unknown> => typeof (v as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function'
 

@@ -1,3 +1,4 @@
+import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3'
 import { Role, TaskState, type AgentCard, type Message, type Part, type Task, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '@a2a-js/sdk'
 import type { Json, StoredEvent } from '../../core/index.js'
 import type { ApprovalAnswer, TaskLink } from './wire.js'
@@ -20,7 +21,8 @@ export function agentCard(c: CardInput): AgentCard {
   return {
     name: c.name,
     description: c.description,
-    supportedInterfaces: [{ url: c.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    // 1.0, and the same URL for 0.3 clients (the 0.3 method names, answered through the SDK's compat layer).
+    supportedInterfaces: duplicateInterfacesForLegacy([{ url: c.url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], ['JSONRPC']),
     provider: undefined,
     version: '0.1.0',
     capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
@@ -30,6 +32,27 @@ export function agentCard(c: CardInput): AgentCard {
     defaultOutputModes: ['text/plain', 'application/json'],
     skills: [skill(c.name, c.description), ...c.tools.map((t) => skill(t, `The ${t} tool of ${c.name}`))],
     signatures: [],
+  }
+}
+
+/**
+ * The same agent's card in the A2A 0.3 shape, served to clients that ask without `A2A-Version: 1.0` (0.3 clients
+ * send none): card-level `url`, `protocolVersion` and `preferredTransport`, skills with plain fields.
+ */
+export function legacyAgentCard(c: CardInput): Record<string, Json> {
+  const skill = (id: string, description: string) => ({ id, name: id, description, tags: [c.name], inputModes: ['text/plain'], outputModes: ['text/plain', 'application/json'] })
+  return {
+    protocolVersion: '0.3.0',
+    name: c.name,
+    description: c.description,
+    url: c.url,
+    preferredTransport: 'JSONRPC',
+    version: '0.1.0',
+    capabilities: { streaming: true, pushNotifications: true },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills: [skill(c.name, c.description), ...c.tools.map((t) => skill(t, `The ${t} tool of ${c.name}`))],
+    ...(c.auth ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, security: [{ bearer: [] }] } : {}),
   }
 }
 
