@@ -9,6 +9,7 @@ import type { StoredEvent } from '../src/index.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 import { startServer, type TestServer } from './harness.js'
 import { unreachable } from './agui-bridge-support.js'
+import { watch } from './huma-support.js'
 
 let remote: TestServer
 let bridge: TestServer
@@ -111,6 +112,44 @@ test('cancel: stops the bridge run and the remote task; AG-UI watches the same b
   assert.ok(log.some((e) => e.type === 'message.user' && e.content === 'slow'))
   c.say('hello after cancel')
   assert.equal(textOf(await c.untilCompleted()), 'Echo: hello after cancel')
+})
+
+test('plan: plan, steps and progress are relayed', async () => {
+  const c = await bridge.hai()
+  const w = await watch(bridge, c.sessionId)
+  c.say('make a plan')
+  const msgs = await c.untilCompleted()
+  verifyHaiStream(msgs)
+  assert.deepEqual(
+    of(msgs, 'status').map((m) => [m.status, m.message, (m as { progress?: number }).progress]),
+    [
+      ['thinking', 'Plan: Gather requirements → Draft the answer → Review', undefined],
+      ['executing_tools', 'Gather requirements (1/3)', 33],
+      ['executing_tools', 'Draft the answer (2/3)', 66],
+      ['executing_tools', 'Review (3/3)', 100],
+      ['completed', undefined, undefined],
+    ],
+  )
+  assert.equal(textOf(msgs), 'The plan is complete: requirements gathered, answer drafted and reviewed.')
+  await w.runEnd()
+  const steps = w.events.filter((e) => e.type === 'step.started' || e.type === 'step.finished').map((e) => `${e.type}:${'name' in e ? e.name : ''}`)
+  assert.deepEqual(steps, ['Gather requirements', 'Draft the answer', 'Review'].flatMap((n) => [`step.started:${n}`, `step.finished:${n}`]))
+  const plan = w.events.find((e) => e.type === 'plan')
+  const progress = w.events.filter((e) => e.type === 'progress')
+  assert.ok(plan?.type === 'plan')
+  assert.deepEqual(progress.map((p) => (p.type === 'progress' ? [p.planId, p.taskId] : null)), plan.tasks.map((t) => [plan.planId, t.id]))
+})
+
+test('interrupt: a new message while the remote streams stops it and answers the new one', async () => {
+  const c = await bridge.hai()
+  c.say('slow')
+  await c.next('assistant_message_chunk')
+  c.say('hello instead')
+  const msgs = await c.untilCompleted()
+  assert.equal(of(msgs, 'error')[0]?.error_code, 'interrupted')
+  const next = await c.untilCompleted()
+  verifyHaiStream(next)
+  assert.equal(textOf(next), 'Echo: hello instead')
 })
 
 test('an unreachable remote agent: the run fails with unavailable, naming the URL', async (t) => {

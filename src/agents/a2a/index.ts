@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { Role, TaskState, type Message, type Part, type StreamResponse } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client'
-import { defineAgent, type AgentDefinition, type RunContext } from '../../agent/index.js'
+import { defineAgent, type AgentDefinition, type Plan, type RunContext } from '../../agent/index.js'
 import { ParlanceError, type Json, type RiskLevel } from '../../core/index.js'
 import { TextQueue } from './queue.js'
 
@@ -93,6 +93,8 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
     text = null
   }
   const tools = new Map<string, { resolve: (v: Json) => void; reject: (e: Error) => void; done: Promise<Json> }>()
+  const plans = new Map<string, { plan: Plan; ids: string[] }>()
+  const steps = new Map<string, { finish: () => void; done: Promise<unknown> }>()
   try {
     for await (const ev of stream) {
       const p = ev.payload
@@ -118,7 +120,7 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
         const st = p.value.status
         if (!st) continue
         const said = st.message ? textOfParts(st.message.parts) : ''
-        const meta = (p.value.metadata?.parlance ?? null) as { status?: string; toolCall?: { id: string; name: string; args: Record<string, unknown> }; toolResult?: { id: string; result: Json }; toolError?: { id: string; error: string } } | null
+        const meta = (p.value.metadata?.parlance ?? null) as RemoteMeta | null
         if (st.state === TaskState.TASK_STATE_WORKING) {
           if (meta?.status) await ctx.status(meta.status as Parameters<RunContext['status']>[0], said && said !== meta.status ? said : undefined)
           else if (meta?.toolCall) {
@@ -128,6 +130,22 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
             tools.set(meta.toolCall.id, { resolve, reject, done: ctx.externalTool(meta.toolCall.name, meta.toolCall.args, outcome).catch(() => null) })
           } else if (meta?.toolResult) tools.get(meta.toolResult.id)?.resolve(meta.toolResult.result)
           else if (meta?.toolError) tools.get(meta.toolError.id)?.reject(new Error(meta.toolError.error))
+          else if (meta?.plan) plans.set(meta.plan.id, { plan: await ctx.plan(meta.plan.tasks.map((t) => t.title)), ids: meta.plan.tasks.map((t) => t.id) })
+          else if (meta?.progress) {
+            const { percent, message, planId, taskId } = meta.progress
+            const pl = planId ? plans.get(planId) : undefined
+            const task = pl && taskId ? pl.plan.tasks[pl.ids.indexOf(taskId)] : undefined
+            await ctx.progress(percent, { ...(pl ? { plan: pl.plan } : {}), ...(task ? { taskId: task.id } : {}), ...(message ? { message } : {}) })
+          } else if (meta?.step?.phase === 'started') {
+            let finish!: () => void
+            const finished = new Promise<void>((r) => (finish = r))
+            steps.set(meta.step.id, { finish, done: ctx.step(meta.step.name, () => finished).catch(() => {}) })
+          } else if (meta?.step?.phase === 'finished') {
+            const s = steps.get(meta.step.id)
+            steps.delete(meta.step.id)
+            s?.finish()
+            await s?.done
+          }
           continue
         }
         await endText()
@@ -150,9 +168,21 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
   } finally {
     await endText().catch(() => {})
     for (const t of tools.values()) t.reject(new Error('the remote stream ended'))
+    for (const s of steps.values()) s.finish()
   }
   if (ctx.signal.aborted) throw new ParlanceError('cancelled', 'cancelled')
   throw new ParlanceError('execution_error', 'the remote A2A stream ended before the task did')
+}
+
+/** What `metadata.parlance` of a Parlance remote's `working` updates says (src/dialects/a2a/codec.ts, ParlanceMeta). */
+interface RemoteMeta {
+  status?: string
+  toolCall?: { id: string; name: string; args: Record<string, unknown> }
+  toolResult?: { id: string; result: Json }
+  toolError?: { id: string; error: string }
+  plan?: { id: string; tasks: Array<{ id: string; title: string }> }
+  progress?: { percent: number; message?: string; planId?: string; taskId?: string }
+  step?: { id: string; name: string; phase: 'started' | 'finished' }
 }
 
 const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' })

@@ -93,14 +93,17 @@ export function status(taskId: string, contextId: string, state: TaskState, text
 
 /**
  * What a `working` status update says besides its text, under `metadata.parlance` (any A2A client may ignore
- * it; Parlance's own A2A bridge reads it to relay the run losslessly): the run's status, or a server tool's
- * call and its outcome.
+ * it; Parlance's own A2A bridge reads it to relay the run losslessly): the run's status, a server tool's call
+ * and its outcome, a plan, its progress, a step's start and end.
  */
 export type ParlanceMeta =
   | { status: string }
   | { toolCall: { id: string; name: string; args: Json } }
   | { toolResult: { id: string; name: string; result: Json } }
   | { toolError: { id: string; name: string; error: string } }
+  | { plan: { id: string; tasks: Array<{ id: string; title: string }> } }
+  | { progress: { percent: number; message?: string; planId?: string; taskId?: string } }
+  | { step: { id: string; name: string; phase: 'started' | 'finished' } }
 
 /** The `working` update of a run event that has one beyond text and state (status, a server tool), else null. */
 export function workingUpdate(taskId: string, contextId: string, e: StoredEvent): TaskStatusUpdateEvent | null {
@@ -114,6 +117,13 @@ export function workingUpdate(taskId: string, contextId: string, e: StoredEvent)
       return working(`${e.toolName} done`, { toolResult: { id: e.toolCallId, name: e.toolName, result: e.result } })
     case 'tool.error':
       return working(`${e.toolName} failed: ${e.error}`, { toolError: { id: e.toolCallId, name: e.toolName, error: e.error } })
+    case 'plan':
+      return working(`Plan: ${e.tasks.map((t) => t.title).join(' → ')}`, { plan: { id: e.planId, tasks: e.tasks.map((t) => ({ id: t.id, title: t.title })) } })
+    case 'progress':
+      return working(e.message ?? `${e.percent}%`, { progress: { percent: e.percent, ...(e.message ? { message: e.message } : {}), ...(e.planId ? { planId: e.planId } : {}), ...(e.taskId ? { taskId: e.taskId } : {}) } })
+    case 'step.started':
+    case 'step.finished':
+      return working(e.name, { step: { id: e.stepId, name: e.name, phase: e.type === 'step.started' ? 'started' : 'finished' } })
     default:
       return null
   }
