@@ -252,3 +252,20 @@ test('SubscribeToTask after a dropped stream: the task so far, then the rest liv
   const whole = `${sofar}${after}`.trim()
   assert.equal(whole, Array.from({ length: 50 }, (_, i) => i + 1).join(' '))
 })
+
+test('auth: the card names the bearer scheme; another principal cannot use a context (session) that is not theirs', async (t) => {
+  const users: Record<string, string> = { 'alice-token': 'alice', 'bob-token': 'bob' }
+  const s = await startServer({ auth: { authenticate: (_req: unknown, token: string | null) => (token ? (users[token] ?? null) : null) } })
+  t.after(() => s.close())
+  const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0', authorization: 'Bearer alice-token' } })).json()) as { securitySchemes: Record<string, unknown> }
+  assert.ok(card.securitySchemes.bearer, 'bearer scheme')
+  const alice = await connectA2a({ url: s.url, token: 'alice-token' })
+  const mine = asTask(await send(alice, message('secret plans')))
+  const bob = await connectA2a({ url: s.url, token: 'bob-token' })
+  const stolen = await send(bob, message('show me', { contextId: mine.contextId })).then(
+    (r) => JSON.stringify(r),
+    (e: Error) => e.message,
+  )
+  assert.match(stolen, /someone else|forbidden|belongs/i)
+  assert.doesNotMatch(stolen, /secret plans/)
+})
