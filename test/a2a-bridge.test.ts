@@ -1,6 +1,6 @@
 // The A2A bridge (src/agents/a2a, `--agent a2a:URL`): a Parlance serving the demo agent over A2A, a second one
 // serving it through `a2aBridgeAgent`, and HAI (and AG-UI) clients driving the second, as the AG-UI bridge's
-// tests do. Client tools are left out: A2A carries none.
+// tests do (a client tool travels as an input-required task answered by its next message).
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { AguiClient, textOf, type HaiServerMessage } from '../src/client/index.js'
@@ -112,6 +112,31 @@ test('cancel: stops the bridge run and the remote task; AG-UI watches the same b
   assert.ok(log.some((e) => e.type === 'message.user' && e.content === 'slow'))
   c.say('hello after cancel')
   assert.equal(textOf(await c.untilCompleted()), 'Echo: hello after cancel')
+})
+
+test('client: the remote client tool goes to the HAI client; its result goes back to the remote agent', async () => {
+  const c = await bridge.hai()
+  c.say('client info please')
+  const call = await c.next('tool_call_start')
+  assert.deepEqual([call.tool_name, call.parameters, call.metadata?.target], ['get_client_info', {}, 'client'])
+  c.toolResult(call.tool_call_id, { result: { browser: 'hai-test', width: 1280 } })
+  const msgs = await c.untilCompleted()
+  verifyHaiStream(c.received)
+  assert.equal(textOf(msgs), 'Client info: {"browser":"hai-test","width":1280}')
+  const log = await remoteLog((e) => e.type === 'tool.result' && e.toolName === 'get_client_info')
+  const result = log.find((e) => e.type === 'tool.result')
+  assert.deepEqual(result?.type === 'tool.result' ? result.result : null, { browser: 'hai-test', width: 1280 })
+})
+
+test('client: a failing client tool is reported to the remote agent, whose run then fails', async () => {
+  const c = await bridge.hai()
+  c.say('client')
+  const call = await c.next('tool_call_start')
+  c.toolResult(call.tool_call_id, { error: 'no screen' })
+  const msgs = await c.untilCompleted()
+  const err = of(msgs, 'error')[0]
+  assert.equal(err?.error_code, 'tool_error')
+  assert.match(err.message, /the remote A2A agent failed: .*no screen/)
 })
 
 test('plan: plan, steps and progress are relayed', async () => {

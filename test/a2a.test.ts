@@ -140,6 +140,21 @@ for (const approve of [true, false]) {
   })
 }
 
+test('a client tool: input-required with the call as data; the next message of the task carries its result', async (t) => {
+  const s = await server()
+  t.after(() => s.close())
+  const c = await connectA2a({ url: s.url })
+  const first = asTask(await send(c, message('client info please')))
+  assert.equal(first.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED)
+  const asked = first.status?.message?.parts.find((p) => p.content?.$case === 'data')?.content
+  const q = (asked?.$case === 'data' ? asked.value : null) as { clientTool: boolean; tool: string; args: unknown } | null
+  assert.deepEqual(q && [q.clientTool, q.tool, q.args], [true, 'get_client_info', {}])
+  const answer = message('', { contextId: first.contextId, taskId: first.id, parts: [{ content: { $case: 'data', value: { result: { os: 'a2a-test' } } }, metadata: undefined, filename: '', mediaType: 'application/json' }] })
+  const done = asTask(await send(c, answer))
+  assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED)
+  assert.equal(artifactText(done), 'Client info: {"os":"a2a-test"}')
+})
+
 test('tasks/cancel stops the run: the task ends canceled', async (t) => {
   const s = await server()
   t.after(() => s.close())

@@ -18,7 +18,7 @@ const DIALECTS = ['hai', 'agui', 'huma', 'myagent', 'hugai', 'aisdk', 'mcp', 'a2
 /** Dialects that stream text; HUMA (typing, then whole messages), HugAI (the task's result) and MCP (the call's result) do not. */
 const STREAMING = new Set(['hai', 'agui', 'myagent', 'aisdk', 'a2a'])
 /** Dialects whose protocol carries no client tools (the agent hears so and goes on). */
-const NO_CLIENT_TOOLS = new Set(['mcp', 'a2a'])
+const NO_CLIENT_TOOLS = new Set(['mcp'])
 const WAIT = 15_000
 
 let outDir: string | undefined

@@ -15,7 +15,7 @@ const dataOf = (parts: readonly Part[]): Record<string, unknown> => {
 /**
  * A2A 1.0 (JSON-RPC, SSE) through the official `@a2a-js/sdk` client built from the demo agent's card: each
  * message is a task in the page's context (= the Parlance session), streamed with `SendStreamingMessage`;
- * an `input-required` task is an approval, answered as the task's next message. Statuses and server tool calls
+ * an `input-required` task is an approval or a client tool, answered as the task's next message. Statuses and server tool calls
  * come from `metadata.parlance` of the `working` updates; plan progress from the canonical log.
  */
 export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${uid()}`): Promise<DialectAdapter> {
@@ -50,7 +50,8 @@ export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${ui
       else if (meta.toolError) sink.toolResult(meta.toolError.id, { error: meta.toolError.error })
     } else if (st.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       const q = dataOf(st.message?.parts ?? [])
-      sink.approval({ id: p.value.taskId, tool: str(q.tool), args: q.args ?? {}, risk: str(q.risk) || 'medium', reasoning: str(q.reasoning) || said })
+      if (q.clientTool) sink.clientTool({ id: p.value.taskId, name: str(q.tool), args: q.args ?? {} })
+      else sink.approval({ id: p.value.taskId, tool: str(q.tool), args: q.args ?? {}, risk: str(q.risk) || 'medium', reasoning: str(q.reasoning) || said })
       sink.runEnded('input-required')
     } else if (st.state === TaskState.TASK_STATE_COMPLETED) sink.runEnded('completed')
     else if (st.state === TaskState.TASK_STATE_CANCELED) sink.runEnded('cancelled')
@@ -72,15 +73,15 @@ export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${ui
     id: 'a2a',
     carriesState: true,
     streams: true,
-    notes: 'A2A: each message is a task in this page\'s context (the Parlance session); an approval is the task in input-required, answered in the same task. A2A carries no client tools (the agent hears so) nor plan steps (shown from the canonical log).',
+    notes: 'A2A: each message is a task in this page\'s context (the Parlance session); an approval or a client tool is the task in input-required, answered in the same task. Plan steps show from the canonical log.',
     async send(text) {
       void stream(message([textPart(text)]))
     },
     async approve(taskId, approved, feedback) {
       void stream(message([dataPart({ approved, ...(feedback ? { feedback } : {}) })], taskId))
     },
-    async answerTool() {
-      throw new Error('A2A carries no client tools')
+    async answerTool(taskId, outcome) {
+      void stream(message([dataPart('result' in outcome ? { result: outcome.result } : { error: outcome.error })], taskId))
     },
     close() {},
   }

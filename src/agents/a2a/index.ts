@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto'
 import { Role, TaskState, type Message, type Part, type StreamResponse } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client'
 import { defineAgent, type AgentDefinition, type Plan, type RunContext } from '../../agent/index.js'
-import { ParlanceError, type Json, type RiskLevel } from '../../core/index.js'
+import { ParlanceError, type ErrorCode, type Json, type RiskLevel } from '../../core/index.js'
+import { openTools } from '../open-tools.js'
 import { TextQueue } from './queue.js'
 
 /** Options of `a2aBridgeAgent`. */
@@ -16,7 +17,9 @@ export interface A2aBridgeOptions {
   headers?: Record<string, string>
 }
 
-const RISKS: readonly RiskLevel[] = ['low', 'medium', 'high']
+/** Error codes of a failed remote task kept as the run's own (others become `execution_error`). */
+const KEPT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['tool_error', 'timeout', 'unavailable', 'not_found', 'forbidden', 'unauthorized', 'rate_limited', 'invalid_message'])
+const RISKS: readonly RiskLevel[] = ['low', 'medium', 'high', 'critical']
 
 /**
  * An agent that is a remote A2A agent: each Parlance run is one A2A task of the remote (the message streamed with
@@ -44,7 +47,7 @@ export function a2aBridgeAgent(options: A2aBridgeOptions): AgentDefinition {
     })
     return client
   }
-  return defineAgent({
+  const agent = defineAgent({
     name,
     description: options.description ?? `A2A agent at ${url.toString()}`,
     async run(ctx) {
@@ -60,14 +63,32 @@ export function a2aBridgeAgent(options: A2aBridgeOptions): AgentDefinition {
         for (;;) {
           const asked = await relay(ctx, remote.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: undefined }, { signal: ctx.signal }), task)
           if (!asked) return
-          const answer = await ctx.approve(asked)
-          message = userMessage(contextId, task.id, [dataPart({ approved: answer.approved, ...(answer.feedback ? { feedback: answer.feedback } : {}) })])
+          message = userMessage(contextId, task.id, [dataPart(await answer(ctx, asked))])
         }
       } finally {
         ctx.signal.removeEventListener('abort', onAbort)
       }
     },
   })
+  // A client tool the remote asks for (input-required with clientTool) goes to the Parlance client, whatever its name.
+  return Object.freeze({ ...agent, tools: openTools({}, 'A tool the remote A2A agent asked the client to run') })
+}
+
+/** What an `input-required` task asks: an approval, or a client tool run. */
+type Asked = { approval: Parameters<RunContext['approve']>[0] } | { tool: string; args: Record<string, unknown> }
+
+/** Asks the Parlance client (an approval, a client tool) and says its answer as the task's next message's data. */
+async function answer(ctx: RunContext, asked: Asked): Promise<Json> {
+  if ('approval' in asked) {
+    const a = await ctx.approve(asked.approval)
+    return { approved: a.approved, ...(a.feedback ? { feedback: a.feedback } : {}) }
+  }
+  try {
+    return { result: await ctx.callTool(asked.tool, asked.args) }
+  } catch (err) {
+    if (ctx.signal.aborted) throw err
+    return { error: (err as Error).message }
+  }
 }
 
 async function createClient(url: string, headers: Record<string, string>): Promise<Client> {
@@ -84,7 +105,7 @@ async function createClient(url: string, headers: Record<string, string>): Promi
  * Relays one remote stream into the run; resolves with the approval the remote asks for (`input-required`),
  * or null once the task completed. Throws when it failed or was cancelled.
  */
-async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, task: { id: string }): Promise<Parameters<RunContext['approve']>[0] | null> {
+async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, task: { id: string }): Promise<Asked | null> {
   let text: { id: string; queue: TextQueue; said: Promise<string> } | null = null
   const endText = async () => {
     if (!text) return
@@ -152,17 +173,24 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
         await Promise.all([...tools.values()].map((t) => t.done))
         if (st.state === TaskState.TASK_STATE_COMPLETED) return null
         if (st.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
-          const q = (dataOfParts(st.message?.parts ?? []) ?? {}) as { tool?: string; args?: Record<string, unknown>; risk?: string; reasoning?: string; description?: string }
+          const q = (dataOfParts(st.message?.parts ?? []) ?? {}) as { clientTool?: boolean; tool?: string; args?: Record<string, unknown>; risk?: string; reasoning?: string; description?: string }
+          if (q.clientTool && q.tool) return { tool: q.tool, args: q.args ?? {} }
           return {
-            tool: q.tool ?? 'input',
-            args: q.args ?? {},
-            risk: RISKS.includes(q.risk as RiskLevel) ? (q.risk as RiskLevel) : 'medium',
-            reasoning: q.reasoning ?? said,
-            ...(q.description ? { description: q.description } : {}),
+            approval: {
+              tool: q.tool ?? 'input',
+              args: q.args ?? {},
+              risk: RISKS.includes(q.risk as RiskLevel) ? (q.risk as RiskLevel) : 'medium',
+              reasoning: q.reasoning ?? said,
+              ...(q.description ? { description: q.description } : {}),
+            },
           }
         }
         if (st.state === TaskState.TASK_STATE_CANCELED) throw new ParlanceError('cancelled', said || 'the remote task was cancelled')
-        if (st.state === TaskState.TASK_STATE_FAILED || st.state === TaskState.TASK_STATE_REJECTED) throw new ParlanceError('execution_error', `the remote A2A agent failed: ${said || TaskState[st.state]}`)
+        if (st.state === TaskState.TASK_STATE_FAILED || st.state === TaskState.TASK_STATE_REJECTED) {
+          // A Parlance remote says "<code>: <message>"; a code that means the same here is kept.
+          const code = /^([a-z_]+): /.exec(said)?.[1] as ErrorCode | undefined
+          throw new ParlanceError(code && KEPT_CODES.has(code) ? code : 'execution_error', `the remote A2A agent failed: ${said || TaskState[st.state]}`)
+        }
       }
     }
   } finally {

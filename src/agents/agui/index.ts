@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { HttpAgent, isInterruptExpired, type Interrupt, type Message, type ResumeEntry } from '@ag-ui/client'
+import { openTools } from '../open-tools.js'
 import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
 import { ParlanceError, toolResultText, toParlanceError, type RiskLevel } from '../../core/index.js'
 import { offeredTools, parlanceCancelUrl, remoteMessages, remoteRunError, requestError } from './convert.js'
@@ -47,23 +48,6 @@ export interface AguiBridgeOptions {
 /** Longest a remote cancel request may take (ms); the next run of the same session waits for it. */
 const CANCEL_TIMEOUT_MS = 5_000
 const RISKS: ReadonlySet<string> = new Set<RiskLevel>(['low', 'medium', 'high', 'critical'])
-const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,256}$/
-
-/**
- * Tools as `RunContext.callTool` looks them up: the declared ones, and any other (valid) name as a client
- * tool — the remote agent decides which frontend tools it calls, and the bridge forwards each to the client.
- * Enumerating it lists only the declared tools.
- */
-function openTools(declared: Record<string, ToolDefinition>): Readonly<Record<string, ToolDefinition>> {
-  const forwarded: ToolDefinition = Object.freeze({ description: 'A tool the remote AG-UI agent asked the client to run' })
-  return new Proxy(Object.freeze({ ...declared }), {
-    get(target, key) {
-      if (typeof key !== 'string') return undefined
-      if (Object.hasOwn(target, key)) return target[key]
-      return TOOL_NAME.test(key) && !(key in Object.prototype) && key !== 'then' && key !== 'toJSON' ? forwarded : undefined
-    },
-  })
-}
 
 /**
  * An agent that is a remote AG-UI agent: every Parlance run becomes one or more runs of the remote agent
@@ -190,7 +174,7 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
       }
     },
   })
-  return Object.freeze({ ...agent, tools: openTools(declared) })
+  return Object.freeze({ ...agent, tools: openTools(declared, 'A tool the remote AG-UI agent asked the client to run') })
 }
 
 /**

@@ -139,6 +139,26 @@ export function stateArtifact(taskId: string, contextId: string, state: Json): T
   return { taskId, contextId, artifact: { artifactId: 'state', name: 'state', description: 'The shared state of the session', parts: [dataPart(state)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }
 }
 
+/** What a client tool call says in the `input-required` status: the call, and `clientTool: true` in its data. */
+export function clientToolQuestion(e: Extract<StoredEvent, { type: 'tool.call' }>): { text: string; data: Json } {
+  return {
+    text: `Run the client tool ${e.toolName}(${JSON.stringify(e.args)}) and answer with {"result": …} or {"error": "…"} in a data part.`,
+    data: { clientTool: true, toolCallId: e.toolCallId, tool: e.toolName, args: e.args as Json },
+  }
+}
+
+/** The answer to a client tool: a data part `{result}` or `{error}`; else the message's text is the result. */
+export function toolAnswerOf(m: Message): { result: Json } | { error: string } {
+  for (const p of m.parts) {
+    const v: unknown = p.content?.$case === 'data' ? p.content.value : undefined
+    if (v && typeof v === 'object') {
+      if (typeof (v as { error?: unknown }).error === 'string') return { error: (v as { error: string }).error }
+      if ('result' in v) return { result: ((v as { result?: Json }).result ?? null) }
+    }
+  }
+  return { result: textOf(m) }
+}
+
 /** What an approval request says in the `input-required` status: the question, and its data. */
 export function approvalQuestion(e: Extract<StoredEvent, { type: 'approval.requested' }>): { text: string; data: Json } {
   return {

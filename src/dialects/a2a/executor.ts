@@ -3,14 +3,14 @@ import { TaskState } from '@a2a-js/sdk'
 import { ParlanceError, type Command, type Principal, type StoredEvent } from '../../core/index.js'
 import { carryOut } from '../../binding/index.js'
 import { RAW_EVENTS, type Session, type SessionManager } from '../../session/index.js'
-import { approvalAnswerOf, approvalQuestion, newTask, stateArtifact, status, textChunk, textOf, workingUpdate } from './codec.js'
+import { approvalAnswerOf, approvalQuestion, clientToolQuestion, newTask, toolAnswerOf, stateArtifact, status, textChunk, textOf, workingUpdate } from './codec.js'
 
 /** A task (= a Parlance run) as this node knows it: its session, its run, and what it waits for. */
 interface Running {
   session: Session
   runId: string | null
-  /** The approval the run waits for (the task is `input-required`). */
-  approvalId: string | null
+  /** What the run waits for from the client (the task is `input-required`): an approval, or a client tool's result. */
+  waiting: { kind: 'approval'; id: string } | { kind: 'tool'; id: string; name: string } | null
   /** The execution following the run now, if any (none while the task waits for input). */
   following: boolean
 }
@@ -33,12 +33,12 @@ export class ParlanceExecutor implements AgentExecutor {
   execute = async (rc: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = rc
     const known = this.tasks.get(taskId)
-    if (rc.task && known?.approvalId) return this.answer(rc, known, bus)
+    if (rc.task && known?.waiting) return this.answer(rc, known, bus)
     if (rc.task) throw new ParlanceError('conflict', `task ${taskId} is ${known ? 'running' : 'over'}: send a new message without taskId to start another`, { taskId })
     const session = await this.sessions.open(contextId, this.principalOf(rc), { agent: this.agent })
     const text = textOf(rc.userMessage)
     if (!text.trim()) throw new ParlanceError('invalid_message', 'the message has no text part', { field: 'message.parts' })
-    const running: Running = { session, runId: null, approvalId: null, following: true }
+    const running: Running = { session, runId: null, waiting: null, following: true }
     this.tasks.set(taskId, running)
     bus.publish(AgentEvent.task(newTask(taskId, contextId, rc.userMessage, { sessionId: session.id, runId: null, agent: this.agent })))
     await this.follow(running, taskId, contextId, bus, { type: 'user.message', sessionId: session.id, content: text, agent: this.agent })
@@ -54,15 +54,23 @@ export class ParlanceExecutor implements AgentExecutor {
     bus.finished()
   }
 
-  /** The next message of an `input-required` task: the answer to its approval; the run goes on. */
+  /** The next message of an `input-required` task: the answer to its approval or client tool; the run goes on. */
   private async answer(rc: RequestContext, running: Running, bus: ExecutionEventBus): Promise<void> {
     if (this.principalOf(rc) !== running.session.owner) throw new ParlanceError('forbidden', 'this task belongs to someone else', { taskId: rc.taskId })
-    const { approved, feedback } = approvalAnswerOf(rc.userMessage)
-    const approvalId = running.approvalId!
-    running.approvalId = null
+    const waiting = running.waiting!
+    const sessionId = running.session.id
+    let cmd: Command
+    if (waiting.kind === 'approval') {
+      const { approved, feedback } = approvalAnswerOf(rc.userMessage)
+      cmd = { type: 'approval.response', sessionId, approvalId: waiting.id, approved, ...(feedback ? { feedback } : {}) }
+    } else {
+      const outcome = toolAnswerOf(rc.userMessage)
+      cmd = { type: 'tool.result', sessionId, toolCallId: waiting.id, toolName: waiting.name, ...('error' in outcome ? { outcome: 'failure', error: outcome.error } : { outcome: 'success', result: outcome.result }) }
+    }
+    running.waiting = null
     running.following = true
     bus.publish(AgentEvent.task(rc.task!))
-    await this.follow(running, rc.taskId, rc.contextId, bus, { type: 'approval.response', sessionId: running.session.id, approvalId, approved, ...(feedback ? { feedback } : {}) })
+    await this.follow(running, rc.taskId, rc.contextId, bus, cmd)
   }
 
   /** Carries out `cmd` and relays the run's events until it ends or waits for input. */
@@ -107,16 +115,19 @@ export class ParlanceExecutor implements AgentExecutor {
             bus.publish(AgentEvent.artifactUpdate(stateArtifact(taskId, contextId, session.model.state)))
             return
           case 'approval.requested': {
-            running.approvalId = e.approvalId
+            running.waiting = { kind: 'approval', id: e.approvalId }
             const q = approvalQuestion(e)
             bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, q.text, q.data, e.approvalId)))
             return end(false)
           }
-          case 'tool.call':
+          case 'tool.call': {
             if (e.target !== 'client') return
-            // An A2A client runs no tools of ours: the run goes on without it (the agent hears why).
-            void Promise.resolve(session.handle({ type: 'tool.result', sessionId: session.id, toolCallId: e.toolCallId, outcome: 'failure', error: 'an A2A client cannot run client tools' })).catch(() => {})
-            return
+            // A tool the client runs: the task waits for its result, the task's next message.
+            running.waiting = { kind: 'tool', id: e.toolCallId, name: e.toolName }
+            const q = clientToolQuestion(e)
+            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, q.text, q.data, e.toolCallId)))
+            return end(false)
+          }
           case 'run.finished':
             bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED)))
             return end(true)

@@ -15,6 +15,12 @@ export interface TaskLink {
 }
 
 /**
+ * A data part answering an `input-required` task that waits for a client tool (its status data has
+ * `clientTool: true`): `{result}` or `{error}`; a text part is taken as the result.
+ */
+export type ToolAnswer = { result: unknown } | { error: string }
+
+/**
  * A data part answering an `input-required` task (an approval the run waits for): `{approved, feedback?}`.
  * A text part answers too: "yes" / "approve" / "ok" approves, anything else rejects with the text as feedback.
  */
