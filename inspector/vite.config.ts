@@ -18,6 +18,6 @@ export default defineConfig({
     modulePreload: { polyfill: false },
   },
   resolve: {
-    alias: { 'parlance-gateway/client': fileURLToPath(new URL('../src/client/index.ts', import.meta.url)) },
+    alias: { 'parlance-gateway/client': fileURLToPath(new URL('./src/clients.ts', import.meta.url)) },
   },
 })
