@@ -10,6 +10,7 @@ import { verifyHaiStream } from './hai-lifecycle.js'
 import { startServer, type TestServer } from './harness.js'
 import { unreachable } from './agui-bridge-support.js'
 import { watch } from './huma-support.js'
+import { agentFor, last, run, text } from './agui-support.js'
 
 let remote: TestServer
 let bridge: TestServer
@@ -175,6 +176,21 @@ test('interrupt: a new message while the remote streams stops it and answers the
   const next = await c.untilCompleted()
   verifyHaiStream(next)
   assert.equal(textOf(next), 'Echo: hello instead')
+})
+
+test('AG-UI: the official HttpAgent drives the bridge — weather with its tool call, then an approval across runs (interrupt and resume)', async () => {
+  const agent = agentFor(bridge.url)
+  const weather = await run(agent, 'weather in Paris')
+  const call = weather.find((e) => e.type === 'TOOL_CALL_START')
+  assert.equal(call?.toolCallName, 'get_weather')
+  assert.ok(weather.some((e) => e.type === 'TOOL_CALL_RESULT' && String(e.content).includes('cloudy')))
+  assert.equal(text(weather), 'The weather in Paris is cloudy at 18 °C.')
+  const first = await run(agent, 'delete my notes')
+  const outcome = last(first).outcome as { type: string; interrupts: Array<{ id: string }> }
+  assert.equal(outcome.type, 'interrupt')
+  const second = await run(agent, null, { resume: [{ interruptId: outcome.interrupts[0]!.id, status: 'resolved', payload: { approved: true } }] })
+  assert.match(text(second), /Done: deleted notes\/demo\.txt/)
+  assert.equal(last(second).type, 'RUN_FINISHED')
 })
 
 test('an unreachable remote agent: the run fails with unavailable, naming the URL', async (t) => {
