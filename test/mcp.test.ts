@@ -173,3 +173,20 @@ test('a dropped stream resumes (Last-Event-ID): the call completes with every pr
   assert.deepEqual(progress.map((p) => p.progress), progress.map((_, i) => i + 1), 'no progress notification lost or repeated')
   assert.equal(progress.filter((p) => /^\d+ $/.test(p.message ?? '')).length, 50, 'every streamed chunk once')
 })
+
+test('an idle MCP session is closed (404: initialize again); a client with its stream open keeps its own', async (t) => {
+  const s = await startServer({ limits: { mcpSessionIdleMs: 300 } })
+  t.after(() => s.close())
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+  // A client that initializes over plain HTTP and goes away without DELETE.
+  const init = await fetch(`${s.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } }) })
+  const gone = init.headers.get('mcp-session-id')!
+  await init.text()
+  // The SDK client keeps its GET stream open: it is not idle, however long it waits.
+  const { client } = await mcpClient(s)
+  t.after(() => client.close())
+  await new Promise((r) => setTimeout(r, 1000))
+  const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': gone }, body: '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' })
+  assert.equal(res.status, 404, 'the idle session was closed')
+  assert.equal(textOf(await client.callTool({ name: 'ask_demo', arguments: { message: 'count 2' } })).trim(), '1 2', 'the connected one was kept')
+})

@@ -13,6 +13,7 @@ export interface Limits {
   commitWindowMs: number
   storeStallMs: number
   earlyDecisionWindowMs: number
+  mcpSessionIdleMs: number
   replayPageSize: number
   sessionIdleMs: number
   typingMsPerChar: number
@@ -72,6 +73,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
    * raised meanwhile under that name (the tool) or id, for the same principal; 0: recorded only (ms).
    */
   earlyDecisionWindowMs: 10 * 60_000,
+  /** MCP: an MCP session with no open request or stream for this long is closed; its client initializes again (ms). */
+  mcpSessionIdleMs: 60 * 60_000,
   /** An idle session (no run, no connection) is unloaded from memory after this long; it reloads from the store on use (ms). */
   sessionIdleMs: 5 * 60_000,
   /** Messaging bursts (`ctx.send`): simulated typing time per character of each message (ms). */

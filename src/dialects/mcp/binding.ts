@@ -17,7 +17,11 @@ interface McpSession {
   transport: StreamableHTTPServerTransport
   server: McpServer
   principal: Principal
+  /** Requests (and SSE streams) of this MCP session still open, and when the last one ended or began. */
+  inFlight: number
+  lastSeen: number
 }
+
 
 /**
  * The Model Context Protocol over streamable HTTP at `/mcp` (the official SDK's server and transport): each
@@ -28,6 +32,17 @@ export const mcpBinding: Dialect = { name: 'mcp', capabilities, endpoint: (deps)
 
 function mcpEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
   const open = new Map<string, McpSession>()
+  // Clients that never send DELETE would otherwise keep their MCP session (and its resume window) for good.
+  const idleMs = deps.limits.mcpSessionIdleMs
+  const sweep = setInterval(() => {
+    const now = Date.now()
+    for (const [id, s] of open) {
+      if (s.inFlight > 0 || now - s.lastSeen < idleMs) continue
+      open.delete(id)
+      void s.server.close().catch(() => {})
+    }
+  }, Math.max(50, Math.min(60_000, Math.floor(idleMs / 2))))
+  sweep.unref()
   return {
     dialect: 'mcp',
     paths: { mcp: '/mcp' },
@@ -40,6 +55,7 @@ function mcpEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
       return true
     },
     async close() {
+      clearInterval(sweep)
       const all = [...open.values()]
       open.clear()
       for (const s of all) await s.server.close().catch(() => {})
@@ -55,14 +71,25 @@ async function serve(deps: EndpointDeps, open: Map<string, McpSession>, req: Inc
     if (!s) return rpcError(res, 404, CODE.sessionNotFound, `MCP session not found: ${id} (it ended, or this server restarted): initialize a new one`)
     if (s.principal !== principal) return rpcError(res, 403, CODE.forbidden, 'this MCP session belongs to someone else')
     if (req.method === 'POST' && refused(deps, req, res, principal)) return
-    return s.transport.handleRequest(req, res)
+    return track(s, res, () => s.transport.handleRequest(req, res))
   }
   if (req.method !== 'POST') return rpcError(res, 400, CODE.badRequest, 'no Mcp-Session-Id header: POST an initialize request first')
   if (refused(deps, req, res, principal)) return
   const s = create(deps, open, principal)
   // The transport answers a first request that is not `initialize` with its own 400; the session then never starts.
   await s.server.connect(s.transport)
-  await s.transport.handleRequest(req, res)
+  await track(s, res, () => s.transport.handleRequest(req, res))
+}
+
+/** Counts a request (or SSE stream) of `s` as open until its response closes. */
+function track(s: McpSession, res: ServerResponse, handle: () => Promise<void>): Promise<void> {
+  s.inFlight++
+  s.lastSeen = Date.now()
+  res.once('close', () => {
+    s.inFlight--
+    s.lastSeen = Date.now()
+  })
+  return handle()
 }
 
 /** The rate limit of the principal (or, with auth off, of the address), as the other dialects apply it. */
@@ -81,7 +108,7 @@ function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Pr
     onsessionclosed: (sid) => void open.delete(sid),
   })
   const server = new McpServer({ name: 'parlance', version: '0.1.0' }, { capabilities: { tools: {} } })
-  const s: McpSession = { transport, server, principal }
+  const s: McpSession = { transport, server, principal, inFlight: 0, lastSeen: Date.now() }
   transport.onclose = () => {
     if (transport.sessionId) open.delete(transport.sessionId)
   }
