@@ -1,8 +1,8 @@
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server'
 import { TaskState } from '@a2a-js/sdk'
 import { ParlanceError, type Command, type Principal, type StoredEvent } from '../../core/index.js'
-import { carryOut } from '../../binding/index.js'
-import { RAW_EVENTS, type Session, type SessionManager } from '../../session/index.js'
+import { followRun } from '../../binding/index.js'
+import type { Session, SessionManager } from '../../session/index.js'
 import { approvalAnswerOf, approvalQuestion, clientToolQuestion, newTask, toolAnswerOf, stateArtifact, status, textChunk, textOf, workingUpdate } from './codec.js'
 
 /** A task (= a Parlance run) as this node knows it: its session, its run, and what it waits for. */
@@ -77,19 +77,20 @@ export class ParlanceExecutor implements AgentExecutor {
   private follow(running: Running, taskId: string, contextId: string, bus: ExecutionEventBus, cmd: Command): Promise<void> {
     const { session } = running
     return new Promise<void>((resolve, reject) => {
-      const early: StoredEvent[] = []
       let artifact: { id: string; chunks: number } | null = null
       let done = false
       const end = (final: boolean, err?: Error) => {
         if (done) return
         done = true
-        sub.close()
+        follower.close()
         running.following = false
         if (final) this.tasks.delete(taskId)
         if (err) reject(err)
         else resolve()
       }
       const on = (e: StoredEvent) => {
+        if (done) return
+        running.runId = e.runId
         const working = workingUpdate(taskId, contextId, e)
         if (working) bus.publish(AgentEvent.statusUpdate(working))
         switch (e.type) {
@@ -138,30 +139,7 @@ export class ParlanceExecutor implements AgentExecutor {
           }
         }
       }
-      const sub = session.subscribe(
-        {
-          codecKey: 'a2a',
-          encoder: RAW_EVENTS,
-          view: null,
-          write(frames) {
-            for (const e of frames as StoredEvent[]) {
-              if (done) break
-              if (running.runId === null) early.push(e)
-              else if (e.runId === running.runId) on(e)
-            }
-            return true
-          },
-        },
-        session.lastSeq,
-      )
-      carryOut(session, [cmd]).then(
-        ({ follow }) => {
-          if (follow === null) return end(true, new ParlanceError('internal', 'the run did not start'))
-          running.runId = follow
-          for (const e of early.splice(0)) if (!done && e.runId === follow) on(e)
-        },
-        (err: unknown) => end(true, err instanceof Error ? err : new Error(String(err))),
-      )
+      const follower = followRun(session, cmd, 'a2a', { event: on, failed: (err) => end(true, err) }, running.runId)
     })
   }
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { ParlanceError, type Principal, type StoredEvent } from '../../core/index.js'
-import { carryOut } from '../../binding/index.js'
-import { RAW_EVENTS, type Session, type SessionManager } from '../../session/index.js'
+import { followRun } from '../../binding/index.js'
+import type { Session, SessionManager } from '../../session/index.js'
 import { APPROVAL_FORM, APPROVAL_META, approvalAnswer, approvalMeta, approvalPrompt, completed, failed, progressOf, waiting } from './codec.js'
 import type { AskArgs } from './wire.js'
 
@@ -26,20 +26,19 @@ export interface AskChannel {
 export async function ask(sessions: SessionManager, principal: Principal, agent: string, args: AskArgs, channel: AskChannel): Promise<CallToolResult> {
   const session = await sessions.open(args.sessionId ?? `mcp_${randomUUID()}`, principal, { agent })
   return new Promise<CallToolResult>((resolve, reject) => {
-    let runId: string | null = null
-    const early: StoredEvent[] = []
     let text = ''
     let settled = false
     const finish = (result: CallToolResult | Error) => {
       if (settled) return
       settled = true
-      sub.close()
+      follower.close()
       channel.signal.removeEventListener('abort', onAbort)
       if (result instanceof Error) reject(result)
       else resolve(result)
     }
-    const ids = () => ({ sessionId: session.id, runId })
+    const ids = () => ({ sessionId: session.id, runId: follower.runId() })
     const on = (e: StoredEvent) => {
+      if (settled) return
       const said = progressOf(e)
       if (said !== null) channel.progress(said)
       switch (e.type) {
@@ -68,35 +67,13 @@ export async function ask(sessions: SessionManager, principal: Principal, agent:
           return finish(failed(e, ids()))
       }
     }
-    const sub = session.subscribe(
-      {
-        codecKey: 'mcp',
-        encoder: RAW_EVENTS,
-        view: null,
-        write(frames) {
-          for (const e of frames as StoredEvent[]) {
-            if (runId === null) early.push(e)
-            else if (e.runId === runId) on(e)
-          }
-          return true
-        },
-      },
-      session.lastSeq,
-    )
     const onAbort = () => {
       // The client cancelled the call (or left): the run stops too; the SDK answers nothing to a cancelled request.
       void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the MCP client' })).catch(() => {})
       finish(new ParlanceError('cancelled', 'cancelled by the MCP client'))
     }
     channel.signal.addEventListener('abort', onAbort, { once: true })
-    carryOut(session, [{ type: 'user.message', sessionId: session.id, content: args.message, agent }]).then(
-      ({ follow }) => {
-        if (follow === null) return finish(new ParlanceError('internal', 'the run did not start'))
-        runId = follow
-        for (const e of early.splice(0)) if (e.runId === runId) on(e)
-      },
-      (err: unknown) => finish(err instanceof Error ? err : new Error(String(err))),
-    )
+    const follower = followRun(session, { type: 'user.message', sessionId: session.id, content: args.message, agent }, 'mcp', { event: on, failed: finish })
   })
 }
 

@@ -22,7 +22,6 @@ interface McpSession {
   lastSeen: number
 }
 
-
 /**
  * The Model Context Protocol over streamable HTTP at `/mcp` (the official SDK's server and transport): each
  * agent is a tool, `ask_<agent>`, whose call runs the agent as a turn of a Parlance session (see ask.ts). MCP
