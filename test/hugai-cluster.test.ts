@@ -160,3 +160,17 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 3000): Promise
     await sleep(50)
   }
 }
+
+test("governance/approval on node 2 decides another dialect's approval waiting in a session written on node 1", async (t) => {
+  const [n1, n2] = nodes as [TestServer, TestServer, TestServer]
+  const hai = await n1.hai()
+  t.after(() => hai.close())
+  hai.say('delete my notes')
+  const req = await hai.next('tool_approval_request')
+  const approver = await connect(n2, { agentId: 'reviewer', capabilities: { approver: true } })
+  t.after(() => approver.close())
+  const ok = await approver.call('governance/approval', { checkpoint: req.approval_id, artifact: {}, approver: 'user-123', decision: 'approved' })
+  assert.deepEqual(ok, { checkpoint: req.approval_id, decision: 'approved', recorded: true })
+  const msgs = await hai.untilCompleted()
+  assert.match(msgs.filter((m) => m.type === 'assistant_message_chunk').map((m) => (m as { content?: string }).content ?? '').join(''), /Done: deleted notes\/demo\.txt/)
+})

@@ -101,8 +101,17 @@ export class Governance {
    */
   async decide(peer: Peer, p: Params): Promise<unknown> {
     const named = String(p.checkpoint)
-    const checkpoint = this.sessions.findPending(named) ? named : this.pendingByName(named, peer.principal)
-    const session = checkpoint === undefined ? undefined : this.sessions.findPending(checkpoint)
+    let checkpoint = this.sessions.findPending(named) ? named : this.pendingByName(named, peer.principal)
+    let session = checkpoint === undefined ? undefined : this.sessions.findPending(checkpoint)
+    if (!session && this.link) {
+      // An approval of another dialect's session written on another node (a hub checkpoint elsewhere was routed
+      // there by the Hub): the session, loaded here as a replica, forwards the answer to its writer.
+      const id = await this.sessions.locatePending(named)
+      if (id !== undefined) {
+        session = await this.sessions.open(id, peer.principal, { create: false })
+        checkpoint = named
+      }
+    }
     if (!session || checkpoint === undefined) return this.keepEarly(peer, named, p)
     const cp = this.open.get(checkpoint)
     const sameOwner = session.owner === peer.principal
