@@ -2,11 +2,11 @@ import type { Capabilities } from '../../binding/index.js'
 
 /** What A2A (JSON-RPC over HTTP, SSE streams) carries (README feature table, inspector). */
 export const capabilities: Capabilities = {
-  transport: 'A2A 1.0 JSON-RPC over HTTP (+ SSE)',
+  transport: 'A2A 1.0 (and 0.3) JSON-RPC over HTTP (+ SSE)',
   streaming: true,
   approvals: true,
-  clientTools: false,
+  clientTools: true,
   state: true,
-  resume: false,
+  resume: 'SubscribeToTask while the task runs (the task so far, then live)',
   cancel: true,
 }
