@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import type { EventBody, HistoryMessage, Json, StoredEvent } from '../src/core/index.js'
-import type { SessionWrite, StoreBackend } from '../src/store/index.js'
+import { forkSession, type SessionWrite, type StoreBackend } from '../src/store/index.js'
+import { ConversationModel, ParlanceError } from '../src/core/index.js'
 
 /** A stored event of `sessionId` at `seq` (a custom event carrying `value`, unless a body is given). */
 export function ev(sessionId: string, seq: number, body: EventBody = { type: 'custom', name: 'n', value: seq }): StoredEvent {
@@ -89,6 +90,8 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
       activeRunId: null,
       state: {},
       messages: [],
+      queue: [],
+      forkedFrom: null,
     })
   })
 
@@ -114,6 +117,8 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
       activeRunId: 'run_9',
       state: { count: 1 },
       messages,
+      queue: [],
+      forkedFrom: null,
     })
     await s.commit({ events: [], sessions: [rec('s1', { updatedAt: 3000, lastSeq: 8, state: [1, 2] })] })
     const r = await s.getSession('s1')
@@ -252,6 +257,68 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
     assert.deepEqual(await s.readEvents('w', 0, 1000), [])
     assert.deepEqual(await s.readEvents('x', 150, 1000), [])
     assert.equal(await s.getSession('w'), undefined)
+  })
+
+  test(`${name} store: the queue is kept like messages (omitted writes keep it), forkedFrom is set once`, async (t) => {
+    const s = await open(t)
+    const queue = [{ messageId: 'q1', content: 'later', metadata: { a: 1 } }, { messageId: 'q2', content: 'after that', agent: 'other' }]
+    await s.commit({ events: [], sessions: [rec('s1', { queue, forkedFrom: { sessionId: 'p', atSeq: 4 } })] })
+    await s.commit({ events: [], sessions: [rec('s1', { updatedAt: 2000, lastSeq: 1 })] })
+    let r = await s.getSession('s1')
+    assert.deepEqual([r?.queue, r?.forkedFrom], [queue, { sessionId: 'p', atSeq: 4 }])
+    await s.commit({ events: [], sessions: [rec('s1', { updatedAt: 3000, queue: [queue[1]!] })] })
+    r = await s.getSession('s1')
+    assert.deepEqual(r?.queue, [queue[1]])
+    assert.deepEqual((await s.listSessions(10)).find((x) => x.id === 's1')?.forkedFrom, { sessionId: 'p', atSeq: 4 })
+  })
+
+  test(`${name} store: a fork at seq k holds exactly events 1..k of the original, folded; the original is unchanged`, async (t) => {
+    const s = await open(t)
+    const bodies: EventBody[] = [
+      { type: 'message.user', messageId: 'u1', content: 'hi' },
+      { type: 'run.started', agent: 'echo' },
+      { type: 'text.start', messageId: 'a1' },
+      { type: 'text.delta', messageId: 'a1', delta: 'hello' },
+      { type: 'text.end', messageId: 'a1' },
+      { type: 'state.snapshot', snapshot: { n: 1 } },
+      { type: 'run.finished' },
+      { type: 'message.user', messageId: 'u2', content: 'again' },
+      { type: 'run.started', agent: 'echo' },
+      { type: 'text.start', messageId: 'a2' },
+      { type: 'text.delta', messageId: 'a2', delta: 'once more' },
+      { type: 'text.end', messageId: 'a2' },
+      { type: 'run.finished' },
+    ]
+    const events = bodies.map((b, i) => ({ ...ev('src', i + 1, b), runId: i < 7 ? 'run_1' : 'run_2' }))
+    const original = new ConversationModel()
+    for (const e of events) original.apply(e)
+    await s.commit({ events, sessions: [rec('src', { lastSeq: 13, messages: original.messages, state: original.state })] })
+    const before = await s.getSession('src')
+
+    const fork = await forkSession(s, 'src', { id: 'f1', atSeq: 7, pageSize: 3 })
+    const copied = await s.readEvents('f1', 0, 100)
+    assert.deepEqual(copied, events.slice(0, 7).map((e) => ({ ...e, sessionId: 'f1' })), 'events 1..7, only sessionId differs')
+    const stored = await s.getSession('f1')
+    assert.deepEqual(stored, { ...fork, updatedAt: stored!.updatedAt })
+    assert.deepEqual(stored?.messages.map((m) => m.content), ['hi', 'hello'])
+    assert.deepEqual([stored?.state, stored?.lastSeq, stored?.activeRunId, stored?.forkedFrom, stored?.owner], [{ n: 1 }, 7, null, { sessionId: 'src', atSeq: 7 }, 'alice'])
+    assert.deepEqual(await s.getSession('src'), before, 'the original record is unchanged')
+    assert.deepEqual(await s.readEvents('src', 0, 100), events, 'the original log is unchanged')
+
+    // Mid-run: the run stays active in the fork's record (closed when the fork is opened, as after a restart).
+    const mid = await forkSession(s, 'src', { id: 'f2', atSeq: 10 })
+    assert.equal(mid.activeRunId, 'run_2')
+    assert.deepEqual(mid.messages.map((m) => m.id), ['u1', 'a1', 'u2'])
+    // A fork of a fork, and the fork is a session like any other: it takes new events after k.
+    await s.commit({ events: [ev('f1', 8)], sessions: [rec('f1', { lastSeq: 8 })] })
+    assert.equal((await forkSession(s, 'f1', { id: 'f3', atSeq: 8 })).forkedFrom?.sessionId, 'f1')
+
+    const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof ParlanceError ? e.code : String(e)))
+    assert.equal(await code(forkSession(s, 'src', { id: 'f4', atSeq: 14 })), 'invalid_message', 'beyond the last seq')
+    assert.equal(await code(forkSession(s, 'src', { id: 'f4', atSeq: 0 })), 'invalid_message')
+    assert.equal(await code(forkSession(s, 'src', { id: 'f1', atSeq: 3 })), 'conflict', 'the id exists')
+    assert.equal(await code(forkSession(s, 'nope', { id: 'f5', atSeq: 1 })), 'not_found')
+    assert.equal(await s.getSession('f4'), undefined, 'a refused fork writes nothing')
   })
 
   test(`${name} store: ping is true while open and false after close`, async () => {

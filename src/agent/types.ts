@@ -1,9 +1,12 @@
-import type { ClientToolSpec, HistoryMessage, Json, PatchOp, PlanTask, RiskLevel, RunStatus } from '../core/index.js'
+import type { ClientToolSpec, HistoryMessage, Json, OnBusy, PatchOp, PlanTask, RiskLevel, RunStatus } from '../core/index.js'
 
 /** What started the run. */
 export interface RunInput {
-  /** 'message' for a user message, 'context' for a triggering context update (HUMA). */
-  kind: 'message' | 'context'
+  /**
+   * 'message' for a user message (a queued one included), 'context' for a triggering context update (HUMA),
+   * 'regenerate' for a user message answered again (it is already the last message of `history`).
+   */
+  kind: 'message' | 'context' | 'regenerate'
   /** The user's text, or the context update's description. */
   text: string
   messageId: string
@@ -125,5 +128,7 @@ export interface AgentDefinition {
   readonly name: string
   readonly description: string
   readonly tools: Readonly<Record<string, ToolDefinition>>
+  /** What a message does while this agent's run is active, unless the message says (see `OnBusy`); else the server's. */
+  readonly onBusy?: OnBusy
   run(ctx: RunContext): Promise<void> | void
 }

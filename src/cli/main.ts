@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { DEFAULT_LIMITS, type Limits } from '../core/index.js'
+import { DEFAULT_LIMITS, ON_BUSY, onBusyOf, type Limits } from '../core/index.js'
 import { chat } from './chat.js'
 import { serve, type ServeOptions } from './serve.js'
 
@@ -19,6 +19,7 @@ options:
   --token TOKEN         require a bearer token (env PARLANCE_TOKEN)
   --limit NAME=VALUE    change a limit, repeatable (README "Configuration"), e.g. --limit maxConcurrentRuns=5000
   --trust-proxy         behind a reverse proxy: rate limits key on X-Forwarded-For's first address
+  --on-busy POLICY      a message arriving during a run: interrupt (default) | enqueue | reject | rollback
   --node-id ID, --redis-prefix P, --lease-ms MS   cluster settings, with --store redis://…
   --help, --version
 
@@ -101,6 +102,7 @@ async function main(argv: string[]): Promise<void> {
         'lease-ms': { type: 'string' },
         limit: { type: 'string', multiple: true },
         'trust-proxy': { type: 'boolean' },
+        'on-busy': { type: 'string' },
       },
     })
     const port = Number(values.port ?? process.env.PORT ?? 8000)
@@ -114,6 +116,8 @@ async function main(argv: string[]): Promise<void> {
     const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms'])
     if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) throw new Error(`--lease-ms must be an integer ≥ 100, not ${values['lease-ms']}`)
     const cluster = { nodeId: values['node-id'], prefix: values['redis-prefix'], leaseMs }
+    const onBusy = values['on-busy'] === undefined ? undefined : onBusyOf(values['on-busy'])
+    if (values['on-busy'] !== undefined && !onBusy) throw new Error(`--on-busy must be one of ${ON_BUSY.join(', ')}, not ${values['on-busy']}`)
     return serve({
       port,
       host: values.host ?? '127.0.0.1',
@@ -125,6 +129,7 @@ async function main(argv: string[]): Promise<void> {
       model: values.model,
       limits: parseLimits(values.limit ?? []),
       trustProxy: values['trust-proxy'] ?? false,
+      ...(onBusy ? { onBusy } : {}),
     })
   }
   if (command === 'chat') {

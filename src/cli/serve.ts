@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isAgent, type AgentDefinition } from '../agent/index.js'
 import { demoAgent } from '../agents/demo/index.js'
-import type { Limits } from '../core/index.js'
+import type { Limits, OnBusy } from '../core/index.js'
 import { createServer, type ClusterOptions, type RedisUrl } from '../server/index.js'
 
 /** Options of `parlance serve`. */
@@ -25,6 +25,8 @@ export interface ServeOptions {
   limits?: Partial<Limits>
   /** Rate limits key on X-Forwarded-For's first address (`--trust-proxy`). */
   trustProxy?: boolean
+  /** `--on-busy`: the server's policy for a message arriving during a run. */
+  onBusy?: OnBusy
 }
 
 /**
@@ -115,6 +117,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     auth: options.token ? { token: options.token } : undefined,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),
+    ...(options.onBusy ? { onBusy: options.onBusy } : {}),
   })
   const url = await server.listen(options.port, options.host)
   const ws = url.replace('http', 'ws')

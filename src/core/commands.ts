@@ -1,6 +1,23 @@
 import type { HistoryMessage, Json } from './events.js'
 import type { SessionId } from './ids.js'
 
+/**
+ * What a new message does while a run is active (issue 19; per message, per agent, per server):
+ * - `interrupt`: stop the active run and start the new one (the default);
+ * - `enqueue`: run it after the active run (and any queued before it), in order; queued messages are in the log
+ *   (`message.queued`) and in the session record, so every client sees them and they survive a restart;
+ * - `reject`: refuse it with a `busy` error, the active run untouched;
+ * - `rollback`: stop the active run and drop its turn (its input and everything it said) from the history the
+ *   agent sees; the log keeps the events, marked by `history.rewound`.
+ */
+export type OnBusy = 'interrupt' | 'enqueue' | 'reject' | 'rollback'
+export const ON_BUSY: readonly OnBusy[] = ['interrupt', 'enqueue', 'reject', 'rollback']
+
+/** `value` as an OnBusy policy, or undefined when it is not one (dialects read it from untyped metadata). */
+export function onBusyOf(value: unknown): OnBusy | undefined {
+  return typeof value === 'string' && (ON_BUSY as readonly string[]).includes(value) ? (value as OnBusy) : undefined
+}
+
 /** Tools a client offers for one run (AG-UI `tools`, HUMA client tools). */
 export interface ClientToolSpec {
   name: string
@@ -21,7 +38,20 @@ export type Command =
       agent?: string
       clientTools?: ClientToolSpec[]
       metadata?: Record<string, unknown>
+      /** What to do if a run is active (else the agent's, else the server's policy). */
+      onBusy?: OnBusy
+      /**
+       * Edit-and-resend: first cut the history the agent sees back to `toMessageId` (kept; null: an empty
+       * history). `branch` names the session the replaced branch was forked to, if any (see `forkSession`).
+       */
+      rewind?: { toMessageId: string | null; branch?: string }
     }
+  /**
+   * Answer a user turn again: the history is cut back to user message `messageId` (default: the last user
+   * message), the answers after it are marked superseded (`history.rewound`) and a new run answers it. An
+   * active run is stopped first, unless the policy is `reject` (or `enqueue`, which cannot queue a regenerate).
+   */
+  | { type: 'run.regenerate'; sessionId: SessionId; messageId?: string; agent?: string; clientTools?: ClientToolSpec[]; onBusy?: OnBusy }
   | {
       type: 'context.update'
       sessionId: SessionId

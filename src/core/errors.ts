@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'not_found',
   'rate_limited',
   'conflict',
+  'busy',
   'interrupted',
   'cancelled',
   'timeout',

@@ -1,3 +1,4 @@
+import type { ClientToolSpec } from './commands.js'
 import type { ErrorCode } from './errors.js'
 import type { RunId, SessionId } from './ids.js'
 
@@ -25,6 +26,15 @@ export type HistoryMessage =
   | { id: string; role: 'assistant'; content: string; toolCalls?: HistoryToolCall[] }
   | { id: string; role: 'tool'; toolCallId: string; content: string; error?: string }
 
+/** A message waiting for its run under the `enqueue` policy (the session record keeps them, in order). */
+export interface QueuedMessage {
+  messageId: string
+  content: string
+  metadata?: Record<string, unknown>
+  agent?: string
+  clientTools?: ClientToolSpec[]
+}
+
 export interface HistoryToolCall {
   id: string
   name: string
@@ -44,6 +54,15 @@ export interface PlanTask {
  */
 export type EventBody =
   | { type: 'message.user'; messageId: string; content: string; metadata?: Record<string, unknown> }
+  /** A message that arrived while a run was active under the `enqueue` policy: it starts a run of its own later. */
+  | { type: 'message.queued'; messageId: string; content: string; metadata?: Record<string, unknown>; agent?: string; clientTools?: ClientToolSpec[] }
+  /**
+   * The history the agent sees is cut back to `toMessageId` (kept; null: nothing kept). What came after stays
+   * in the log, superseded: `rollback` (a run dropped by new input), `regenerate` (an answer asked again),
+   * `edit` (an earlier message edited and resent; `branch` is the session the old branch was forked to).
+   * `droppedRunId`: the run a rollback dropped.
+   */
+  | { type: 'history.rewound'; toMessageId: string | null; reason: 'rollback' | 'regenerate' | 'edit'; droppedRunId?: string; branch?: string }
   | { type: 'context.update'; name: string; description: string; context: Record<string, unknown>; triggering: boolean }
   | { type: 'run.started'; agent: string; parentRunId?: string }
   | { type: 'run.finished'; result?: Json }

@@ -14,6 +14,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   rate_limited: 429,
   conflict: 409,
+  busy: 409,
   interrupted: 409,
   cancelled: 409,
   timeout: 504,

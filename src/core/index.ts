@@ -17,12 +17,14 @@ export type {
   Json,
   PatchOp,
   PlanTask,
+  QueuedMessage,
   RiskLevel,
   RunStatus,
   StoredEvent,
   ToolTarget,
 } from './events.js'
-export type { ClientToolSpec, Command, CommandType } from './commands.js'
+export { ON_BUSY, onBusyOf } from './commands.js'
+export type { ClientToolSpec, Command, CommandType, OnBusy } from './commands.js'
 export { ConversationModel, applyPatch } from './reduce.js'
 export type { BatchEncoder, Codec, DecodeLimits, Decoded, Encoded, SseRunFormat } from './codec.js'
 export type { CloseReason, Connection } from './connection.js'

@@ -1,5 +1,5 @@
 import fjp from 'fast-json-patch'
-import { toolResultText, type EventBody, type HistoryMessage, type Json, type PatchOp } from './events.js'
+import { toolResultText, type EventBody, type HistoryMessage, type Json, type PatchOp, type QueuedMessage } from './events.js'
 import { ParlanceError } from './errors.js'
 
 /** Applies an RFC 6902 patch without touching `doc`; throws `invalid_message` on a bad patch. */
@@ -19,23 +19,49 @@ export function applyPatch(doc: Json, patch: readonly PatchOp[]): Json {
 export class ConversationModel {
   messages: HistoryMessage[]
   state: Json
+  /** Messages waiting for a run of their own (the `enqueue` policy), oldest first. */
+  queue: QueuedMessage[]
   private stateDirty = false
   private messagesDirty = false
+  private queueDirty = false
   private readonly open = new Map<string, string[]>()
   /** Burst messages sent and awaiting their delivery confirmation. */
   private readonly sent = new Map<string, string>()
 
-  constructor(messages: HistoryMessage[] = [], state: Json = {}) {
+  constructor(messages: HistoryMessage[] = [], state: Json = {}, queue: QueuedMessage[] = []) {
     this.messages = messages
     this.state = state
+    this.queue = queue
   }
 
   /** Folds one event in; throws `invalid_message` (and changes nothing) on a bad state patch. */
   apply(e: EventBody): void {
     switch (e.type) {
       case 'message.user':
+        // A queued message leaves the queue when its run starts.
+        if (this.queue.length > 0 && this.queue[0]!.messageId === e.messageId) {
+          this.queue = this.queue.slice(1)
+          this.queueDirty = true
+        }
         this.push({ id: e.messageId, role: 'user', content: e.content })
         return
+      case 'message.queued': {
+        const q: QueuedMessage = { messageId: e.messageId, content: e.content }
+        if (e.metadata !== undefined) q.metadata = e.metadata
+        if (e.agent !== undefined) q.agent = e.agent
+        if (e.clientTools !== undefined) q.clientTools = e.clientTools
+        this.queue = [...this.queue, q]
+        this.queueDirty = true
+        return
+      }
+      case 'history.rewound': {
+        const keep = e.toMessageId === null ? 0 : lastIndexOf(this.messages, e.toMessageId) + 1
+        // An anchor the history no longer has (replaced by a snapshot since) cuts nothing.
+        if (e.toMessageId !== null && keep === 0) return
+        this.messages = this.messages.slice(0, keep)
+        this.messagesDirty = true
+        return
+      }
       case 'text.start':
         this.open.set(e.messageId, [])
         return
@@ -106,9 +132,9 @@ export class ConversationModel {
   }
 
   /** Says which persisted parts changed since the last call, and clears the flags. */
-  takeDirty(): { state: boolean; messages: boolean } {
-    const d = { state: this.stateDirty, messages: this.messagesDirty }
-    this.stateDirty = this.messagesDirty = false
+  takeDirty(): { state: boolean; messages: boolean; queue: boolean } {
+    const d = { state: this.stateDirty, messages: this.messagesDirty, queue: this.queueDirty }
+    this.stateDirty = this.messagesDirty = this.queueDirty = false
     return d
   }
 
@@ -116,4 +142,9 @@ export class ConversationModel {
     this.messages.push(m)
     this.messagesDirty = true
   }
+}
+
+function lastIndexOf(messages: readonly HistoryMessage[], id: string): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i
+  return -1
 }

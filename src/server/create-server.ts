@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { pino, type Logger } from 'pino'
 import type { Duplex } from 'node:stream'
-import { ANONYMOUS, DEFAULT_LIMITS, ParlanceError, type Limits, type Principal } from '../core/index.js'
+import { ANONYMOUS, DEFAULT_LIMITS, ON_BUSY, ParlanceError, type Limits, type OnBusy, type Principal } from '../core/index.js'
 import type { AgentDefinition } from '../agent/index.js'
 import { SessionManager } from '../session/index.js'
 import type { ClusterPort } from '../session/cluster.js'
@@ -17,6 +17,7 @@ import { bearerToken, makeAuthenticator, principalOf, type AuthOptions } from '.
 import type { Dialect, Endpoint, EndpointDeps } from '../binding/index.js'
 import { withDialects } from '../dialects/registry.js'
 import { inspectorEndpoint, type InspectorDeps } from './inspector-endpoint.js'
+import { sessionsEndpoint } from './sessions-endpoint.js'
 import { RateLimiter } from '../binding/rate-limit.js'
 import { sendJson } from '../binding/http-util.js'
 import { createMetrics, type Metrics } from '../binding/metrics.js'
@@ -62,6 +63,11 @@ export interface ServerOptions {
    * See docs/ADDING-A-DIALECT.md.
    */
   dialects?: readonly Dialect[]
+  /**
+   * What a message that arrives while a run is active does, unless the message or its agent says: 'interrupt',
+   * 'enqueue', 'reject' or 'rollback' (README "Concurrent messages, regenerate and forks"). @default 'interrupt'
+   */
+  onBusy?: OnBusy
 }
 
 /** A Redis connection URL. */
@@ -152,6 +158,9 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   const names = options.agents.map((a) => a.name)
   const twice = names.find((n, i) => names.indexOf(n) !== i)
   if (twice !== undefined) throw new TypeError(`two agents are named "${twice}"; each agent needs its own name (defineAgent({ name }))`)
+  if (options.onBusy !== undefined && !ON_BUSY.includes(options.onBusy)) {
+    throw new TypeError(`onBusy must be one of ${ON_BUSY.join(', ')}; got "${String(options.onBusy)}"`)
+  }
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits }
   const log = options.logger === false ? pino({ enabled: false }) : (options.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' }))
   let backend: StoreBackend
@@ -193,6 +202,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     defaultAgent: options.agents[0]!.name,
     limits,
     cluster,
+    ...(options.onBusy ? { onBusy: options.onBusy } : {}),
     hooks: {
       committed: (n) => metrics.events.inc(n),
       runStarted: (s) => log.info({ sessionId: s.id, runId: s.activeRunId, agent: s.agentName }, 'run started'),
@@ -264,7 +274,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       throw new ParlanceError('unauthorized', 'request was not authenticated')
     },
   }
-  const endpoints: Endpoint[] = [...withDialects(options.dialects).map((d) => d.endpoint(deps)), inspectorEndpoint(deps)]
+  const endpoints: Endpoint[] = [...withDialects(options.dialects).map((d) => d.endpoint(deps)), sessionsEndpoint(deps), inspectorEndpoint(deps)]
   const protectMetrics = auth !== null && options.auth?.protectMetrics !== false
   const ownUpgrades = endpoints.flatMap((e) => e.ownUpgradePaths ?? [])
 

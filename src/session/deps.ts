@@ -1,4 +1,4 @@
-import type { Command, EventBody, Limits, SessionId } from '../core/index.js'
+import type { Command, EventBody, Limits, OnBusy, SessionId } from '../core/index.js'
 import type { AgentDefinition } from '../agent/index.js'
 import type { EventStore } from '../store/index.js'
 import type { ForwardOutcome } from './cluster.js'
@@ -19,6 +19,8 @@ export interface SessionDeps {
   agent(name: string): AgentDefinition | undefined
   limits: Limits
   hooks: SessionHooks
+  /** What a message does while a run is active when neither it nor its agent says. @default 'interrupt' */
+  onBusy?: OnBusy
   /** May a new run start now (the server-wide concurrent-run limit)? @default always */
   admitRun?(): boolean
   /** Cluster mode: carries out a command on a replica (takes the lease, or forwards to the writer). */

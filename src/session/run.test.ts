@@ -6,7 +6,7 @@ import { Run } from './run.js'
 const input = { kind: 'message', text: 'hi', messageId: 'msg_1', clientTools: [] } as const
 
 function running(onPending?: (id: string, waiting: boolean) => void) {
-  const run = new Run('run_1', 'echo', input, 1, onPending)
+  const run = new Run('run_1', 'echo', input, 1, null, onPending)
   const tool = run.clientTools.wait('call_1', 60_000, { toolName: 'pick' }, () => ({ type: 'timeout' }))
   const approval = run.approvals.wait('appr_1', 60_000, { toolName: 'delete_all' }, () => ({ approved: false, by: 'timeout' }))
   run.openReasoning.add('msg_r')

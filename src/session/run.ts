@@ -32,6 +32,8 @@ export class Run {
     readonly input: RunInput,
     /** seq of the run's first event. */
     readonly startSeq: number,
+    /** The last history message before the run's own input (null: none); a rollback cuts the history back to it. */
+    readonly historyBase: string | null,
     onPending?: (id: string, waiting: boolean) => void,
   ) {
     this.approvals = new PendingRequests(onPending)

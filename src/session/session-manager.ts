@@ -1,6 +1,6 @@
-import { ParlanceError, type Limits, type Principal, type SessionId } from '../core/index.js'
+import { newId, ParlanceError, type Limits, type OnBusy, type Principal, type SessionId } from '../core/index.js'
 import type { AgentDefinition } from '../agent/index.js'
-import type { EventStore, SessionRecord } from '../store/index.js'
+import { forkSession, type EventStore, type SessionRecord } from '../store/index.js'
 import type { ClusterPort } from './cluster.js'
 import { ClusterNode } from './cluster-node.js'
 import { LocalPlacement, type Placement } from './placement.js'
@@ -18,6 +18,8 @@ export interface SessionManagerOptions {
   hooks?: SessionHooks
   /** Several nodes sharing the store (see ClusterPort); absent on a single node. */
   cluster?: ClusterPort
+  /** What a message does while a run is active when neither it nor its agent says. @default 'interrupt' */
+  onBusy?: OnBusy
 }
 
 /** Options of `SessionManager.open`. */
@@ -64,6 +66,7 @@ export class SessionManager {
       agent: (name: string) => options.agents.get(name),
       limits: options.limits,
       hooks: this.hooks,
+      ...(options.onBusy ? { onBusy: options.onBusy } : {}),
       admitRun: () => options.limits.maxConcurrentRuns <= 0 || this.activeRuns < options.limits.maxConcurrentRuns,
     }
     const host = { store: options.store, limits: options.limits, deps, newRecord: (id: SessionId, principal: Principal, opts: OpenOptions) => this.newRecord(id, principal, opts) }
@@ -169,6 +172,26 @@ export class SessionManager {
   }
 
   /**
+   * Forks session `sourceId` (which `principal` must own) at `atSeq` (default: its last committed event) into a
+   * new session `id` (default: a new id) owned by `principal`: its log is the source's events 1..atSeq, its
+   * history and state theirs (see `forkSession`). The source is unchanged. Counts against the session quota.
+   */
+  async fork(sourceId: SessionId, principal: Principal, opts: { atSeq?: number; id?: SessionId } = {}): Promise<SessionRecord> {
+    const source = await this.open(sourceId, principal, { create: false })
+    // Events up to atSeq must be committed before they can be copied.
+    if (opts.atSeq === undefined || opts.atSeq > source.committedSeq) await this.options.store.flush()
+    const atSeq = opts.atSeq ?? source.committedSeq
+    if (atSeq === 0) throw new ParlanceError('invalid_message', `session ${sourceId} has no events yet; there is nothing to fork`, { sessionId: sourceId })
+    const id = opts.id ?? newId('fork')
+    if (this.ready.has(id) || this.loaded.has(id)) throw new ParlanceError('conflict', `session ${id} already exists`, { sessionId: id })
+    const max = this.options.limits.maxSessionsPerPrincipal
+    if (max > 0 && (await this.options.store.backend.countSessions(principal)) >= max) {
+      throw new ParlanceError('rate_limited', `you already own ${max} sessions, the limit; reuse or delete one`, { maxSessionsPerPrincipal: max })
+    }
+    return forkSession(this.options.store.backend, sourceId, { id, atSeq, owner: principal })
+  }
+
+  /**
    * Stops every active run (recorded as interrupted), waits for the store, and only then detaches the
    * subscribers: a live client receives the interrupted error in its dialect before its connection closes.
    */
@@ -196,7 +219,7 @@ export class SessionManager {
     const agent = opts.agent ?? this.options.defaultAgent
     if (!this.options.agents.has(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
     const now = Date.now()
-    return { id, agent, owner: principal, createdAt: now, updatedAt: now, lastSeq: 0, activeRunId: null, state: {}, messages: [] }
+    return { id, agent, owner: principal, createdAt: now, updatedAt: now, lastSeq: 0, activeRunId: null, state: {}, messages: [], queue: [], forkedFrom: null }
   }
 
   private load(id: SessionId, principal: Principal, opts: OpenOptions): Promise<Session> {

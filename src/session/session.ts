@@ -1,5 +1,5 @@
 import { ConversationModel, stringOf, type Command, type EventBody, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
-import type { CommitListener, SessionRecord, SessionWrite, StoreConflict } from '../store/index.js'
+import type { CommitListener, ForkOrigin, SessionRecord, SessionWrite, StoreConflict } from '../store/index.js'
 import type { ForwardOutcome } from './cluster.js'
 import type { SessionDeps, SessionOptions } from './deps.js'
 import { confirmsDelivery } from './messaging.js'
@@ -20,6 +20,8 @@ export class Session implements CommitListener {
   readonly id: SessionId
   readonly owner: Principal
   readonly createdAt: number
+  /** The session this one was forked from, and at which seq; null when it was not forked. */
+  readonly forkedFrom: ForkOrigin | null
   agentName: string
   model: ConversationModel
   private seq: number
@@ -35,14 +37,25 @@ export class Session implements CommitListener {
     this.id = record.id
     this.owner = record.owner
     this.createdAt = record.createdAt
+    this.forkedFrom = record.forkedFrom ?? null
     this.agentName = record.agent
     this.seq = this.committed = record.lastSeq
-    this.model = new ConversationModel(record.messages, record.state)
+    this.model = new ConversationModel(record.messages, record.state, record.queue)
     const writer = opts.writer ?? true
     const active = record.activeRunId
     this.role = writer ? new Writer(this) : new Replica(this, active ? { id: active, startSeq: opts.runStartSeq ?? record.lastSeq + 1 } : null)
     // A writer loading a record with an active run: that run's process is gone.
     if (writer && active) this.closeInterruptedRun(active, opts.closing ?? [], opts.interruptedMessage)
+    if (writer) this.resumeQueue()
+  }
+
+  /** Messages queued before a restart (or before this node took the session over) start their runs. */
+  private resumeQueue(): void {
+    if (this.model.queue.length === 0) return
+    // After the caller has the session (the manager indexes it before anything runs).
+    setImmediate(() => {
+      if (this.role instanceof Writer) this.role.next()
+    })
   }
 
   /**
@@ -190,6 +203,7 @@ export class Session implements CommitListener {
       activeRunId: this.activeRunId,
       state: dirty.state ? this.model.state : undefined,
       messages: dirty.messages ? this.model.messages : undefined,
+      queue: dirty.queue ? this.model.queue : undefined,
     }
   }
 
@@ -257,6 +271,7 @@ export class Session implements CommitListener {
     this.role = new Writer(this)
     replica.leave()
     if (replica.remote) this.closeInterruptedRun(replica.remote.id, closing, message)
+    this.resumeQueue()
   }
 
   /** Gives up writing (the lease is being released); only when `quiet`. */

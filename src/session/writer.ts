@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { newId, ParlanceError, toParlanceError, type Command, type EventBody, type Json } from '../core/index.js'
+import { newId, ParlanceError, toParlanceError, type Command, type EventBody, type HistoryMessage, type Json, type OnBusy } from '../core/index.js'
 import type { AgentDefinition, RunInput } from '../agent/index.js'
 import { deliverAddonEvent, recordStreamedDelivery } from './messaging.js'
 import type { Role } from './role.js'
@@ -38,10 +38,10 @@ export class Writer implements Role {
     const runId = this.run?.id ?? ''
     switch (cmd.type) {
       case 'user.message':
-        this.startRun(
-          { kind: 'message', text: cmd.content, messageId: cmd.messageId ?? newId('msg'), metadata: cmd.metadata, clientTools: cmd.clientTools ?? [] },
-          cmd.agent,
-        )
+        this.message(cmd)
+        return
+      case 'run.regenerate':
+        this.regenerate(cmd)
         return
       case 'context.update':
         s.appendNow(runId, { type: 'context.update', name: cmd.name, description: cmd.description, context: cmd.context, triggering: cmd.triggering })
@@ -95,6 +95,91 @@ export class Writer implements Role {
     }
   }
 
+  /** The policy for input arriving now: the message's, else the active run's agent's, else the server's. */
+  private policy(asked: OnBusy | undefined): OnBusy {
+    return asked ?? (this.run ? this.s.deps.agent(this.run.agent)?.onBusy : undefined) ?? this.s.deps.onBusy ?? 'interrupt'
+  }
+
+  private busy(): ParlanceError {
+    return new ParlanceError('busy', 'a run is active in this session; wait for it to end, cancel it, or send with onBusy "interrupt" or "enqueue"', {
+      activeRunId: this.run?.id ?? null,
+    })
+  }
+
+  /** A user message: starts a run now, or, while one is active, as the policy says (see `OnBusy`). */
+  private message(cmd: Extract<Command, { type: 'user.message' }>): void {
+    const messageId = cmd.messageId ?? newId('msg')
+    const policy = this.run ? this.policy(cmd.onBusy) : 'interrupt'
+    if (policy === 'reject') throw this.busy()
+    if (policy === 'enqueue' && !cmd.rewind) {
+      const name = cmd.agent ?? this.s.agentName
+      if (!this.s.deps.agent(name)) this.noAgent(name)
+      this.s.appendNow(this.run!.id, {
+        type: 'message.queued',
+        messageId,
+        content: cmd.content,
+        ...(cmd.metadata !== undefined ? { metadata: cmd.metadata } : {}),
+        ...(cmd.agent !== undefined ? { agent: cmd.agent } : {}),
+        ...(cmd.clientTools?.length ? { clientTools: cmd.clientTools } : {}),
+      })
+      return
+    }
+    const rewind: EventBody[] = cmd.rewind
+      ? [{ type: 'history.rewound', toMessageId: cmd.rewind.toMessageId, reason: 'edit', ...(cmd.rewind.branch ? { branch: cmd.rewind.branch } : {}) }]
+      : []
+    this.startRun({ kind: 'message', text: cmd.content, messageId, metadata: cmd.metadata, clientTools: cmd.clientTools ?? [] }, cmd.agent, {
+      rollback: policy === 'rollback',
+      prelude: rewind,
+    })
+  }
+
+  /** Answers user message `messageId` (default: the last one) again; what came after it is superseded. */
+  private regenerate(cmd: Extract<Command, { type: 'run.regenerate' }>): void {
+    const history = this.s.model.messages
+    let target: HistoryMessage | undefined
+    for (let i = history.length - 1; i >= 0 && !target; i--) {
+      const m = history[i]!
+      if (m.role === 'user' && (cmd.messageId === undefined || m.id === cmd.messageId)) target = m
+    }
+    if (!target) {
+      throw new ParlanceError('not_found', cmd.messageId ? `no user message ${cmd.messageId} in this session's history` : 'this session has no user message to answer again', {
+        ...(cmd.messageId ? { messageId: cmd.messageId } : {}),
+      })
+    }
+    // Queueing a regenerate would answer a turn the queue has moved past: it waits for nothing.
+    const policy = this.run ? this.policy(cmd.onBusy) : 'interrupt'
+    if (policy === 'reject' || policy === 'enqueue') throw this.busy()
+    this.startRun({ kind: 'regenerate', text: target.content, messageId: target.id, clientTools: cmd.clientTools ?? [] }, cmd.agent, {
+      rollback: policy === 'rollback',
+      prelude: [{ type: 'history.rewound', toMessageId: target.id, reason: 'regenerate' }],
+    })
+  }
+
+  /**
+   * Starts the next queued message's run, if any and none is active (after a run ends by itself or is
+   * cancelled, and when a session with a queue is loaded). One that cannot start (its agent is gone, the store
+   * is failing) is recorded as a failed run of its own, so the queue never stalls behind it.
+   */
+  next(): void {
+    const q = this.s.model.queue[0]
+    if (this.run || !q) return
+    const input = { kind: 'message' as const, text: q.content, messageId: q.messageId, metadata: q.metadata, clientTools: q.clientTools ?? [] }
+    try {
+      this.startRun(input, q.agent, { dequeued: true })
+    } catch (err) {
+      const e = toParlanceError(err)
+      const runId = newId('run')
+      this.s.appendNow(runId, { type: 'message.user', messageId: q.messageId, content: q.content, metadata: q.metadata })
+      this.s.appendNow(runId, { type: 'run.started', agent: q.agent ?? this.s.agentName })
+      this.s.appendNow(runId, { type: 'run.error', code: e.code, message: `the queued message could not start: ${e.message}`, details: e.details })
+      this.next()
+    }
+  }
+
+  private noAgent(name: string): never {
+    throw new ParlanceError('not_found', `no agent named "${name}"`, { agent: name })
+  }
+
   /** Stops the active run, if any: pending client tools are cancelled, approvals withdrawn (recorded), the run ends with `code`. */
   stop(code: AbortCode, message: string): void {
     const run = this.run
@@ -125,7 +210,11 @@ export class Writer implements Role {
     record(body)
     if (this.run === run) this.run = null
     this.s.deps.store.touch(this.s)
-    this.s.deps.hooks.runEnded?.(this.s, run.id, body.type === 'run.error' ? body.code : 'finished')
+    const outcome = body.type === 'run.error' ? body.code : 'finished'
+    this.s.deps.hooks.runEnded?.(this.s, run.id, outcome)
+    // The queue goes on after a run that ended by itself or was cancelled; not after an interrupt (new input
+    // runs first, or the server is stopping: the queue is in the record and resumes when the session is loaded).
+    if (outcome !== 'interrupted' && outcome !== 'unavailable') this.next()
   }
 
   /** Records an event of `run` without waiting for flow control (commands and teardown: short bursts). */
@@ -133,25 +222,35 @@ export class Writer implements Role {
     return (body) => this.s.appendNow(run.id, body)
   }
 
-  private startRun(input: RunInput, agentName?: string): void {
+  /**
+   * Starts a run: stops the active one (as interrupted; with `rollback` its turn is also cut from the history),
+   * records `prelude` (history cuts) and the input, and runs the agent. Every check comes first, so a refused
+   * start changes nothing. `dequeued`: a queued message taking over from a run that just ended (its slot).
+   */
+  private startRun(input: RunInput, agentName?: string, opts: { rollback?: boolean; prelude?: readonly EventBody[]; dequeued?: boolean } = {}): void {
     const s = this.s
     const name = agentName ?? s.agentName
-    const agent = s.deps.agent(name)
-    if (!agent) throw new ParlanceError('not_found', `no agent named "${name}"`, { agent: name })
+    const agent = s.deps.agent(name) ?? this.noAgent(name)
     const failing = s.deps.store.stalled ? s.deps.store.failing : null
     if (failing) {
       throw new ParlanceError('unavailable', `the store has failed to commit since ${new Date(failing.since).toISOString()} (${failing.error}); no run starts until it recovers — try again shortly`)
     }
-    if (!this.run && s.deps.admitRun && !s.deps.admitRun()) {
+    if (!this.run && !opts.dequeued && s.deps.admitRun && !s.deps.admitRun()) {
       throw new ParlanceError('unavailable', `the server is running its limit of ${s.deps.limits.maxConcurrentRuns} agent runs; try again shortly`, {
         maxConcurrentRuns: s.deps.limits.maxConcurrentRuns,
       })
     }
-    if (this.run) this.stop('interrupted', 'interrupted by new input')
+    const old = this.run
+    if (old) this.stop('interrupted', opts.rollback ? 'interrupted and rolled back by new input' : 'interrupted by new input')
     s.agentName = name
+    const runId = newId('run')
+    const startSeq = s.lastSeq + 1
+    if (old && opts.rollback) s.appendNow(runId, { type: 'history.rewound', toMessageId: old.historyBase, reason: 'rollback', droppedRunId: old.id })
+    for (const body of opts.prelude ?? []) s.appendNow(runId, body)
     // The pending index is the run's own state; in cluster mode every node is told where each request waits.
     const share = s.deps.sharePending
-    const run = new Run(newId('run'), name, input, s.lastSeq + 1, share && ((id, waiting) => share(id, waiting ? s.id : null)))
+    const base = s.model.messages.at(-1)?.id ?? null
+    const run = new Run(runId, name, input, startSeq, base, share && ((id, waiting) => share(id, waiting ? s.id : null)))
     this.run = run
     if (input.kind === 'message') s.appendNow(run.id, { type: 'message.user', messageId: input.messageId, content: input.text, metadata: input.metadata })
     s.appendNow(run.id, { type: 'run.started', agent: name })

@@ -61,7 +61,7 @@ export class EventStore {
   private failingSince: { since: number; error: string } | null = null
   private waiters: Array<() => void> = []
   private idle: Array<() => void> = []
-  /** Records of a failed commit, merged into the retry (a record omits `state`/`messages` it already reported). */
+  /** Records of a failed commit, merged into the retry (a record omits `state`/`messages`/`queue` it already reported). */
   private failedRecords = new Map<CommitListener, SessionWrite>()
   /** The backoff timer of a retry; it keeps the process alive only while someone waits on `flush`/`drained`. */
   private retryTimer: NodeJS.Timeout | null = null
@@ -174,7 +174,17 @@ export class EventStore {
     for (const o of owners) {
       const r = o.record()
       const failed = failedRecords.get(o)
-      records.set(o, failed ? { ...r, state: r.state !== undefined ? r.state : failed.state, messages: r.messages !== undefined ? r.messages : failed.messages } : r)
+      records.set(
+        o,
+        failed
+          ? {
+              ...r,
+              state: r.state !== undefined ? r.state : failed.state,
+              messages: r.messages !== undefined ? r.messages : failed.messages,
+              queue: r.queue !== undefined ? r.queue : failed.queue,
+            }
+          : r,
+      )
     }
     const sessions = [...records.values()]
     const started = performance.now()

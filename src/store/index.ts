@@ -1,5 +1,7 @@
-export type { CommitUnit, SessionRecord, SessionSummary, SessionWrite, StoreBackend } from './types.js'
+export type { CommitUnit, ForkOrigin, SessionRecord, SessionSummary, SessionWrite, StoreBackend } from './types.js'
 export { createMemoryStore } from './memory.js'
 export { EventStore } from './event-store.js'
 export type { CommitListener, EventStoreOptions } from './event-store.js'
 export { StoreConflict } from './conflict.js'
+export { forkSession } from './fork.js'
+export type { ForkOptions } from './fork.js'

@@ -26,13 +26,14 @@ export function createMemoryStore(): StoreBackend {
         w,
         state: w.state !== undefined ? structuredClone(w.state) : undefined,
         messages: w.messages !== undefined ? structuredClone(w.messages) : undefined,
+        queue: w.queue !== undefined ? structuredClone(w.queue) : undefined,
       }))
       for (const e of unit.events) {
         let log = logs.get(e.sessionId)
         if (!log) logs.set(e.sessionId, (log = []))
         log.push(e)
       }
-      for (const { w, state, messages } of records) {
+      for (const { w, state, messages, queue } of records) {
         const prev = sessions.get(w.id)
         sessions.set(w.id, {
           ...w,
@@ -40,6 +41,8 @@ export function createMemoryStore(): StoreBackend {
           owner: prev?.owner ?? w.owner,
           state: state !== undefined ? state : (prev?.state ?? {}),
           messages: messages !== undefined ? messages : (prev?.messages ?? []),
+          queue: queue !== undefined ? queue : (prev?.queue ?? []),
+          forkedFrom: prev ? prev.forkedFrom : (w.forkedFrom ?? null),
         })
       }
     },
@@ -56,7 +59,15 @@ export function createMemoryStore(): StoreBackend {
     async listSessions(limit) {
       const out: SessionSummary[] = []
       for (const r of sessions.values()) {
-        out.push({ id: r.id, agent: r.agent, owner: r.owner, lastSeq: r.lastSeq, updatedAt: r.updatedAt, activeRunId: r.activeRunId })
+        out.push({
+          id: r.id,
+          agent: r.agent,
+          owner: r.owner,
+          lastSeq: r.lastSeq,
+          updatedAt: r.updatedAt,
+          activeRunId: r.activeRunId,
+          ...(r.forkedFrom ? { forkedFrom: { ...r.forkedFrom } } : {}),
+        })
       }
       return out.sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit)
     },

@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Principal, SessionId, StoredEvent } from '../core/index.js'
 import { lockFile } from './file-lock.js'
-import type { CommitUnit, SessionRecord, SessionSummary, SessionWrite, StoreBackend } from './types.js'
+import type { CommitUnit, ForkOrigin, SessionRecord, SessionSummary, SessionWrite, StoreBackend } from './types.js'
 
 /** Options of the SQLite backend. */
 export interface SqliteStoreOptions {
@@ -31,6 +31,8 @@ interface SessionRow {
   active_run_id: string | null
   state: string
   messages: string
+  queue: string
+  forked_from: string | null
 }
 
 const SCHEMA = `
@@ -54,11 +56,24 @@ CREATE TABLE IF NOT EXISTS sessions (
   last_seq INTEGER NOT NULL,
   active_run_id TEXT,
   state TEXT NOT NULL,
-  messages TEXT NOT NULL
+  messages TEXT NOT NULL,
+  queue TEXT NOT NULL DEFAULT '[]',
+  forked_from TEXT
 );
 CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at);
 CREATE INDEX IF NOT EXISTS sessions_owner ON sessions(owner);
 `
+
+/** Columns added since the first schema, for database files an older version made (each added once, in order). */
+const MIGRATIONS: ReadonlyArray<[column: string, ddl: string]> = [
+  ['queue', "ALTER TABLE sessions ADD COLUMN queue TEXT NOT NULL DEFAULT '[]'"],
+  ['forked_from', 'ALTER TABLE sessions ADD COLUMN forked_from TEXT'],
+]
+
+function migrate(db: Database.Database): void {
+  const have = new Set((db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name))
+  for (const [column, ddl] of MIGRATIONS) if (!have.has(column)) db.exec(ddl)
+}
 
 /** A session's committed events not yet in its blocks (they are in the journal). */
 interface Tail {
@@ -125,6 +140,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
   db.pragma('busy_timeout = 5000')
   db.exec(SCHEMA)
+  migrate(db)
   const compactEvents = options.compactEvents ?? 128
   const compactAfterMs = options.compactAfterMs ?? 2_000
 
@@ -145,6 +161,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   )
   const updateState = db.prepare<[string, string]>('UPDATE sessions SET state = ? WHERE id = ?')
   const updateMessages = db.prepare<[string, string]>('UPDATE sessions SET messages = ? WHERE id = ?')
+  const updateQueue = db.prepare<[string, string]>('UPDATE sessions SET queue = ? WHERE id = ?')
+  const updateForkedFrom = db.prepare<[string, string]>('UPDATE sessions SET forked_from = ? WHERE id = ?')
   const selectBlockStart = db
     .prepare<[string, number], number>(
       'SELECT first_seq FROM event_blocks WHERE session_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1',
@@ -158,7 +176,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   const selectSession = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?')
   // A row's last_seq may lag its log (see RECORD_REFRESH_MS): listings take the log's.
   const selectSessions = db.prepare<[number], SessionRow>(
-    `SELECT id, agent, owner, created_at, updated_at, active_run_id,
+    `SELECT id, agent, owner, created_at, updated_at, active_run_id, forked_from,
        max(last_seq, coalesce((SELECT b.last_seq FROM event_blocks b WHERE b.session_id = sessions.id ORDER BY b.first_seq DESC LIMIT 1), 0)) AS last_seq
      FROM sessions ORDER BY updated_at DESC LIMIT ?`,
   )
@@ -209,6 +227,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       }
       if (r.state !== undefined) updateState.run(JSON.stringify(r.state), r.id)
       if (r.messages !== undefined) updateMessages.run(JSON.stringify(r.messages), r.id)
+      if (r.queue !== undefined) updateQueue.run(JSON.stringify(r.queue), r.id)
+      if (r.forkedFrom !== undefined) updateForkedFrom.run(JSON.stringify(r.forkedFrom), r.id)
     }
     if (compact.length) {
       for (const sid of compact) writeBlocks(sid, tails.get(sid)!.events)
@@ -325,6 +345,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
         activeRunId: row.active_run_id,
         state: JSON.parse(row.state) as SessionRecord['state'],
         messages: JSON.parse(row.messages) as SessionRecord['messages'],
+        queue: JSON.parse(row.queue) as SessionRecord['queue'],
+        forkedFrom: row.forked_from ? (JSON.parse(row.forked_from) as ForkOrigin) : null,
       } satisfies SessionRecord
     },
     async listSessions(limit) {
@@ -336,6 +358,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
           lastSeq: Math.max(row.last_seq, tails.get(row.id)?.events.at(-1)?.seq ?? 0),
           updatedAt: row.updated_at,
           activeRunId: row.active_run_id,
+          ...(row.forked_from ? { forkedFrom: JSON.parse(row.forked_from) as ForkOrigin } : {}),
         }),
       )
     },

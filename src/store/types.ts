@@ -1,4 +1,10 @@
-import type { HistoryMessage, Json, Principal, SessionId, StoredEvent } from '../core/index.js'
+import type { HistoryMessage, Json, Principal, QueuedMessage, SessionId, StoredEvent } from '../core/index.js'
+
+/** Where a forked session came from: its parent and the last of the parent's events it copied. */
+export interface ForkOrigin {
+  sessionId: SessionId
+  atSeq: number
+}
 
 /** What a store keeps about a session besides its event log. */
 export interface SessionRecord {
@@ -15,10 +21,22 @@ export interface SessionRecord {
   activeRunId: string | null
   state: Json
   messages: HistoryMessage[]
+  /** Messages waiting for their run (the `enqueue` policy), oldest first. */
+  queue: QueuedMessage[]
+  /** Set on a session made by `forkSession`; null otherwise. */
+  forkedFrom: ForkOrigin | null
 }
 
-/** A session record as written: `state` and `messages` are left out when unchanged (they can be large). */
-export type SessionWrite = Omit<SessionRecord, 'state' | 'messages'> & { state?: Json; messages?: HistoryMessage[] }
+/**
+ * A session record as written: `state`, `messages` and `queue` are left out when unchanged (they can be large),
+ * `forkedFrom` except when the session is created (it never changes).
+ */
+export type SessionWrite = Omit<SessionRecord, 'state' | 'messages' | 'queue' | 'forkedFrom'> & {
+  state?: Json
+  messages?: HistoryMessage[]
+  queue?: QueuedMessage[]
+  forkedFrom?: ForkOrigin
+}
 
 /** One atomic write: a batch of events (any sessions, seq order per session) and the session records they changed. */
 export interface CommitUnit {
@@ -34,6 +52,8 @@ export interface SessionSummary {
   lastSeq: number
   updatedAt: number
   activeRunId: string | null
+  /** Present on a forked session. */
+  forkedFrom?: ForkOrigin
 }
 
 /**

@@ -147,6 +147,8 @@ function encoded(body: EventBody): Array<Record<string, unknown>> {
 const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   'message.user': { body: { type: 'message.user', messageId: 'u1', content: 'hi' }, wire: [] },
   'context.update': { body: { type: 'context.update', name: 'n', description: 'd', context: {}, triggering: false }, wire: [] },
+  'message.queued': { body: { type: 'message.queued', messageId: 'q1', content: 'later' }, wire: [] },
+  'history.rewound': { body: { type: 'history.rewound', toMessageId: 'u1', reason: 'regenerate' }, wire: [] },
   'run.started': { body: { type: 'run.started', agent: 'a' }, wire: [] },
   'run.finished': { body: { type: 'run.finished' }, wire: ['status'] },
   'run.error': { body: { type: 'run.error', code: 'interrupted', message: 'stopped', details: { why: 'new input' } }, wire: ['error', 'status'] },

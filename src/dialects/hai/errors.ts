@@ -17,6 +17,7 @@ export const HAI_ERROR_CODES: Record<ErrorCode, string> = {
   not_found: 'not_found',
   rate_limited: 'rate_limited',
   conflict: 'conflict',
+  busy: 'busy',
   interrupted: 'interrupted',
   cancelled: 'cancelled',
   timeout: 'timeout',

@@ -14,6 +14,7 @@ export const RPC = {
   needsConnection: -32010,
   executionFailed: -32011,
   cancelled: -32012,
+  busy: -32013,
 } as const
 
 /** The JSON-RPC code of each canonical error (adding a canonical code fails type-checking here). */
@@ -30,6 +31,7 @@ export const RPC_CODE: Record<ErrorCode, number> = {
   not_found: RPC.notFound,
   rate_limited: RPC.rateLimited,
   conflict: RPC.conflict,
+  busy: RPC.busy,
   interrupted: RPC.cancelled,
   cancelled: RPC.cancelled,
   timeout: RPC.timeout,

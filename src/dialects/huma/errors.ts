@@ -17,6 +17,7 @@ export const HUMA_ERROR_CODES: Record<ErrorCode, string> = {
   not_found: 'NOT_FOUND',
   rate_limited: 'RATE_LIMITED',
   conflict: 'CONFLICT',
+  busy: 'BUSY',
   interrupted: 'INTERRUPTED',
   cancelled: 'CANCELLED',
   timeout: 'TIMEOUT',

@@ -18,6 +18,7 @@ export const MYAGENT_ERROR: Record<ErrorCode, { event: string; code: string }> =
   not_found: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
   rate_limited: { event: 'system.error', code: 'ERR_RATE_LIMITED_429' },
   conflict: { event: 'system.error', code: 'ERR_CONFLICT_409' },
+  busy: { event: 'system.error', code: 'ERR_BUSY_409' },
   interrupted: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
   cancelled: { event: 'error.execution', code: 'ERR_EXECUTION_600' },
   timeout: { event: 'error.timeout', code: 'ERR_TIMEOUT_500' },

@@ -9,7 +9,7 @@ import type { RedisKeys } from './keys.js'
  * continuity) runs before any write. KEYS: the sessions index, the leases index, then per session its record,
  * log and lease (and, with a record, its owner's set). ARGV: nodeId ('' = no fencing), maxlen, leaseMs, group
  * count, then per session: id, event count, has-record flag, its event channel, the events as (seq, json)
- * pairs, the record's 10 fields. Events travel as the JSON the server produced; the script never decodes them.
+ * pairs, the record's 14 fields. Events travel as the JSON the server produced; the script never decodes them.
  * It is cross-slot (the global indexes, and every session of the unit): why it stays one script is in keys.ts.
  */
 const COMMIT_LUA = `
@@ -25,7 +25,7 @@ for g = 1, ngroups do
   local hasRec = ARGV[i + 2]
   i = i + 4 + grp.nev * 2
   k = k + 3
-  if hasRec == '1' then grp.rec = i; i = i + 10; grp.owner = KEYS[k]; k = k + 1 end
+  if hasRec == '1' then grp.rec = i; i = i + 14; grp.owner = KEYS[k]; k = k + 1 end
   groups[g] = grp
 end
 local fenced = {}
@@ -83,6 +83,8 @@ for _, grp in ipairs(groups) do
     redis.call('HSET', grp.meta, 'agent', ARGV[r], 'updatedAt', ARGV[r + 3], 'lastSeq', ARGV[r + 4], 'activeRunId', ARGV[r + 5])
     if ARGV[r + 6] == '1' then redis.call('HSET', grp.meta, 'state', ARGV[r + 7]) end
     if ARGV[r + 8] == '1' then redis.call('HSET', grp.meta, 'messages', ARGV[r + 9]) end
+    if ARGV[r + 10] == '1' then redis.call('HSET', grp.meta, 'queue', ARGV[r + 11]) end
+    if ARGV[r + 12] == '1' then redis.call('HSET', grp.meta, 'forkedFrom', ARGV[r + 13]) end
     redis.call('ZADD', KEYS[1], ARGV[r + 3], grp.sid)
   end
 end
@@ -161,6 +163,10 @@ function unitArgs(unit: CommitUnit, k: RedisKeys): { groups: number; keys: strin
         r.state !== undefined ? JSON.stringify(r.state) : '',
         r.messages !== undefined ? '1' : '0',
         r.messages !== undefined ? JSON.stringify(r.messages) : '',
+        r.queue !== undefined ? '1' : '0',
+        r.queue !== undefined ? JSON.stringify(r.queue) : '',
+        r.forkedFrom !== undefined ? '1' : '0',
+        r.forkedFrom !== undefined ? JSON.stringify(r.forkedFrom) : '',
       )
     }
   }

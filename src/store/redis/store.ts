@@ -1,7 +1,7 @@
 import type { Redis, RedisOptions } from 'ioredis'
 import type { Principal, SessionId, StoredEvent } from '../../core/index.js'
 import { StoreConflict } from '../conflict.js'
-import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend } from '../types.js'
+import type { CommitUnit, ForkOrigin, SessionRecord, SessionSummary, StoreBackend } from '../types.js'
 import { defineCommit } from './commit.js'
 import { connectRedis, unreachable, withTimeout } from './connection.js'
 import { redisKeys } from './keys.js'
@@ -79,6 +79,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
         activeRunId: h.activeRunId ? h.activeRunId : null,
         state: JSON.parse(h.state ?? '{}') as SessionRecord['state'],
         messages: JSON.parse(h.messages ?? '[]') as SessionRecord['messages'],
+        queue: JSON.parse(h.queue ?? '[]') as SessionRecord['queue'],
+        forkedFrom: h.forkedFrom ? (JSON.parse(h.forkedFrom) as ForkOrigin) : null,
       } satisfies SessionRecord
     },
     async listSessions(limit) {
@@ -86,14 +88,22 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
       const ids = (await unreachable(redis.zrevrange(keys.sessions, 0, limit - 1))) as SessionId[]
       if (ids.length === 0) return []
       const p = redis.pipeline()
-      for (const id of ids) p.hmget(keys.meta(id), 'agent', 'owner', 'lastSeq', 'updatedAt', 'activeRunId')
+      for (const id of ids) p.hmget(keys.meta(id), 'agent', 'owner', 'lastSeq', 'updatedAt', 'activeRunId', 'forkedFrom')
       const rows = (await p.exec()) ?? []
       const out: SessionSummary[] = []
       ids.forEach((id, i) => {
         const [err, v] = rows[i] ?? [null, null]
         const f = (err ? null : v) as Array<string | null> | null
         if (!f || f[1] === null) return
-        out.push({ id, agent: f[0] ?? '', owner: f[1] as Principal, lastSeq: Number(f[2] ?? 0), updatedAt: Number(f[3] ?? 0), activeRunId: f[4] ? f[4] : null })
+        out.push({
+          id,
+          agent: f[0] ?? '',
+          owner: f[1] as Principal,
+          lastSeq: Number(f[2] ?? 0),
+          updatedAt: Number(f[3] ?? 0),
+          activeRunId: f[4] ? f[4] : null,
+          ...(f[5] ? { forkedFrom: JSON.parse(f[5]) as ForkOrigin } : {}),
+        })
       })
       return out
     },
