@@ -15,9 +15,9 @@ export type {
   ToolDefinition,
 } from './agent/index.js'
 export { ParlanceError, ERROR_CODES, DEFAULT_LIMITS } from './core/index.js'
-export type { Command, ErrorCode, EventBody, HistoryMessage, Json, Limits, PatchOp, StoredEvent } from './core/index.js'
+export type { Command, ErrorCode, EventBody, HistoryMessage, Json, Limits, OnBusy, PatchOp, QueuedMessage, StoredEvent } from './core/index.js'
 export { createServer } from './server/index.js'
 export type { ParlanceServer, ServerOptions } from './server/index.js'
 export { createMemoryStore } from './store/index.js'
-export type { StoreBackend, SessionRecord, CommitUnit } from './store/index.js'
+export type { StoreBackend, SessionRecord, CommitUnit, ForkOrigin } from './store/index.js'
 export { demoAgent } from './agents/demo/index.js'

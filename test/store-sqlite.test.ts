@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { after, test } from 'node:test'
 import Database from 'better-sqlite3'
 import { createSqliteStore } from '../src/store/sqlite.js'
@@ -151,4 +151,25 @@ test('sqlite store: a record whose only change is lastSeq is not rewritten per c
   } finally {
     await s.close()
   }
+})
+
+test('sqlite store: a database file from before the queue and forkedFrom columns opens, keeps its sessions, and takes them', async () => {
+  const path = file()
+  mkdirSync(dirname(path), { recursive: true })
+  // The sessions table as the first release made it.
+  const old = new Database(path)
+  old.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, owner TEXT NOT NULL, created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL, last_seq INTEGER NOT NULL, active_run_id TEXT, state TEXT NOT NULL, messages TEXT NOT NULL)`)
+  old.prepare(`INSERT INTO sessions VALUES ('s1', 'echo', 'alice', 1000, 1000, 0, NULL, '{"a":1}', '[]')`).run()
+  old.close()
+  const store = createSqliteStore({ file: path })
+  const r = await store.getSession('s1')
+  assert.deepEqual([r?.state, r?.queue, r?.forkedFrom], [{ a: 1 }, [], null])
+  await store.commit({ events: [], sessions: [rec('s1', { updatedAt: 5000, queue: [{ messageId: 'q', content: 'later' }] })] })
+  assert.deepEqual((await store.getSession('s1'))?.queue, [{ messageId: 'q', content: 'later' }])
+  await store.close()
+  // Opening again does not add the columns twice.
+  const again = createSqliteStore({ file: path })
+  assert.deepEqual((await again.getSession('s1'))?.queue, [{ messageId: 'q', content: 'later' }])
+  await again.close()
 })
