@@ -53,6 +53,7 @@ test('errors name what failed and what is accepted, and exit non-zero', async (t
     [['serve', '--data', ''], /--data needs a directory/],
     [['serve', '--store', 'redis://127.0.0.1:1'], /cannot reach Redis at redis:\/\/127\.0\.0\.1:1.*ECONNREFUSED/],
     [['serve', '--port', '0', '--data', join(notADirectory, 'data')], new RegExp(`${notADirectory.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/data`)],
+    [['serve', '--on-busy', 'later'], /--on-busy must be one of interrupt, enqueue, reject, rollback, not later/],
     [['serve', '--bogus'], /Unknown option '--bogus'[\s\S]*see: parlance serve --help/],
   ]
   for (const [args, pattern] of cases) {
