@@ -10,4 +10,6 @@ export interface SessionRow {
   createdAt?: number
   /** Attached connections per dialect (the prefix of each subscriber's codec key). */
   connections?: Record<string, number>
+  /** Present on a session made by `POST /sessions/:id/fork`: its parent and the last of the parent's events it copied. */
+  forkedFrom?: { sessionId: string; atSeq: number }
 }

@@ -61,6 +61,7 @@ let streamNo = 0
  * JSON API for it under `/inspector/api/`:
  * - `GET /inspector/api/info`: the caller's principal and the served agents;
  * - `GET /inspector/api/sessions?limit=N`: the caller's sessions, loaded (with connections per dialect) and stored;
+ *   a fork carries `forkedFrom: {sessionId, atSeq}` (forks are made by `POST /sessions/:id/fork`, sessions-endpoint.ts);
  * - `GET /inspector/api/sessions/:id/events?after=SEQ&limit=N`: a page of the session's canonical events;
  * - `GET /inspector/api/sessions/:id/stream?after=SEQ`: its canonical events as Server-Sent Events, replayed
  *   then live (`id:` = seq).
@@ -201,12 +202,27 @@ async function listSessions(deps: EndpointDeps, res: ServerResponse, principal: 
       const dialect = key.split(':', 1)[0]!
       if (dialect !== 'inspector') connections[dialect] = (connections[dialect] ?? 0) + 1
     }
-    loaded.push({ id: s.id, agent: s.agentName, lastSeq: s.lastSeq, activeRunId: s.activeRunId, createdAt: s.createdAt, connections })
+    loaded.push({
+      id: s.id,
+      agent: s.agentName,
+      lastSeq: s.lastSeq,
+      activeRunId: s.activeRunId,
+      createdAt: s.createdAt,
+      connections,
+      ...(s.forkedFrom ? { forkedFrom: { sessionId: s.forkedFrom.sessionId, atSeq: s.forkedFrom.atSeq } } : {}),
+    })
   }
   loaded.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))
   const stored: SessionRow[] = (await deps.sessions.store.backend.listSessions(limit))
     .filter((s) => s.owner === principal && s.lastSeq > 0)
-    .map((s) => ({ id: s.id, agent: s.agent, lastSeq: s.lastSeq, activeRunId: s.activeRunId, updatedAt: s.updatedAt }))
+    .map((s) => ({
+      id: s.id,
+      agent: s.agent,
+      lastSeq: s.lastSeq,
+      activeRunId: s.activeRunId,
+      updatedAt: s.updatedAt,
+      ...(s.forkedFrom ? { forkedFrom: { sessionId: s.forkedFrom.sessionId, atSeq: s.forkedFrom.atSeq } } : {}),
+    }))
   sendJson(res, 200, { principal, loaded: loaded.slice(0, limit), stored }, { 'cache-control': 'no-store' })
 }
 
