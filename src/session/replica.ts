@@ -97,7 +97,7 @@ export class Replica implements Role {
           if (page.length === 0) break
           this.s.advance(page)
         }
-        this.s.model = new ConversationModel(record.messages, record.state)
+        this.s.model = new ConversationModel(record.messages, record.state, record.queue)
         this.remote = record.activeRunId ? { id: record.activeRunId, startSeq: this.remote?.startSeq ?? record.lastSeq } : null
       })
       .catch(() => {})
