@@ -88,6 +88,11 @@ export class HaiClient {
     this.sendRaw({ type: 'tool_result', tool_call_id: toolCallId, session_id: this.sessionId, ...outcome })
   }
 
+  /** Answers user message `messageId` (default: the last one) again (Parlance extension `regenerate`). */
+  regenerate(messageId?: string, metadata?: Record<string, unknown>): void {
+    this.sendRaw({ type: 'regenerate', session_id: this.sessionId, ...(messageId ? { message_id: messageId } : {}), ...(metadata ? { metadata } : {}) })
+  }
+
   /** Stops the active run (Parlance extension `cancel`). */
   cancel(): void {
     this.sendRaw({ type: 'cancel', session_id: this.sessionId })

@@ -191,6 +191,12 @@ const ROWS: Row[] = [
   { rule: 'tool_result: error not a string', frame: '{"type":"tool_result","tool_call_id":"c","error":{"m":1}}', code: 'invalid_message', field: 'error' },
   { rule: 'cancel: missing session_id', frame: '{"type":"cancel"}', code: 'invalid_message', field: 'session_id' },
   { rule: 'cancel: session_id not a string', frame: '{"type":"cancel","session_id":3}', code: 'invalid_message', field: 'session_id' },
+  { rule: 'user_message: metadata.onBusy not a policy', frame: um({ metadata: { onBusy: 'later' } }), code: 'invalid_message', field: 'metadata/onBusy' },
+  { rule: 'user_message: metadata.onBusy not a string', frame: um({ metadata: { onBusy: true } }), code: 'invalid_message', field: 'metadata/onBusy' },
+  { rule: 'regenerate: missing session_id', frame: '{"type":"regenerate"}', code: 'invalid_message', field: 'session_id' },
+  { rule: 'regenerate: empty message_id', frame: '{"type":"regenerate","session_id":"s1","message_id":""}', code: 'invalid_message', field: 'message_id' },
+  { rule: 'regenerate: metadata not an object', frame: '{"type":"regenerate","session_id":"s1","metadata":[]}', code: 'invalid_message', field: 'metadata' },
+  { rule: 'regenerate: metadata.onBusy not a policy', frame: '{"type":"regenerate","session_id":"s1","metadata":{"onBusy":"INTERRUPT"}}', code: 'invalid_message', field: 'metadata/onBusy' },
 ]
 
 test('rejection table: one row per validation rule', async (t) => {
@@ -244,10 +250,30 @@ test('extension messages decode: tool_result (success, failure) and cancel', () 
   assert.deepEqual(approval.command, { type: 'approval.response', approvalId: 'a', approved: false, sessionId: 's2' })
 })
 
+test('metadata.onBusy sets the policy of a user_message; a bad value names the field and the allowed values', () => {
+  for (const onBusy of ['interrupt', 'enqueue', 'reject', 'rollback'] as const) {
+    const d = decode(um({ metadata: { onBusy } }), limits)
+    assert.ok(d.ok)
+    assert.deepEqual(d.command, { type: 'user.message', sessionId: 's1', content: 'hi', metadata: { onBusy }, onBusy })
+  }
+  const e = errorOf(um({ metadata: { onBusy: 'queue' } }))
+  assert.match(e.message, /metadata\/onBusy.*interrupt, enqueue, reject, rollback/)
+  assert.deepEqual(e.details, { field: 'metadata/onBusy', allowed: ['interrupt', 'enqueue', 'reject', 'rollback'] })
+})
+
+test('regenerate (extension) decodes to run.regenerate: the last user message by default, or message_id; agent and onBusy from metadata', () => {
+  const last = decode('{"type":"regenerate","session_id":"s1"}', limits)
+  assert.ok(last.ok)
+  assert.deepEqual(last.command, { type: 'run.regenerate', sessionId: 's1' })
+  const named = decode('{"type":"regenerate","session_id":"s1","message_id":"msg_7","metadata":{"agent":"support","onBusy":"reject"}}', limits)
+  assert.ok(named.ok)
+  assert.deepEqual(named.command, { type: 'run.regenerate', sessionId: 's1', messageId: 'msg_7', agent: 'support', onBusy: 'reject' })
+})
+
 function assertDecoded(frame: string): void {
   const d = decode(frame, limits)
   if (d.ok) {
-    assert.ok(['user.message', 'approval.response', 'tool.result', 'run.cancel'].includes(d.command.type))
+    assert.ok(['user.message', 'approval.response', 'tool.result', 'run.cancel', 'run.regenerate'].includes(d.command.type))
   } else {
     assert.ok(d.error instanceof ParlanceError, 'error must be a ParlanceError')
     assert.ok((ERROR_CODES as readonly string[]).includes(d.error.code))
@@ -285,6 +311,7 @@ test('property: decode never throws for near-valid messages of every inbound typ
       tool_call_id: value,
       result: value,
       error: value,
+      message_id: value,
     },
     { requiredKeys: ['type'] },
   )

@@ -1,5 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { checkJsonShape, parseJson, ParlanceError, type DecodeLimits, type Decoded, type Json } from '../../core/index.js'
+import { checkJsonShape, ON_BUSY, onBusyOf, parseJson, ParlanceError, type DecodeLimits, type Decoded, type Json, type OnBusy } from '../../core/index.js'
 import { INBOUND, type InboundType } from './wire.js'
 
 /** Compiled checkers of the client → server messages, by `type`. */
@@ -8,6 +8,7 @@ export const inbound = {
   tool_approval_response: TypeCompiler.Compile(INBOUND.tool_approval_response),
   tool_result: TypeCompiler.Compile(INBOUND.tool_result),
   cancel: TypeCompiler.Compile(INBOUND.cancel),
+  regenerate: TypeCompiler.Compile(INBOUND.regenerate),
 } as const satisfies Record<InboundType, unknown>
 
 const NAMES = Object.keys(inbound).join(', ')
@@ -50,6 +51,8 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
         })
       }
       const metadata = m.metadata as Record<string, unknown> | undefined
+      const onBusy = policyOf(type, metadata)
+      if (onBusy instanceof ParlanceError) return { ok: false, error: onBusy }
       return {
         ok: true,
         command: {
@@ -58,6 +61,22 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
           content,
           ...(metadata ? { metadata } : {}),
           ...(typeof metadata?.agent === 'string' ? { agent: metadata.agent } : {}),
+          ...(onBusy ? { onBusy } : {}),
+        },
+      }
+    }
+    case 'regenerate': {
+      const metadata = m.metadata as Record<string, unknown> | undefined
+      const onBusy = policyOf(type, metadata)
+      if (onBusy instanceof ParlanceError) return { ok: false, error: onBusy }
+      return {
+        ok: true,
+        command: {
+          type: 'run.regenerate',
+          sessionId: m.session_id as string,
+          ...(typeof m.message_id === 'string' ? { messageId: m.message_id } : {}),
+          ...(typeof metadata?.agent === 'string' ? { agent: metadata.agent } : {}),
+          ...(onBusy ? { onBusy } : {}),
         },
       }
     }
@@ -87,6 +106,16 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
     case 'cancel':
       return { ok: true, command: { type: 'run.cancel', sessionId: m.session_id as string } }
   }
+}
+
+/** `metadata.onBusy`: absent, a policy, or an `invalid_message` naming the field and the values allowed. */
+function policyOf(type: string, metadata: Record<string, unknown> | undefined): OnBusy | undefined | ParlanceError {
+  const value = metadata?.onBusy
+  if (value === undefined) return undefined
+  return (
+    onBusyOf(value) ??
+    new ParlanceError('invalid_message', `${type}: field "metadata/onBusy" must be one of ${ON_BUSY.join(', ')}`, { field: 'metadata/onBusy', allowed: [...ON_BUSY] })
+  )
 }
 
 function fail(code: ParlanceError['code'], message: string, details?: Record<string, unknown>): Decoded {

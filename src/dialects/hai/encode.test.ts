@@ -81,7 +81,8 @@ const EXTENSIONS: Partial<Record<(typeof OUTBOUND_TYPES)[number], Record<string,
   // README: "tool_approval_request … (and timeout_ms)".
   tool_approval_request: { timeout_ms: num, agent_id: str },
   // `progress` carries the percentage of a progress event; agent_id comes with the session ids on every frame.
-  status: { progress: num, agent_id: str },
+  // `queued` / `rewound` carry a waiting message and a history cut (conversation control) on a status thinking.
+  status: { progress: num, agent_id: str, queued: record, rewound: record },
   error: { agent_id: str },
 }
 
@@ -147,8 +148,8 @@ function encoded(body: EventBody): Array<Record<string, unknown>> {
 const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   'message.user': { body: { type: 'message.user', messageId: 'u1', content: 'hi' }, wire: [] },
   'context.update': { body: { type: 'context.update', name: 'n', description: 'd', context: {}, triggering: false }, wire: [] },
-  'message.queued': { body: { type: 'message.queued', messageId: 'q1', content: 'later' }, wire: [] },
-  'history.rewound': { body: { type: 'history.rewound', toMessageId: 'u1', reason: 'regenerate' }, wire: [] },
+  'message.queued': { body: { type: 'message.queued', messageId: 'q1', content: 'later' }, wire: ['status'] },
+  'history.rewound': { body: { type: 'history.rewound', toMessageId: 'u1', reason: 'regenerate' }, wire: ['status'] },
   'run.started': { body: { type: 'run.started', agent: 'a' }, wire: [] },
   'run.finished': { body: { type: 'run.finished' }, wire: ['status'] },
   'run.error': { body: { type: 'run.error', code: 'interrupted', message: 'stopped', details: { why: 'new input' } }, wire: ['error', 'status'] },
@@ -245,6 +246,19 @@ test('status, run.finished, plan and progress become status messages', () => {
   assert.match(plan!.message as string, /Search.*Answer/)
   const [progress] = encoded({ type: 'progress', percent: 42.4, message: 'Searching database...' })
   assert.deepEqual([progress!.status, progress!.message, progress!.progress], ['executing_tools', 'Searching database...', 42.4])
+})
+
+test('message.queued and history.rewound: a status thinking carrying queued / rewound (extension fields)', () => {
+  const [queued] = encoded({ type: 'message.queued', messageId: 'q1', content: 'and then?', metadata: { onBusy: 'enqueue' }, agent: 'a' })
+  assert.deepEqual([queued!.status, queued!.queued], ['thinking', { message_id: 'q1', content: 'and then?' }])
+  assert.equal(typeof queued!.message, 'string')
+  const [rollback] = encoded({ type: 'history.rewound', toMessageId: 'u1', reason: 'rollback', droppedRunId: 'run_0' })
+  assert.deepEqual([rollback!.status, rollback!.rewound], ['thinking', { to_message_id: 'u1', reason: 'rollback', dropped_run_id: 'run_0' }])
+  const [edit] = encoded({ type: 'history.rewound', toMessageId: null, reason: 'edit', branch: 'fork_1' })
+  assert.deepEqual(edit!.rewound, { to_message_id: null, reason: 'edit', branch: 'fork_1' })
+  const [regen] = encoded(SAMPLES['history.rewound'].body)
+  assert.deepEqual(regen!.rewound, { to_message_id: 'u1', reason: 'regenerate' })
+  assert.notEqual(regen!.message, rollback!.message)
 })
 
 test('run.error: an error message with the HAI code and the run id, then status completed', () => {

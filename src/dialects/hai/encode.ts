@@ -1,6 +1,6 @@
 import type { HistoryMessage, ParlanceError, StoredEvent } from '../../core/index.js'
 import { HAI_ERROR_CODES } from './errors.js'
-import { PLAN_PREFIX, PLAN_SEPARATOR } from './wire.js'
+import { PLAN_PREFIX, PLAN_SEPARATOR, QUEUED_MESSAGE, REWOUND_MESSAGE } from './wire.js'
 
 /** Per-session constants of the HAI encoder, with their JSON precomputed. */
 export interface HaiView {
@@ -107,6 +107,23 @@ export function encode(e: StoredEvent, view: HaiView): string[] {
     case 'message.sent':
       // A whole message of a messaging burst (`ctx.send`): HAI's complete assistant message.
       return [frame(view, e.seq, { type: 'assistant_message', content: e.message, metadata: { message_id: e.messageId } })]
+    case 'message.queued':
+      // HAI has no word for a waiting message: a status the run is busy with, naming it (Parlance extension `queued`).
+      return [frame(view, e.seq, { type: 'status', status: 'thinking', message: QUEUED_MESSAGE, queued: { message_id: e.messageId, content: e.content } })]
+    case 'history.rewound':
+      return [
+        frame(view, e.seq, {
+          type: 'status',
+          status: 'thinking',
+          message: REWOUND_MESSAGE[e.reason],
+          rewound: {
+            to_message_id: e.toMessageId,
+            reason: e.reason,
+            ...(e.droppedRunId !== undefined ? { dropped_run_id: e.droppedRunId } : {}),
+            ...(e.branch !== undefined ? { branch: e.branch } : {}),
+          },
+        }),
+      ]
     case 'plan':
       return [frame(view, e.seq, { type: 'status', status: 'thinking', message: PLAN_PREFIX + e.tasks.map((t) => t.title).join(PLAN_SEPARATOR) })]
     case 'progress':

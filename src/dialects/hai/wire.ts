@@ -42,16 +42,29 @@ export const Cancel = Type.Object({
   session_id: Id,
 })
 
+/**
+ * Parlance extension: answer user message `message_id` (default: the session's last one) again. The answers
+ * after it leave the history the agent sees (the log keeps them). `metadata.agent` and `metadata.onBusy` as on
+ * `user_message`.
+ */
+export const Regenerate = Type.Object({
+  type: Type.Literal('regenerate'),
+  session_id: Id,
+  message_id: Type.Optional(Id),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+})
+
 export type UserMessage = Static<typeof UserMessage>
 export type ToolApprovalResponse = Static<typeof ToolApprovalResponse>
 export type ToolResult = Static<typeof ToolResult>
 export type Cancel = Static<typeof Cancel>
+export type Regenerate = Static<typeof Regenerate>
 
 /** Every client → server message, by `type`. */
-export const INBOUND = { user_message: UserMessage, tool_approval_response: ToolApprovalResponse, tool_result: ToolResult, cancel: Cancel } as const
+export const INBOUND = { user_message: UserMessage, tool_approval_response: ToolApprovalResponse, tool_result: ToolResult, cancel: Cancel, regenerate: Regenerate } as const
 
 export type InboundType = keyof typeof INBOUND
-export type HaiClientMessage = UserMessage | ToolApprovalResponse | ToolResult | Cancel
+export type HaiClientMessage = UserMessage | ToolApprovalResponse | ToolResult | Cancel | Regenerate
 
 /** Server → client message types of the seed (what `encode` produces). */
 export const OUTBOUND_TYPES = [
@@ -105,6 +118,20 @@ export const Status = Type.Object({
   message: Type.Optional(Type.String()),
   /** Plan progress in percent, with `status: "executing_tools"` (Parlance extension). */
   progress: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  /** A message waiting for the active run to end (policy `enqueue`), with `status: "thinking"` (Parlance extension). */
+  queued: Type.Optional(Type.Object({ message_id: Type.String(), content: Type.String() })),
+  /**
+   * The history the agent sees was cut back to `to_message_id` (null: nothing kept); the answers after it are
+   * superseded. With `status: "thinking"` (Parlance extension).
+   */
+  rewound: Type.Optional(
+    Type.Object({
+      to_message_id: Type.Union([Type.String(), Type.Null()]),
+      reason: Type.Union([Type.Literal('rollback'), Type.Literal('regenerate'), Type.Literal('edit')]),
+      dropped_run_id: Type.Optional(Type.String()),
+      branch: Type.Optional(Type.String()),
+    }),
+  ),
   ...Envelope,
 })
 /** An error; frames answering a bad inbound frame before any session is known carry no envelope. */
@@ -124,6 +151,14 @@ export const ErrorMessage = Type.Object({
  */
 export const PLAN_PREFIX = 'Plan: '
 export const PLAN_SEPARATOR = ' → '
+/** The `message` of the `status` frame that carries `queued`. */
+export const QUEUED_MESSAGE = 'Message queued: it is answered when the active run ends'
+/** The `message` of the `status` frame that carries `rewound`, by reason. */
+export const REWOUND_MESSAGE = {
+  rollback: 'The interrupted turn was rolled back',
+  regenerate: 'Answering again',
+  edit: 'The conversation was rewound to the edited message',
+} as const
 
 /** Every server → client message, by `type`. */
 export const OUTBOUND = {
