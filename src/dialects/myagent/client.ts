@@ -63,8 +63,13 @@ export class MyAgentClient {
     return (await this.next('agent.session_created')).session_id!
   }
 
-  message(content: string, sessionId = this.sessionId): void {
-    this.send({ event: 'user.message', session_id: sessionId, content, timestamp: new Date().toISOString() })
+  message(content: string, sessionId = this.sessionId, metadata?: Record<string, unknown>): void {
+    this.send({ event: 'user.message', session_id: sessionId, content, timestamp: new Date().toISOString(), ...(metadata ? { metadata } : {}) })
+  }
+
+  /** `user.regenerate` (extension): answer user message `messageId` (default: the last one) again. */
+  regenerate(messageId?: string, metadata?: Record<string, unknown>): void {
+    this.send({ event: 'user.regenerate', session_id: this.sessionId, content: messageId ? { message_id: messageId } : {}, ...(metadata ? { metadata } : {}) })
   }
 
   respond(stepId: string, approved: boolean, feedback?: string): void {

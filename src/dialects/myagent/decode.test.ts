@@ -55,6 +55,17 @@ test('the events the seed gives no example for decode by their payload structure
     [{ event: 'user.cancel', session_id: 's' }, { kind: 'command', command: { type: 'run.cancel', sessionId: 's', reason: 'cancelled by the user' } }],
     [{ event: 'user.cancel', session_id: 's', content: null }, { kind: 'command', command: { type: 'run.cancel', sessionId: 's', reason: 'cancelled by the user' } }],
     [{ event: 'system.heartbeat', timestamp: '2024-10-18T14:30:00Z' }, { kind: 'heartbeat' }],
+    // Conversation control (extensions): metadata.onBusy, user.regenerate.
+    [
+      { event: 'user.message', session_id: 's', content: 'hi', metadata: { onBusy: 'enqueue', source: 'web_ui' } },
+      { kind: 'command', command: { type: 'user.message', sessionId: 's', content: 'hi', metadata: { onBusy: 'enqueue', source: 'web_ui' }, onBusy: 'enqueue' } },
+    ],
+    [{ event: 'user.regenerate', session_id: 's' }, { kind: 'command', command: { type: 'run.regenerate', sessionId: 's' } }],
+    [{ event: 'user.regenerate', session_id: 's', content: null }, { kind: 'command', command: { type: 'run.regenerate', sessionId: 's' } }],
+    [
+      { event: 'user.regenerate', session_id: 's', content: { message_id: 'msg_1' }, metadata: { onBusy: 'rollback' } },
+      { kind: 'command', command: { type: 'run.regenerate', sessionId: 's', messageId: 'msg_1', onBusy: 'rollback' } },
+    ],
   ]
   for (const [frame, request] of cases) {
     const d = decode(JSON.stringify(frame), limits)
@@ -73,6 +84,15 @@ test('user.response data is kept for the log (custom.record myagent.user_respons
 test('the validation table: each bad frame is refused naming its field and constraint', () => {
   const cases = JSON.parse(read('invalid/cases.json')) as Array<{ frame: unknown; field: string; constraint: string }>
   cases.push({ frame: '{"event":"user.message","session_id":"s","content":"x","metadata":{"__proto__":{"a":1}}}', field: 'metadata.__proto__', constraint: 'forbidden_key' })
+  // Conversation control (extensions).
+  cases.push(
+    { frame: { event: 'user.message', session_id: 's', content: 'x', metadata: { onBusy: 'later' } }, field: 'metadata.onBusy', constraint: 'one of interrupt, enqueue, reject, rollback' },
+    { frame: { event: 'user.message', session_id: 's', content: 'x', metadata: { onBusy: 1 } }, field: 'metadata.onBusy', constraint: 'one of interrupt' },
+    { frame: { event: 'user.regenerate', content: {} }, field: 'session_id', constraint: 'required' },
+    { frame: { event: 'user.regenerate', session_id: 's', content: { message_id: '' } }, field: 'content.message_id', constraint: '' },
+    { frame: { event: 'user.regenerate', session_id: 's', content: 'last' }, field: 'content', constraint: '' },
+    { frame: { event: 'user.regenerate', session_id: 's', metadata: { onBusy: 'queue' } }, field: 'metadata.onBusy', constraint: 'one of' },
+  )
   for (const { frame, field, constraint } of cases) {
     const text = typeof frame === 'string' ? frame : JSON.stringify(frame)
     const d = decode(text, limits)

@@ -1,4 +1,4 @@
-import { checkJsonShape, parseJson, ParlanceError, type Command, type Json, type Limits, stringOf } from '../../core/index.js'
+import { checkJsonShape, ON_BUSY, onBusyOf, parseJson, ParlanceError, type Command, type Json, type Limits, type OnBusy, stringOf } from '../../core/index.js'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { inbound, NULLABLE_CONTENT, type InboundEvent } from './wire.js'
 
@@ -55,7 +55,15 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
       const chars = content.length > limits.maxUserMessageChars ? [...content].length : content.length
       if (chars > limits.maxUserMessageChars) return fail('message_too_long', `content has ${chars} characters; the limit is ${limits.maxUserMessageChars}`, 'content', `max ${limits.maxUserMessageChars} characters`, sessionId)
       const metadata = m.metadata as Record<string, unknown> | undefined
-      return { ok: true, sessionId, request: { kind: 'command', command: { type: 'user.message', sessionId: sessionId!, content, ...(metadata ? { metadata } : {}) } } }
+      const onBusy = policyOf(event, metadata, sessionId)
+      if (onBusy instanceof ParlanceError) return { ok: false, error: onBusy }
+      return { ok: true, sessionId, request: { kind: 'command', command: { type: 'user.message', sessionId: sessionId!, content, ...(metadata ? { metadata } : {}), ...(onBusy ? { onBusy } : {}) } } }
+    }
+    case 'user.regenerate': {
+      const onBusy = policyOf(event, m.metadata as Record<string, unknown> | undefined, sessionId)
+      if (onBusy instanceof ParlanceError) return { ok: false, error: onBusy }
+      const messageId = typeof c.message_id === 'string' ? c.message_id : undefined
+      return { ok: true, sessionId, request: { kind: 'command', command: { type: 'run.regenerate', sessionId: sessionId!, ...(messageId ? { messageId } : {}), ...(onBusy ? { onBusy } : {}) } } }
     }
     case 'user.response':
       return {
@@ -80,6 +88,14 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
     case 'system.heartbeat':
       return { ok: true, request: { kind: 'heartbeat' } }
   }
+}
+
+/** `metadata.onBusy`: absent, a policy, or an `invalid_message` naming the field and the values allowed. */
+function policyOf(event: InboundEvent, metadata: Record<string, unknown> | undefined, sessionId: string | undefined): OnBusy | undefined | ParlanceError {
+  const value = metadata?.onBusy
+  if (value === undefined) return undefined
+  const constraint = `one of ${ON_BUSY.join(', ')}`
+  return onBusyOf(value) ?? new ParlanceError('invalid_message', `${event}: "metadata.onBusy" must be ${constraint}`, { field: 'metadata.onBusy', constraint, ...(sessionId ? { sessionId } : {}) })
 }
 
 function withoutContent(m: Record<string, unknown>): Record<string, unknown> {

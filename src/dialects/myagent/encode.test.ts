@@ -134,6 +134,26 @@ test('tools, confirmation and its timeout, run errors, custom pass-through', () 
   assert.deepEqual(retry, { type: 'custom', name: 'solver.retry', value: { content: { step_name: 's' }, metadata: { attempt: 2, max_attempts: 3, backoff_ms: 100 }, step_id: 'x' } }, 'the logged event is not modified')
 })
 
+test('conversation control: message.queued → agent.message_queued, history.rewound → agent.history_rewound (extensions)', () => {
+  const v = view('conn_1', 'sess_1')
+  const out = run(v, [
+    { type: 'message.queued', messageId: 'q1', content: 'and then?', metadata: { onBusy: 'enqueue' } },
+    { type: 'history.rewound', toMessageId: 'u1', reason: 'rollback', droppedRunId: 'run_0' },
+    { type: 'history.rewound', toMessageId: null, reason: 'edit', branch: 'fork_1' },
+    { type: 'history.rewound', toMessageId: 'u2', reason: 'regenerate' },
+  ])
+  assert.deepEqual(names(out), ['agent.message_queued', 'agent.history_rewound', 'agent.history_rewound', 'agent.history_rewound'])
+  assert.deepEqual([out[0]!.content, out[0]!.step_id, out[0]!.metadata.message_id], ['and then?', 'q1', 'q1'])
+  const meta = (e: MyAgentEvent) => {
+    const { seq: _, ...rest } = e.metadata
+    return rest
+  }
+  assert.deepEqual(meta(out[1]!), { to_message_id: 'u1', reason: 'rollback', dropped_run_id: 'run_0' })
+  assert.deepEqual(meta(out[2]!), { to_message_id: null, reason: 'edit', branch: 'fork_1' })
+  assert.deepEqual(meta(out[3]!), { to_message_id: 'u2', reason: 'regenerate' })
+  for (const e of out.slice(1)) assert.equal(typeof e.content, 'string', 'content: the user-visible line')
+})
+
 test('an event it has no mapping for encodes to nothing (default branch)', () => {
   const v = view('conn_1', 'sess_1')
   assert.deepEqual(encode([{ type: 'no.such.event', sessionId: 's', runId: 'r', seq: 1, ts: T0 } as unknown as StoredEvent], v), { frames: [], view: v })

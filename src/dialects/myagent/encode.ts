@@ -55,6 +55,13 @@ export function view(connectionId: string, sessionId = ''): MyAgentView {
 /** Server events a custom event (`ctx.emit(name, {content, metadata})`) may be sent as, verbatim. */
 const PASSTHROUGH = new Set(['plan.validation_error', 'solver.retry', 'error.retry', 'error.recovery_started', 'error.recovery_success', 'error.recovery_failed'])
 
+/** The user-visible `content` of `agent.history_rewound`, by reason. */
+const REWOUND = {
+  rollback: 'The interrupted turn was rolled back',
+  regenerate: 'Answering again',
+  edit: 'The conversation was rewound to the edited message',
+} as const
+
 function base(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: string, content: unknown, metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentEvent {
   const e: MyAgentEvent = { session_id: v.sessionId || undefined, connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
   if (stepId !== undefined) e.step_id = stepId
@@ -143,6 +150,19 @@ function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[
       break
     case 'message.user':
       edit().question = e.content
+      break
+    case 'message.queued':
+      // Extension: a message waiting for the active run (policy enqueue); its own run starts when this one ends.
+      push('agent.message_queued', e.content, { message_id: e.messageId }, e.messageId)
+      break
+    case 'history.rewound':
+      // Extension: the answers after `to_message_id` left the history the agent sees (the log keeps them).
+      push('agent.history_rewound', REWOUND[e.reason], {
+        to_message_id: e.toMessageId,
+        reason: e.reason,
+        ...(e.droppedRunId !== undefined ? { dropped_run_id: e.droppedRunId } : {}),
+        ...(e.branch !== undefined ? { branch: e.branch } : {}),
+      }, e.runId)
       break
     case 'plan': {
       edit().plan = { id: e.planId, tasks: e.tasks, completed: 0, started: e.ts }

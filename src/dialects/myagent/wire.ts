@@ -27,6 +27,16 @@ export const inbound = {
     metadata: Meta,
   }),
   'user.ack': Type.Object({ event: Type.Literal('user.ack'), session_id: SessionId, content: Type.Optional(Type.Object({ last_seq: Type.Integer({ minimum: 0 }) })), metadata: Meta }),
+  /**
+   * Parlance extension: answer user message `content.message_id` (default: the session's last one) again; the
+   * answers after it leave the history the agent sees. `metadata.onBusy` as on `user.message`.
+   */
+  'user.regenerate': Type.Object({
+    event: Type.Literal('user.regenerate'),
+    session_id: SessionId,
+    content: Type.Optional(Type.Object({ message_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) })),
+    metadata: Meta,
+  }),
   'user.cancel': Type.Object({ event: Type.Literal('user.cancel'), session_id: SessionId, content: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) })) }),
   'user.reconnect': Type.Object({ event: Type.Literal('user.reconnect'), content: Type.Object({ session_id: SessionId, last_seq: Type.Optional(Type.Integer({ minimum: 0 })) }) }),
   'user.reconnect_with_state': Type.Object({
@@ -41,7 +51,7 @@ export const inbound = {
 export type InboundEvent = keyof typeof inbound
 
 /** Events whose optional `content` may also be `null` (the seed's base structure allows it): checked as absent. */
-export const NULLABLE_CONTENT: ReadonlySet<string> = new Set(['user.create_session', 'user.ack', 'user.cancel'])
+export const NULLABLE_CONTENT: ReadonlySet<string> = new Set(['user.create_session', 'user.ack', 'user.cancel', 'user.regenerate'])
 
 /** A client event, by its `event` name. */
 export type MyAgentClientEvent = { [K in InboundEvent]: Static<(typeof inbound)[K]> }[InboundEvent]
