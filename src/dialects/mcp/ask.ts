@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
-import { ParlanceError, type Principal, type StoredEvent } from '../../core/index.js'
-import { followRun } from '../../binding/index.js'
+import { newId, ParlanceError, type Principal, type StoredEvent } from '../../core/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
-import { APPROVAL_FORM, APPROVAL_META, approvalAnswer, approvalMeta, approvalPrompt, completed, failed, progressOf, waiting } from './codec.js'
+import { APPROVAL_FORM, APPROVAL_META, approvalAnswer, approvalMeta, approvalPrompt, completed, failed, progressOf, refused, waiting } from './codec.js'
+import { followMessage } from './follow-message.js'
 import type { AskArgs } from './wire.js'
 
 /** What a call can do towards its MCP client: progress, and an elicitation when the client supports it. */
@@ -22,6 +22,9 @@ export interface AskChannel {
  * result. An approval is asked through elicitation when the client supports it; otherwise the call ends at once
  * saying what waits, and any other client of the session (HAI, the inspector, …) may answer it. A client tool
  * cannot run in an MCP client: the call ends the same way, the call left for another client of the session.
+ * While another run of the session is active, `args.onBusy` (else the agent's, else the server's policy) decides:
+ * a queued message's call waits for its own run and answers with it; a refused one (`reject`: `busy`) is a tool
+ * error, as is any other refusal of the message.
  */
 export async function ask(sessions: SessionManager, principal: Principal, agent: string, args: AskArgs, channel: AskChannel): Promise<CallToolResult> {
   const session = await sessions.open(args.sessionId ?? `mcp_${randomUUID()}`, principal, { agent })
@@ -68,12 +71,22 @@ export async function ask(sessions: SessionManager, principal: Principal, agent:
       }
     }
     const onAbort = () => {
-      // The client cancelled the call (or left): the run stops too; the SDK answers nothing to a cancelled request.
-      void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the MCP client' })).catch(() => {})
+      // The client cancelled the call (or left): its run stops too — not another call's run while this one is queued
+      // (a queued message stays queued: no command withdraws it). The SDK answers nothing to a cancelled request.
+      const mine = follower.runId()
+      if (mine !== null && session.activeRunId === mine) {
+        void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the MCP client' })).catch(() => {})
+      }
       finish(new ParlanceError('cancelled', 'cancelled by the MCP client'))
     }
     channel.signal.addEventListener('abort', onAbort, { once: true })
-    const follower = followRun(session, { type: 'user.message', sessionId: session.id, content: args.message, agent }, 'mcp', { event: on, failed: finish })
+    const cmd = { type: 'user.message' as const, sessionId: session.id, content: args.message, agent, messageId: newId('msg'), ...(args.onBusy ? { onBusy: args.onBusy } : {}) }
+    const follower = followMessage(session, cmd, 'mcp', {
+      event: on,
+      queued: () => channel.progress(`queued: waits for the active run of session ${session.id}`),
+      // A refused message (busy, an unknown agent, the store failing) is a tool error; anything else is a bug.
+      failed: (err) => finish(err instanceof ParlanceError ? refused(err, ids()) : err),
+    })
   })
 }
 

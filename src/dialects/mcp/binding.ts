@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { z } from 'zod'
-import type { Principal } from '../../core/index.js'
+import type { OnBusy, Principal } from '../../core/index.js'
 import { sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { ask } from './ask.js'
 import { askToolName } from './codec.js'
@@ -118,7 +118,14 @@ function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Pr
       {
         title: `Ask ${name}`,
         description: `${agent?.description ?? `The ${name} agent`}. Sends a message to the agent and returns its answer; pass sessionId to continue a conversation (the result's structuredContent.sessionId).`,
-        inputSchema: { message: z.string().min(1).describe('What to tell the agent'), sessionId: z.string().min(1).max(256).optional().describe('A Parlance session to continue') },
+        inputSchema: {
+          message: z.string().min(1).describe('What to tell the agent'),
+          sessionId: z.string().min(1).max(256).optional().describe('A Parlance session to continue'),
+          onBusy: z
+            .enum(['interrupt', 'enqueue', 'reject', 'rollback'] satisfies OnBusy[])
+            .optional()
+            .describe('If a run of the session is active: interrupt it, enqueue this message after it, reject this message (busy), or roll it back (interrupt and drop its turn)'),
+        },
       },
       (args, extra) => {
         const token = extra._meta?.progressToken

@@ -68,6 +68,14 @@ export function failed(e: Extract<StoredEvent, { type: 'run.error' }>, ids: AskI
   return result(`${e.code}: ${e.message}`, { ...ids, status: 'failed', code: e.code }, true)
 }
 
+/**
+ * The message was refused before any run of its own (`busy` under the reject policy, an unknown agent, …): a tool
+ * error with the refusal's code and details (`busy`: `activeRunId`, the run that goes on).
+ */
+export function refused(err: { code: string; message: string; details?: Record<string, unknown> | undefined }, ids: AskIds): CallToolResult {
+  return result(`${err.code}: ${err.message}`, { ...ids, status: 'failed', code: err.code, ...(err.details ? { details: err.details as Record<string, Json> } : {}) }, true)
+}
+
 /** The call ends while its run waits for someone else: what it said so far, and what waits. */
 export function waiting(text: string, why: string, outcome: Extract<AskOutcome, { status: 'input-required' }>): CallToolResult {
   return result(text.trim() ? `${text.trim()}\n\n${why}` : why, outcome)
