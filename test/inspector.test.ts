@@ -1,6 +1,6 @@
 // The inspector page in real Chromium (Debian's /usr/bin/chromium through playwright-core; never a downloaded
 // browser): every demo behaviour through every dialect, the approval dialog by keyboard, the wire view, the
-// sessions list with replay, the metrics strip, and accessible names on every control. The page is built fresh
+// sessions list with replay, the fork tree and "Fork here", the metrics strip, and accessible names on every control. The page is built fresh
 // with Vite into a temp dir for this run, so a stale dist/ is never what is tested.
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -224,6 +224,101 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
       await page.close()
       await guarded.close()
       guarded.removeData()
+    }
+  })
+
+  test('fork tree: "Fork here" on an event opens a session holding exactly events 1..seq, listed under its parent; queued and rewound events read as words; fork errors are shown', async () => {
+    // A server of its own (other tests' sessions would crowd the list) with auth on: the page's token must go with the fork.
+    const own = await startServer({ inspectorDir: outDir, auth: { token: 'fork-token' } })
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
+    page.setDefaultTimeout(WAIT)
+    try {
+      // A conversation from a HAI client: an answer, a slow run with a message queued behind it (then cancelled,
+      // so the queued one runs), and a regenerated answer.
+      const c = await own.hai({ sessionId: 'fork-source', token: 'fork-token' })
+      c.say('hello one')
+      await c.untilCompleted()
+      c.say('slow')
+      await c.next('assistant_message_chunk')
+      c.say('queued two', { onBusy: 'enqueue' })
+      await c.next((m) => m.type === 'status' && 'queued' in m && m.queued !== undefined)
+      c.cancel()
+      await c.next((m) => m.type === 'assistant_message_chunk' && m.content.includes('Echo'))
+      await c.untilCompleted()
+      c.regenerate()
+      await c.untilCompleted()
+      const res = await fetch(`${own.url}/inspector/api/sessions/fork-source/events?limit=1000`, { headers: { authorization: 'Bearer fork-token' } })
+      const original = ((await res.json()) as { events: Array<{ seq: number; type: string }> }).events
+      const typeAt = (seq: number) => original.find((e) => e.seq === seq)?.type
+      const queuedSeq = original.find((e) => e.type === 'message.queued')!.seq
+      const k = original.find((e) => e.type === 'history.rewound')!.seq - 1 // the end of the queued message's run
+      assert.equal(typeAt(k), 'run.finished')
+
+      await page.goto(`${own.url}/?dialect=hai&access_token=fork-token`)
+      await page.locator('body[data-ready="true"]').waitFor()
+      await page.getByRole('button', { name: 'Replay session fork-source from seq 0' }).click()
+      await page.locator(`#replay[data-session="fork-source"][data-count="${original.length}"]`).waitFor()
+      assert.match(await page.evaluate('location.hash'), /^#session=fork-source$/)
+      // Queued and rewound events in words, in the event list and in the conversation.
+      assert.match((await page.locator('#replay-events li[data-type="message.queued"] .event-text').textContent()) ?? '', /queued: queued two/)
+      assert.match((await page.locator('#replay-events li[data-type="history.rewound"] .event-text').textContent()) ?? '', /history cut back to “queued two” \(regenerate\)/)
+      await page.locator('#replay-transcript li.msg.status[data-type="history.rewound"]', { hasText: 'history cut back to “queued two” (regenerate)' }).waitFor()
+      assert.equal(await page.locator('#replay-origin').isHidden(), true, 'the source is no fork')
+
+      // A refused fork is shown, not swallowed (the server's answer, faked here: a real one cannot be provoked from the page).
+      await page.route('**/sessions/*/fork', (route) =>
+        route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify({ error: { code: 'conflict', message: 'session taken already exists' } }) }),
+      )
+      await page.locator(`#replay-events li[data-seq="${k}"]`).getByRole('button', { name: 'Fork here' }).click()
+      await page.getByRole('alert').filter({ hasText: `Could not fork fork-source at seq ${k}: fork refused: 409 conflict: session taken already exists` }).waitFor()
+      assert.equal(await page.locator('#replay').getAttribute('data-session'), 'fork-source')
+      await page.unroute('**/sessions/*/fork')
+
+      // Fork here: the new session opens with exactly events 1..k of the source.
+      await page.locator(`#replay-events li[data-seq="${k}"]`).getByRole('button', { name: `Fork here: a new session with events 1 to ${k} of fork-source` }).click()
+      await page.locator(`#replay[data-count="${k}"]:not([data-session="fork-source"])`).waitFor()
+      assert.equal(await page.locator('#fork-error').isHidden(), true)
+      const forkId = (await page.locator('#replay').getAttribute('data-session'))!
+      assert.match(await page.evaluate('location.hash'), new RegExp(`^#session=${forkId}$`))
+      const seqsAndTypes = await page.locator('#replay-events li').evaluateAll((lis: Array<{ getAttribute(name: string): string | null }>) => lis.map((li) => [li.getAttribute('data-seq'), li.getAttribute('data-type')]))
+      assert.deepEqual(seqsAndTypes, original.filter((e) => e.seq <= k).map((e) => [String(e.seq), e.type]))
+      assert.ok(seqsAndTypes.some(([seq]) => seq === String(queuedSeq)), 'the queued message is kept')
+      assert.equal((await page.locator('#replay-origin').textContent())?.trim(), `forked from fork-source at seq ${k}`)
+      await page.locator('#replay-transcript li.msg.assistant', { hasText: 'Echo: queued two' }).waitFor()
+      assert.equal(await page.locator('#replay-transcript li', { hasText: 'history cut back' }).count(), 0, 'the fork ends before the rewind')
+
+      // The list draws it under its parent.
+      const forkRow = page.locator(`#sessions-rows tr[data-session="${forkId}"]`)
+      await forkRow.filter({ hasText: `forked at seq ${k}` }).waitFor()
+      assert.equal(await forkRow.getAttribute('data-parent'), 'fork-source')
+      assert.equal(await forkRow.getAttribute('data-depth'), '1')
+
+      // A fork of the fork (at seq 2) is listed one level deeper, under it; the tree is in order.
+      await page.locator('#replay-events li[data-seq="2"]').getByRole('button', { name: 'Fork here' }).click()
+      await page.locator(`#replay[data-count="2"]:not([data-session="${forkId}"])`).waitFor()
+      const grandchild = (await page.locator('#replay').getAttribute('data-session'))!
+      await page.locator(`#sessions-rows tr[data-session="${grandchild}"][data-parent="${forkId}"][data-depth="2"]`).waitFor()
+      const order = await page.locator('#sessions-rows tr').evaluateAll((trs: Array<{ getAttribute(name: string): string | null }>) => trs.map((tr) => tr.getAttribute('data-session')))
+      assert.deepEqual(order, ['fork-source', forkId, grandchild])
+      const indents = await page
+        .locator('#sessions-rows tr td.session-cell')
+        .evaluateAll((tds: Array<unknown>) => tds.map((td) => parseFloat((globalThis as unknown as { getComputedStyle(e: unknown): { paddingLeft: string } }).getComputedStyle(td).paddingLeft)))
+      assert.ok(indents[0]! < indents[1]! && indents[1]! < indents[2]!, `indented: ${indents.join(', ')}`)
+      await shot(page, 'fork-tree')
+
+      // The link to the parent opens it, and the parent names its fork.
+      await page.locator('#replay-origin a', { hasText: forkId }).click()
+      await page.locator(`#replay[data-session="${forkId}"][data-count="${k}"]`).waitFor()
+      await page.locator('#replay-forks a', { hasText: grandchild }).waitFor()
+      await page.goBack()
+      await page.locator(`#replay[data-session="${grandchild}"][data-count="2"]`).waitFor()
+      assert.deepEqual(errors, [])
+    } finally {
+      await page.close()
+      await own.close()
+      own.removeData()
     }
   })
 

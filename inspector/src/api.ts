@@ -12,6 +12,15 @@ export interface CanonicalEvent {
 
 export type { SessionRow } from '../../src/client/inspector-api.js'
 
+/** The answer of `POST /sessions/:id/fork`. */
+export interface ForkAnswer {
+  id: string
+  forkedFrom: { sessionId: string; atSeq: number }
+  agent: string
+  lastSeq: number
+  activeRunId: string | null
+}
+
 /** Calls the inspector API (and /metrics) with the page's credentials. */
 export class Api {
   token = ''
@@ -24,6 +33,20 @@ export class Api {
     const res = await fetch(path, { headers: this.headers() })
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
     return (await res.json()) as T
+  }
+
+  /**
+   * Forks session `sessionId` after its event `atSeq` (`POST /sessions/:id/fork`): a new session of the caller's
+   * whose log is events 1..atSeq. Throws the server's error message (with its status and code) when refused.
+   */
+  async fork(sessionId: string, atSeq: number): Promise<ForkAnswer> {
+    const res = await fetch(`/sessions/${encodeURIComponent(sessionId)}/fork`, {
+      method: 'POST',
+      headers: { ...this.headers(), 'content-type': 'application/json' },
+      body: JSON.stringify({ atSeq }),
+    })
+    if (res.status !== 201) throw new Error(`fork refused: ${res.status} ${errorText(await res.text())}`)
+    return (await res.json()) as ForkAnswer
   }
 
   async text(path: string): Promise<string> {
@@ -74,6 +97,17 @@ export class Api {
       }
     }
   }
+}
+
+/** `code: message` from a `{error: {code, message}}` body, else the body itself. */
+function errorText(body: string): string {
+  try {
+    const e = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error
+    if (e && typeof e.message === 'string') return `${String(e.code)}: ${e.message}`
+  } catch {
+    // not JSON: show it as it came
+  }
+  return body.slice(0, 300)
 }
 
 function wait(ms: number, signal: AbortSignal): Promise<void> {

@@ -6,6 +6,7 @@ import { connect, dialectOf, DIALECTS, type ChatSink, type DialectAdapter, type 
 import { byId, h } from './dom.js'
 import { MetricsStrip } from './metrics.js'
 import type { PatchOp } from './patch.js'
+import { SessionView } from './session-view.js'
 import { SessionsView } from './sessions.js'
 import { StateView } from './state-view.js'
 import { WireView } from './wire.js'
@@ -26,6 +27,7 @@ const dialog = new ApprovalDialog()
 const stateView = new StateView()
 const wire = new WireView()
 const sessions = new SessionsView(api)
+const sessionView = new SessionView(api, sessions)
 const metrics = new MetricsStrip(api)
 const statusEl = byId('conn-status')
 
@@ -196,8 +198,10 @@ function setup(): void {
     adapter?.answerTool(id, outcome).catch((err: unknown) => chat.error(`tool answer failed: ${(err as Error).message}`))
   }
   sessions.current = () => byId('session-id').textContent ?? ''
+  sessions.onOpen = (id) => sessionView.open(id)
   metrics.start()
   sessions.start()
+  sessionView.fromHash()
   void open(dialect)
 }
 

@@ -1,5 +1,6 @@
 import type { CanonicalEvent } from './api.js'
 import { brief, byId, h, pretty } from './dom.js'
+import { describeEvent, eventBody, MessageTexts } from './event-text.js'
 
 /** A frame the page sent or received, as recorded. */
 export interface WireRecord {
@@ -26,6 +27,7 @@ export class WireView {
   private readonly direction = byId<HTMLSelectElement>('wire-direction')
   private frames: WireRecord[] = []
   private events: CanonicalEvent[] = []
+  private texts = new MessageTexts()
   private start = Date.now()
   private n = 0
   private sessionId = ''
@@ -61,6 +63,7 @@ export class WireView {
   reset(sessionId: string): void {
     this.frames = []
     this.events = []
+    this.texts = new MessageTexts()
     this.n = 0
     this.start = Date.now()
     this.sessionId = sessionId
@@ -97,13 +100,14 @@ export class WireView {
 
   canonical(e: CanonicalEvent): void {
     this.events.push(e)
+    this.texts.add(e)
     const tr = h(
       'tr',
       { tabindex: '-1', 'data-seq': e.seq, 'data-type': e.type, 'data-session': e.sessionId },
       h('td', {}, String(e.seq)),
       h('td', {}, String(e.ts - this.start)),
       h('td', {}, e.type),
-      h('td', {}, brief(strip(e))),
+      h('td', {}, describeEvent(e, this.texts.get) ?? brief(eventBody(e))),
     )
     this.search.set(tr, safeJson(e).toLowerCase())
     const select = () => this.select(pretty(e), e.seq, tr, true)
@@ -162,12 +166,6 @@ export class WireView {
     for (const tr of this.rows.children) this.show(tr as HTMLTableRowElement)
     for (const tr of this.canonRows.children) this.show(tr as HTMLTableRowElement)
   }
-}
-
-/** The event without the fields every row shows anyway. */
-function strip(e: CanonicalEvent): Record<string, unknown> {
-  const { seq: _s, ts: _t, sessionId: _i, runId: _r, type: _y, ...rest } = e
-  return rest
 }
 
 function safeJson(v: unknown): string {

@@ -1,0 +1,44 @@
+import type { CanonicalEvent } from './api.js'
+import { brief } from './dom.js'
+
+/** The event without the fields every row shows anyway (seq, type) or that are the same on every row of a session. */
+export function eventBody(e: CanonicalEvent): Record<string, unknown> {
+  const { seq: _s, ts: _t, sessionId: _i, runId: _r, type: _y, ...rest } = e
+  return rest
+}
+
+/** A message's text by its id (for naming the message a rewind kept), when known. */
+export type MessageText = (messageId: string) => string | undefined
+
+/**
+ * A canonical event in words, for the events that read badly as JSON: a queued message, a rewound history.
+ * Undefined for the others (callers show their JSON).
+ */
+export function describeEvent(e: CanonicalEvent, textOf: MessageText = () => undefined): string | undefined {
+  if (e.type === 'message.queued') return `queued: ${brief(String(e.content), 120)}`
+  if (e.type === 'history.rewound') {
+    const to = typeof e.toMessageId === 'string' ? e.toMessageId : null
+    const kept = to === null ? 'the start (nothing kept)' : quote(textOf(to)) ?? to
+    const extra = [typeof e.droppedRunId === 'string' ? `dropped run ${e.droppedRunId}` : '', typeof e.branch === 'string' ? `old branch in ${e.branch}` : '']
+      .filter(Boolean)
+      .join(', ')
+    return `history cut back to ${kept} (${String(e.reason)})${extra ? `; ${extra}` : ''}`
+  }
+  return undefined
+}
+
+function quote(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : `“${brief(text, 60)}”`
+}
+
+/** Collects each message's text as the events go by (user messages, queued ones, streamed and whole answers). */
+export class MessageTexts {
+  private readonly texts = new Map<string, string>()
+
+  add(e: CanonicalEvent): void {
+    if ((e.type === 'message.user' || e.type === 'message.queued') && typeof e.messageId === 'string') this.texts.set(e.messageId, String(e.content))
+    else if (e.type === 'text.delta' && typeof e.messageId === 'string') this.texts.set(e.messageId, (this.texts.get(e.messageId) ?? '') + String(e.delta))
+  }
+
+  readonly get: MessageText = (id) => this.texts.get(id)
+}
