@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, toolResultOf, type Command, type Json, type Principal } from '../../core/index.js'
+import { ParlanceError, type OnBusy, type Principal, type StoredEvent } from '../../core/index.js'
 import { answerErrors, carryOut, httpStatuses, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
-import type { Session } from '../../session/index.js'
+import { RAW_EVENTS, type Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { agui, AGUI_SSE, type AguiView } from './codec.js'
-import { fromAguiMessage, textOf } from './encode.js'
-import type { AguiRunInput } from './wire.js'
+import { onBusyOfInput } from './decode.js'
+import { reconcile } from './reconcile.js'
 
 /** HTTP status of an error answered before the stream starts, from AG-UI's error table. */
 const STATUS = httpStatuses(agui.errors)
@@ -64,69 +64,56 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
     // A reconnect: replay what the client missed and continue; the input was already applied.
     return stream(deps, res, session, Number(lastEventId), view, null)
   }
-  const commands = reconcile(deps, session, input, agent)
+  const plan = reconcile(session, input, { ...(agent ? { agent } : {}), ...withOnBusy(onBusyOfInput(input)) })
+  // Edit-and-resend: the old branch lives on as a fork of its own, named in the rewind (and so in history.rewound).
+  const branch = plan.forks ? (await deps.sessions.fork(session.id, principal)).id : null
+  const commands = branch === null ? plan.commands : plan.commands.map((c) => (c.type === 'user.message' && c.rewind ? { ...c, rewind: { ...c.rewind, branch } } : c))
+  const busyWith = session.activeRunId
   const { from, follow } = await carryOut(session, commands)
+  if (plan.userMessageId !== undefined && busyWith !== null && follow === busyWith) {
+    // Queued (`enqueue`): this response streams the message's own run once it starts (the active run's responses
+    // carry CUSTOM parlance.message_queued).
+    const started = await whenStarted(session, from, plan.userMessageId, res)
+    if (started) stream(deps, res, session, started.seq - 1, view, started.runId)
+    return
+  }
   stream(deps, res, session, from, view, follow)
 }
 
+const withOnBusy = (onBusy: OnBusy | undefined) => (onBusy ? { onBusy } : {})
+
 /**
- * What a RunAgentInput asks for, as commands: history the server does not have (`history.replace`), a
- * changed state (`state.replace`), tool messages answering pending client tool calls (`tool.result`),
- * `resume` entries answering approvals (`approval.response`), and a new trailing user message
- * (`user.message`). Messages the server already has (by id, or tool results by toolCallId) are skipped.
+ * Resolves with the run that takes up user message `messageId` (its `message.user`, at or after seq `from`) once
+ * it is committed; null if the client goes away first.
  */
-function reconcile(deps: EndpointDeps, session: Session, input: AguiRunInput, agent: string | undefined): Command[] {
-  const sessionId = session.id
-  const stored = session.model.messages
-  const known = new Set<string>()
-  for (const m of stored) {
-    known.add(m.id)
-    if (m.role === 'tool') known.add(`tool:${m.toolCallId}`)
-  }
-  const isKnown = (m: AguiRunInput['messages'][number]) => known.has(m.id) || (m.role === 'tool' && known.has(`tool:${m.toolCallId}`))
-  const out: Command[] = []
-  const last = input.messages[input.messages.length - 1]
-  const newUser = last?.role === 'user' && !isKnown(last) ? last : undefined
-  const results: Command[] = []
-  let unknownHistory = false
-  for (const m of input.messages) {
-    if (m === newUser || isKnown(m)) continue
-    if (m.role === 'tool' && session.waitsFor(m.toolCallId)) {
-      const content = textOf(m.content)
-      results.push({ type: 'tool.result', sessionId, toolCallId: m.toolCallId, outcome: m.error === undefined ? 'success' : 'failure', result: toolResultOf(content), ...(m.error !== undefined ? { error: m.error } : {}) })
-      continue
-    }
-    if (fromAguiMessage(m)) unknownHistory = true
-  }
-  if (unknownHistory) {
-    // The client holds history the server lacks (a thread started elsewhere, an edited conversation): theirs wins.
-    const messages = input.messages.filter((m) => m !== newUser).flatMap((m) => fromAguiMessage(m) ?? [])
-    out.push({ type: 'history.replace', sessionId, messages })
-  }
-  // `state: null` means no state, as in @ag-ui/core's schema (null → undefined).
-  if (input.state !== undefined && input.state !== null && JSON.stringify(input.state) !== JSON.stringify(session.model.state)) {
-    out.push({ type: 'state.replace', sessionId, state: input.state as Json })
-  }
-  out.push(...results)
-  for (const r of input.resume ?? []) {
-    // An interrupt that is no longer pending (answered elsewhere, timed out) is skipped: its outcome is in the log.
-    if (!session.waitsFor(r.interruptId)) continue
-    const payload = (typeof r.payload === 'object' && r.payload !== null ? r.payload : {}) as { approved?: unknown; feedback?: unknown }
-    const approved = r.status === 'resolved' && (payload.approved === true || r.payload === true)
-    out.push({ type: 'approval.response', sessionId, approvalId: r.interruptId, approved, ...(typeof payload.feedback === 'string' ? { feedback: payload.feedback } : {}) })
-  }
-  if (newUser) {
-    out.push({
-      type: 'user.message',
-      sessionId,
-      content: textOf(newUser.content),
-      messageId: newUser.id,
-      clientTools: (input.tools ?? []).map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), ...(t.parameters !== undefined ? { parameters: t.parameters as Json } : {}) })),
-      ...(agent ? { agent } : {}),
+function whenStarted(session: Session, from: number, messageId: string, res: ServerResponse): Promise<{ runId: string; seq: number } | null> {
+  return new Promise((resolve) => {
+    let done = false
+    const sub = session.subscribe(
+      {
+        codecKey: 'agui:queued',
+        encoder: RAW_EVENTS,
+        view: null,
+        write(events) {
+          if (done) return false
+          const e = (events as readonly StoredEvent[]).find((x) => x.type === 'message.user' && x.messageId === messageId)
+          if (!e) return true
+          done = true
+          resolve({ runId: e.runId, seq: e.seq })
+          return false
+        },
+      },
+      from,
+    )
+    res.once('close', () => {
+      if (done) return
+      done = true
+      sub.close()
+      resolve(null)
     })
-  }
-  return out
+  })
 }
+
 
 async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, threadId: string): Promise<void> {
   const principal = deps.principal(req)

@@ -1,4 +1,4 @@
-import { checkJsonShape, parseJson, ParlanceError, type Limits, stringOf } from '../../core/index.js'
+import { checkJsonShape, ON_BUSY, onBusyOf, parseJson, ParlanceError, type Limits, type OnBusy, stringOf } from '../../core/index.js'
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Message, MessageByRole, RunAgentInput, type AguiRunInput } from './wire.js'
@@ -31,8 +31,16 @@ export function decodeRunInput(body: string, limits: Pick<Limits, 'maxJsonDepth'
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail('RunAgentInput must be a JSON object', '')
   const shape = checkJsonShape(v, limits.maxJsonDepth)
   if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { ...shape.details, field: fieldOf(stringOf(shape.details?.path)) }) }
-  if (runInputChecker.Check(v)) return { ok: true, input: v }
-  return fail(...explain(v as Record<string, unknown>))
+  if (!runInputChecker.Check(v)) return fail(...explain(v as Record<string, unknown>))
+  const onBusy = (v.forwardedProps as { onBusy?: unknown } | null | undefined)?.onBusy
+  if (onBusy !== undefined && onBusy !== null && onBusyOf(onBusy) === undefined) return fail(`forwardedProps.onBusy must be one of ${ON_BUSY.join(', ')}`, 'forwardedProps.onBusy')
+  return { ok: true, input: v }
+}
+
+/** The `onBusy` policy a RunAgentInput asks for (`forwardedProps.onBusy`, checked by `decodeRunInput`), if any. */
+export function onBusyOfInput(input: AguiRunInput): OnBusy | undefined {
+  const props = input.forwardedProps
+  return typeof props === 'object' && props !== null && !Array.isArray(props) ? onBusyOf((props as { onBusy?: unknown }).onBusy) : undefined
 }
 
 const ROLES = ['user', 'assistant', 'tool', 'system', 'developer', 'reasoning', 'activity']

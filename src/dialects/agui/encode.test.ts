@@ -69,6 +69,8 @@ const SAMPLES: EventBody[] = [
   { type: 'error', code: 'rate_limited', message: 'slow down' },
   { type: 'approval.resolved', approvalId: 'appr_0', approved: false, by: 'timeout' },
   { type: 'messages.snapshot', messages: history },
+  { type: 'message.queued', messageId: 'q1', content: 'later', metadata: { tab: 2 } },
+  { type: 'history.rewound', toMessageId: 'a2', reason: 'edit', branch: 'fork_1' },
   { type: 'typing', active: false },
 ]
 
@@ -163,4 +165,18 @@ test('history messages convert both ways without loss', () => {
   for (const m of history) assert.deepEqual(fromAguiMessage(toAguiMessage(m)), m)
   assert.equal(fromAguiMessage({ id: 's', role: 'system', content: 'x' }), null)
   assert.deepEqual(fromAguiMessage({ id: 'u', role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: 'b' }] as never }), { id: 'u', role: 'user', content: 'ab' })
+})
+
+test('message.queued and history.rewound are CUSTOM parlance.message_queued / parlance.history_rewound carrying the event fields', () => {
+  const one = (body: EventBody) => parse(encode(at(body), view).join('')).map((o) => o.event)
+  assert.deepEqual(one({ type: 'message.queued', messageId: 'q1', content: 'later' }), [{ type: 'CUSTOM', name: 'parlance.message_queued', value: { messageId: 'q1', content: 'later' } }])
+  assert.deepEqual(one({ type: 'message.queued', messageId: 'q2', content: 'x', agent: 'other', clientTools: [{ name: 't' }] }), [
+    { type: 'CUSTOM', name: 'parlance.message_queued', value: { messageId: 'q2', content: 'x', agent: 'other', clientTools: [{ name: 't' }] } },
+  ])
+  assert.deepEqual(one({ type: 'history.rewound', toMessageId: null, reason: 'edit', branch: 'fork_9' }), [
+    { type: 'CUSTOM', name: 'parlance.history_rewound', value: { toMessageId: null, reason: 'edit', branch: 'fork_9' } },
+  ])
+  assert.deepEqual(one({ type: 'history.rewound', toMessageId: 'a1', reason: 'rollback', droppedRunId: 'run_2' }), [
+    { type: 'CUSTOM', name: 'parlance.history_rewound', value: { toMessageId: 'a1', reason: 'rollback', droppedRunId: 'run_2' } },
+  ])
 })

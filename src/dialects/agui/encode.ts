@@ -185,6 +185,34 @@ export function encode(e: StoredEvent, view: AguiView): readonly string[] {
       return [sse({ type: 'CUSTOM', name: CUSTOM.context, value: { name: e.name, description: e.description, context: e.context as never, triggering: e.triggering } }, id)]
     case 'message.delivery':
       return [sse({ type: 'CUSTOM', name: CUSTOM.delivery, value: { messageId: e.messageId, ok: e.ok, ...(e.error ? { error: e.error } : {}) } }, id)]
+    case 'message.queued':
+      return [
+        sse(
+          {
+            type: 'CUSTOM',
+            name: CUSTOM.messageQueued,
+            value: {
+              messageId: e.messageId,
+              content: e.content,
+              ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+              ...(e.agent !== undefined ? { agent: e.agent } : {}),
+              ...(e.clientTools !== undefined ? { clientTools: e.clientTools } : {}),
+            },
+          },
+          id,
+        ),
+      ]
+    case 'history.rewound':
+      return [
+        sse(
+          {
+            type: 'CUSTOM',
+            name: CUSTOM.historyRewound,
+            value: { toMessageId: e.toMessageId, reason: e.reason, ...(e.droppedRunId !== undefined ? { droppedRunId: e.droppedRunId } : {}), ...(e.branch !== undefined ? { branch: e.branch } : {}) },
+          },
+          id,
+        ),
+      ]
     case 'custom':
       return [sse({ type: 'CUSTOM', name: e.name, value: e.value }, id)]
     case 'raw':

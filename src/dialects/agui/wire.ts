@@ -19,6 +19,8 @@ export const CUSTOM = {
   context: 'parlance.context_update',
   delivery: 'parlance.message_delivery',
   error: 'parlance.error',
+  messageQueued: 'parlance.message_queued',
+  historyRewound: 'parlance.history_rewound',
 } as const
 
 /**
