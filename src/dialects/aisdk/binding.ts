@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, stringOf, type Command, type Json } from '../../core/index.js'
+import { ParlanceError, type StoredEvent } from '../../core/index.js'
 import { answerErrors, carryOut, httpStatuses, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
-import type { Session } from '../../session/index.js'
+import { RAW_EVENTS, type Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { aisdk, AISDK_SSE } from './codec.js'
-import type { ChatRequest, UIPart } from './wire.js'
+import { reconcile } from './reconcile.js'
 
 /** HTTP status of an error answered before the stream starts, from the dialect's error table. */
 const STATUS = httpStatuses(aisdk.errors)
@@ -46,9 +46,52 @@ async function submit(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
   const decoded = aisdk.decode(await readBody(req, deps.limits.maxFrameBytes, { json: true }), deps.limits)
   if (!decoded.ok) throw decoded.error
   const session = await deps.sessions.open(decoded.command.id, principal, agent ? { agent } : {})
-  const commands = reconcile(deps, session, decoded.command, agent)
+  const plan = reconcile(session, decoded.command, agent)
+  // Edit-and-resend: the old branch lives on as a fork of its own, named in the rewind (data-history-rewound).
+  const branch = plan.forks ? (await deps.sessions.fork(session.id, principal)).id : null
+  const commands = branch === null ? plan.commands : plan.commands.map((c) => (c.type === 'user.message' && c.rewind ? { ...c, rewind: { ...c.rewind, branch } } : c))
+  const busyWith = session.activeRunId
   const { from, follow } = await carryOut(session, commands)
+  if (plan.userMessageId !== undefined && busyWith !== null && follow === busyWith) {
+    // Queued (`enqueue`): this response streams the message's own run once it starts (the active run's responses
+    // carry data-message-queued).
+    const started = await whenStarted(session, from, plan.userMessageId, res)
+    if (started) respond(deps, res, session, started.seq - 1, started.runId)
+    return
+  }
   respond(deps, res, session, from, follow)
+}
+
+/**
+ * Resolves with the run that takes up user message `messageId` (its `message.user`, at or after seq `from`) once
+ * it is committed; null if the client goes away first.
+ */
+function whenStarted(session: Session, from: number, messageId: string, res: ServerResponse): Promise<{ runId: string; seq: number } | null> {
+  return new Promise((resolve) => {
+    let done = false
+    const sub = session.subscribe(
+      {
+        codecKey: 'aisdk:queued',
+        encoder: RAW_EVENTS,
+        view: null,
+        write(events) {
+          if (done) return false
+          const e = (events as readonly StoredEvent[]).find((x) => x.type === 'message.user' && x.messageId === messageId)
+          if (!e) return true
+          done = true
+          resolve({ runId: e.runId, seq: e.seq })
+          return false
+        },
+      },
+      from,
+    )
+    res.once('close', () => {
+      if (done) return
+      done = true
+      sub.close()
+      resolve(null)
+    })
+  })
 }
 
 async function reattach(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, chatId: string): Promise<void> {
@@ -60,37 +103,4 @@ async function reattach(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
 
 function respond(deps: EndpointDeps, res: ServerResponse, session: Session, from: number, follow: string | null): void {
   streamRun(deps, res, session, from, follow, AISDK_SSE, { messageId: `msg_${follow ?? session.lastSeq}` })
-}
-
-const isToolPart = (p: UIPart) => p.type.startsWith('tool-') || p.type === 'dynamic-tool'
-
-/**
- * What the request asks for: tool outputs the client produced for pending calls (`tool.result`), approval
- * answers (`approval.response`), and a new trailing user message (`user.message`). The server keeps the
- * conversation; messages it already has are not sent back to it.
- */
-function reconcile(deps: EndpointDeps, session: Session, body: ChatRequest, agent: string | undefined): Command[] {
-  const sessionId = session.id
-  const out: Command[] = []
-  for (const m of body.messages) {
-    if (m.role !== 'assistant') continue
-    for (const p of m.parts as UIPart[]) {
-      if (!isToolPart(p)) continue
-      const toolCallId = stringOf(p.toolCallId)
-      const approval = p.approval as { id?: string; approved?: boolean; reason?: string } | undefined
-      if (p.state === 'approval-responded' && approval?.id && session.waitsFor(approval.id)) {
-        out.push({ type: 'approval.response', sessionId, approvalId: approval.id, approved: approval.approved === true, ...(approval.reason ? { feedback: approval.reason } : {}) })
-      } else if (p.state === 'output-available' && session.waitsFor(toolCallId)) {
-        out.push({ type: 'tool.result', sessionId, toolCallId, outcome: 'success', result: (p.output ?? null) as Json })
-      } else if (p.state === 'output-error' && session.waitsFor(toolCallId)) {
-        out.push({ type: 'tool.result', sessionId, toolCallId, outcome: 'failure', error: stringOf(p.errorText, 'the client tool failed') })
-      }
-    }
-  }
-  const last = body.messages[body.messages.length - 1]
-  if (last?.role === 'user' && !session.model.messages.some((m) => m.id === last.id)) {
-    const text = (last.parts as UIPart[]).flatMap((p) => (p.type === 'text' ? [stringOf(p.text)] : [])).join('')
-    if (text) out.push({ type: 'user.message', sessionId, content: text, messageId: last.id, ...(agent ? { agent } : {}) })
-  }
-  return out
 }

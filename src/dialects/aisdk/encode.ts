@@ -13,7 +13,9 @@ export const finish = (reason: 'stop' | 'error' | 'tool-calls' | 'other' = 'stop
  * One canonical event as UI message stream chunks. Pure. Text and reasoning map to their parts; tool calls to
  * tool-input-start/delta/available and tool-output-available/error; an approval to a tool invocation carrying
  * `tool-approval-request` (its toolCallId is the approval id); state, status, plan, progress, steps and custom
- * events to `data-*` parts (state and messages persistent, the rest transient).
+ * events to `data-*` parts (state and messages persistent, the rest transient); a queued message and a history
+ * rewind (regenerate, edit, rollback; `branch` names the fork an edit left the old branch in) to transient
+ * `data-message-queued` / `data-history-rewound`.
  */
 export function encode(e: StoredEvent): readonly string[] {
   switch (e.type) {
@@ -72,6 +74,22 @@ export function encode(e: StoredEvent): readonly string[] {
       return [chunk({ type: 'data-step', data: { stepId: e.stepId, name: e.name, state: e.ok ? 'finished' : 'failed' }, transient: true })]
     case 'custom':
       return [chunk({ type: 'data-custom', data: { name: e.name, value: e.value }, transient: true })]
+    case 'message.queued':
+      return [
+        chunk({
+          type: 'data-message-queued',
+          data: { messageId: e.messageId, content: e.content, ...(e.metadata !== undefined ? { metadata: e.metadata } : {}), ...(e.agent !== undefined ? { agent: e.agent } : {}) },
+          transient: true,
+        }),
+      ]
+    case 'history.rewound':
+      return [
+        chunk({
+          type: 'data-history-rewound',
+          data: { toMessageId: e.toMessageId, reason: e.reason, ...(e.droppedRunId !== undefined ? { droppedRunId: e.droppedRunId } : {}), ...(e.branch !== undefined ? { branch: e.branch } : {}) },
+          transient: true,
+        }),
+      ]
     default:
       return []
   }

@@ -18,6 +18,11 @@ export const ChatRequest = Type.Object({
   messages: Type.Array(UIMessage),
   trigger: Type.Optional(Type.Union([Type.Literal('submit-message'), Type.Literal('regenerate-message')])),
   messageId: Type.Optional(Type.String()),
+  /**
+   * Parlance: what this message does while a run is active (`DefaultChatTransport({ body: { onBusy } })` or
+   * `sendMessage(msg, { body: { onBusy } })`); absent: the agent's, else the server's policy.
+   */
+  onBusy: Type.Optional(Type.Union([Type.Literal('interrupt'), Type.Literal('enqueue'), Type.Literal('reject'), Type.Literal('rollback')])),
 })
 export type ChatRequest = Static<typeof ChatRequest>
 export type UIPart = Record<string, unknown> & { type: string }
@@ -38,7 +43,8 @@ type Tool = { toolCallId: string; dynamic?: true }
 /**
  * A chunk Parlance sends (the subset of the SDK's `UIMessageChunk` it produces): text and reasoning parts,
  * dynamic tool invocations (an approval is one whose toolCallId is the approval id), `data-*` parts for what the
- * SDK has no part for (state, status, plan, progress, steps, custom events), and the stream's start, end and error.
+ * SDK has no part for (state, status, plan, progress, steps, custom events, queued messages, history rewinds), and
+ * the stream's start, end and error.
  */
 export type UIChunk =
   | { type: 'start'; messageId: string }
