@@ -6,6 +6,8 @@ export interface Gated {
   agent: AgentDefinition
   /** Per run, in order: its `ctx.history` as `u:text` / `a:text`. */
   seen: string[][]
+  /** Per run, in order: its input text (a user message, or a triggering context update's description). */
+  inputs: string[]
   /** Lets the oldest waiting run finish (or the next one to arrive, if none waits yet). */
   release(): void
 }
@@ -16,6 +18,7 @@ export interface Gated {
  */
 export function gatedAgent(name = 'gated', onBusy?: AgentDefinition['onBusy']): Gated {
   const seen: string[][] = []
+  const inputs: string[] = []
   const gates: Array<() => void> = []
   let permits = 0
   const agent = defineAgent({
@@ -23,6 +26,7 @@ export function gatedAgent(name = 'gated', onBusy?: AgentDefinition['onBusy']): 
     ...(onBusy ? { onBusy } : {}),
     async run(ctx) {
       seen.push(ctx.history.map((m: HistoryMessage) => `${m.role[0]}:${m.content}`))
+      inputs.push(ctx.input.text)
       await ctx.say(['answer to ', ctx.input.text])
       if (permits > 0) permits--
       else {
@@ -38,6 +42,7 @@ export function gatedAgent(name = 'gated', onBusy?: AgentDefinition['onBusy']): 
   return {
     agent,
     seen,
+    inputs,
     release() {
       const open = gates.shift()
       if (open) open()

@@ -49,6 +49,7 @@ const T = '550e8400-e29b-41d4-a716-446655440000'
 const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   'message.user': { body: { type: 'message.user', messageId: 'm0', content: 'hi' }, wire: [] },
   'context.update': { body: { type: 'context.update', name: 'n', description: 'd', context: {}, triggering: true }, wire: [] },
+  // HUMA has no generic server event and no user-message ids: a waiting or superseded turn has no word (docs/dialects/huma.md).
   'message.queued': { body: { type: 'message.queued', messageId: 'q1', content: 'later' }, wire: [] },
   'history.rewound': { body: { type: 'history.rewound', toMessageId: 'u1', reason: 'regenerate' }, wire: [] },
   'run.started': { body: { type: 'run.started', agent: 'demo' }, wire: [] },
