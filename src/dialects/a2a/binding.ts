@@ -5,7 +5,7 @@ import { DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore
 import type { Principal } from '../../core/index.js'
 import { readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
-import { agentCard, legacyAgentCard, type CardInput } from './codec.js'
+import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './codec.js'
 import { ParlanceExecutor } from './executor.js'
 import { RetryingPushSender } from './push.js'
 import { WELL_KNOWN_CARD } from './wire.js'
@@ -92,6 +92,12 @@ async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
     return rpcError(res, 200, null, -32700, `Parse error: ${(err as Error).message}`)
   }
   const id = (body as { id?: string | number } | null)?.id ?? null
+  // The SDK passes message metadata through unread: the policy a message asks for is checked here, as a param.
+  const call = body as { method?: unknown; params?: { message?: { metadata?: unknown } } } | null
+  if (typeof call?.method === 'string' && SEND_METHODS.has(call.method)) {
+    const asked = onBusyOfMessage(call.params?.message?.metadata)
+    if (!asked.ok) return rpcError(res, 200, id, -32602, asked.message, { field: asked.field })
+  }
   const s = service(agent, baseUrl(req))
   const context = defaultServerCallContextBuilder({ extensions: undefined, user: userOf(principal, deps.authOn), headers: req.headers, requestedVersion: header(req, A2A_VERSION_HEADER) })
   try {
@@ -135,6 +141,6 @@ function baseUrl(req: IncomingMessage): string {
   return `${proto}://${header(req, 'x-forwarded-host') ?? req.headers.host ?? '127.0.0.1'}`
 }
 
-function rpcError(res: ServerResponse, status: number, id: string | number | null, code: number, message: string): void {
-  sendJson(res, status, { jsonrpc: '2.0', id, error: { code, message } })
+function rpcError(res: ServerResponse, status: number, id: string | number | null, code: number, message: string, data?: Record<string, unknown>): void {
+  sendJson(res, status, { jsonrpc: '2.0', id, error: { code, message, ...(data ? { data } : {}) } })
 }

@@ -1,6 +1,6 @@
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3'
 import { Role, TaskState, type AgentCard, type Message, type Part, type Task, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '@a2a-js/sdk'
-import type { Json, StoredEvent } from '../../core/index.js'
+import { ON_BUSY, onBusyOf, type Json, type OnBusy, type StoredEvent } from '../../core/index.js'
 import type { ApprovalAnswer, TaskLink } from './wire.js'
 
 /** What an agent card is built from. */
@@ -58,6 +58,21 @@ export function legacyAgentCard(c: CardInput): Record<string, Json> {
 
 export const textPart = (text: string): Part => ({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' })
 export const dataPart = (value: Json): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' })
+
+/** The A2A methods that send a message (1.0 and 0.3 names): their `params.message.metadata.onBusy` is checked. */
+export const SEND_METHODS: ReadonlySet<string> = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream'])
+
+/**
+ * The `onBusy` policy a message asks for in `metadata.onBusy` (what it does if its context's task is still
+ * working): undefined when absent, an error naming the field when it is not one of the four.
+ */
+export function onBusyOfMessage(metadata: unknown): { ok: true; onBusy: OnBusy | undefined } | { ok: false; field: string; message: string } {
+  const raw = metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>).onBusy : undefined
+  if (raw === undefined) return { ok: true, onBusy: undefined }
+  const onBusy = onBusyOf(raw)
+  if (onBusy) return { ok: true, onBusy }
+  return { ok: false, field: 'params.message.metadata.onBusy', message: `Invalid params: params.message.metadata.onBusy must be one of ${ON_BUSY.join(', ')}` }
+}
 
 /** The text of a message: its text parts, joined. */
 export function textOf(m: Message): string {

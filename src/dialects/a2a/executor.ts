@@ -1,9 +1,11 @@
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server'
 import { TaskState } from '@a2a-js/sdk'
-import { ParlanceError, type Command, type Principal, type StoredEvent } from '../../core/index.js'
+import { TaskNotCancelableError } from '@a2a-js/sdk/errors'
+import { newId, ParlanceError, type Command, type Json, type Principal, type StoredEvent } from '../../core/index.js'
 import { followRun } from '../../binding/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
-import { approvalAnswerOf, approvalQuestion, clientToolQuestion, newTask, toolAnswerOf, stateArtifact, status, textChunk, textOf, workingUpdate } from './codec.js'
+import { approvalAnswerOf, approvalQuestion, clientToolQuestion, newTask, onBusyOfMessage, toolAnswerOf, stateArtifact, status, textChunk, textOf, workingUpdate } from './codec.js'
+import { followMessage, type IdentifiedMessage } from './follow-message.js'
 
 /** A task (= a Parlance run) as this node knows it: its session, its run, and what it waits for. */
 interface Running {
@@ -19,7 +21,9 @@ interface Running {
  * Runs A2A tasks as Parlance runs: a task's `contextId` is the session id, its first message the run's user
  * turn; the run's events become status and artifact updates on the SDK's event bus (see docs/dialects/a2a.md).
  * A run waiting for an approval puts its task in `input-required`; the next message of that task answers it
- * and the same task (the same run) goes on.
+ * and the same task (the same run) goes on. A message into a context whose task is still working follows its
+ * `metadata.onBusy` (else the agent's, else the server's policy): a queued one's task stays `submitted` until
+ * its run starts; a refused one (`busy`) is a `rejected` task; `interrupt` and `rollback` end the working task.
  */
 export class ParlanceExecutor implements AgentExecutor {
   private readonly tasks = new Map<string, Running>()
@@ -38,15 +42,19 @@ export class ParlanceExecutor implements AgentExecutor {
     const session = await this.sessions.open(contextId, this.principalOf(rc), { agent: this.agent })
     const text = textOf(rc.userMessage)
     if (!text.trim()) throw new ParlanceError('invalid_message', 'the message has no text part', { field: 'message.parts' })
+    const asked = onBusyOfMessage(rc.userMessage.metadata) // checked by the binding; a direct caller gets the default
     const running: Running = { session, runId: null, waiting: null, following: true }
     this.tasks.set(taskId, running)
     bus.publish(AgentEvent.task(newTask(taskId, contextId, rc.userMessage, { sessionId: session.id, runId: null, agent: this.agent })))
-    await this.follow(running, taskId, contextId, bus, { type: 'user.message', sessionId: session.id, content: text, agent: this.agent })
+    const cmd: IdentifiedMessage = { type: 'user.message', sessionId: session.id, content: text, agent: this.agent, messageId: newId('msg'), ...(asked.ok && asked.onBusy ? { onBusy: asked.onBusy } : {}) }
+    await this.follow(running, taskId, contextId, bus, cmd)
   }
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const running = this.tasks.get(taskId)
     if (!running) throw new ParlanceError('not_found', `task ${taskId} is not running`, { taskId })
+    // A task queued behind its context's working task has no run yet, and no command withdraws a queued message.
+    if (running.runId === null) throw new TaskNotCancelableError(`task ${taskId} waits behind the working task of its context and cannot be cancelled until it starts`)
     await Promise.resolve(running.session.handle({ type: 'run.cancel', sessionId: running.session.id, reason: 'cancelled by the A2A client' })).catch(() => {})
     if (running.following) return // the execution following the run reports its end (canceled)
     this.tasks.delete(taskId)
@@ -73,7 +81,10 @@ export class ParlanceExecutor implements AgentExecutor {
     await this.follow(running, rc.taskId, rc.contextId, bus, cmd)
   }
 
-  /** Carries out `cmd` and relays the run's events until it ends or waits for input. */
+  /**
+   * Carries out `cmd` and relays the run's events until it ends or waits for input: a user message's own run
+   * (found by its id, also when queued), else the run `cmd` continues.
+   */
   private follow(running: Running, taskId: string, contextId: string, bus: ExecutionEventBus, cmd: Command): Promise<void> {
     const { session } = running
     return new Promise<void>((resolve, reject) => {
@@ -139,7 +150,17 @@ export class ParlanceExecutor implements AgentExecutor {
           }
         }
       }
-      const follower = followRun(session, cmd, 'a2a', { event: on, failed: (err) => end(true, err) }, running.runId)
+      const failed = (err: Error) => {
+        if (!(err instanceof ParlanceError && err.code === 'busy')) return end(true, err)
+        // Refused under the reject policy: the agent decides not to perform this task; the working one goes on.
+        bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_REJECTED, `busy: ${err.message}`, { code: 'busy', ...((err.details ?? {}) as Record<string, Json>) })))
+        end(true)
+      }
+      const queued = () => bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_SUBMITTED, 'queued: waits for the working task of this context', { queued: true })))
+      const follower =
+        cmd.type === 'user.message' && cmd.messageId !== undefined
+          ? followMessage(session, { ...cmd, messageId: cmd.messageId }, 'a2a', { event: on, failed, queued })
+          : followRun(session, cmd, 'a2a', { event: on, failed }, running.runId)
     })
   }
 }
