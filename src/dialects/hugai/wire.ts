@@ -10,6 +10,8 @@ const Obj = Type.Record(Type.String(), Type.Unknown())
 const IsoTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?$', maxLength: 64 })
 const Governance = Type.Union([Type.Literal('autonomous'), Type.Literal('supervised'), Type.Literal('strict')])
 const Priority = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high'), Type.Literal('critical')])
+/** Extension (issue 19): what a message does while a run of its session is active. */
+const OnBusy = Type.Union([Type.Literal('interrupt'), Type.Literal('enqueue'), Type.Literal('reject'), Type.Literal('rollback')])
 
 export const params = {
   initialize: Type.Object({
@@ -31,9 +33,27 @@ export const params = {
   }),
   /** Extension: the registry. */
   'agent/list': Type.Object({}),
-  'agent/request': Type.Object({ sourceAgent: Str(), targetAgent: Str(), task: Str(10_000), context: Type.Optional(Obj), priority: Type.Optional(Priority) }),
+  /** Extensions: `sessionId` continues a conversation (a built-in agent's session), `onBusy` if its run is active. */
+  'agent/request': Type.Object({
+    sourceAgent: Str(),
+    targetAgent: Str(),
+    task: Str(10_000),
+    context: Type.Optional(Obj),
+    priority: Type.Optional(Priority),
+    sessionId: Type.Optional(Str()),
+    onBusy: Type.Optional(OnBusy),
+  }),
   /** Extension: cancels a task this connection requested (queued, running or sent to a remote agent). */
   'task/cancel': Type.Object({ taskId: Str(), reason: Type.Optional(Type.String({ maxLength: 1024 })) }),
+  /** Extension: answers the last user turn (or `messageId`) of a built-in agent's session again, as a new task. */
+  'task/regenerate': Type.Object({
+    sessionId: Str(),
+    sourceAgent: Type.Optional(Str()),
+    targetAgent: Type.Optional(Str()),
+    messageId: Type.Optional(Str()),
+    priority: Type.Optional(Priority),
+    onBusy: Type.Optional(OnBusy),
+  }),
   event: Type.Object({ event: Str(), data: Type.Optional(Obj) }),
   'governance/approval': Type.Object({
     checkpoint: Str(),
@@ -59,13 +79,13 @@ export type Method = keyof typeof params
 /** Every method, in the order `initialize` lists them. */
 export const METHODS = Object.keys(params) as Method[]
 /** Methods that are ours, beyond the seed (documented as extensions). */
-export const EXTENSION_METHODS: readonly Method[] = ['agent/list', 'task/cancel', 'audit/query']
+export const EXTENSION_METHODS: readonly Method[] = ['agent/list', 'task/cancel', 'task/regenerate', 'audit/query']
 /** Methods whose params may be left out (checked as `{}`). */
 export const OPTIONAL_PARAMS: ReadonlySet<Method> = new Set(['agent/list', 'audit/query'])
 /** Fields (per method) that must also be a real date, not only look like one. */
 export const TIME_FIELDS: Partial<Record<Method, readonly string[]>> = { 'audit/log': ['timestamp'], 'audit/query': ['from', 'to'] }
 
-/** A notification the hub sends: the seed's `event` (§3.5) — task-progress, checkpoint, tool-result… */
+/** A notification the hub sends: the seed's `event` (§3.5) — task-progress, checkpoint, tool-result, history-rewound… */
 export interface HugaiNotification {
   method: string
   params: { event?: string; data?: Record<string, unknown>; [key: string]: unknown }

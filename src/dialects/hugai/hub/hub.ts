@@ -1,4 +1,4 @@
-import { stringOf, type Json } from '../../../core/index.js'
+import { ON_BUSY, stringOf, type Json } from '../../../core/index.js'
 import { RPC, type RpcErrorObject } from '../errors.js'
 import { EXTENSION_METHODS, METHODS, type Method } from '../wire.js'
 import { type RpcId } from '../../../core/index.js'
@@ -125,6 +125,8 @@ export class Hub {
         const elsewhere = this.link && !this.registry.find(String(p.targetAgent)) ? await this.link.findAgent(String(p.targetAgent)) : null
         return elsewhere ? this.forward(elsewhere.node, peer, method, p) : this.router.request(peer, p)
       }
+      case 'task/regenerate':
+        return this.router.regenerate(peer, p)
       case 'task/cancel': {
         const elsewhere = this.link && !this.router.has(String(p.taskId)) ? await this.link.locateTask(String(p.taskId)) : null
         return elsewhere ? this.forward(elsewhere, peer, method, p) : this.router.cancel(peer, p)
@@ -217,6 +219,7 @@ export class Hub {
         serverRequests: ws,
         priorities: ['critical', 'high', 'medium', 'low'],
         concurrency: CONCURRENCY,
+        conversation: { sessions: true, onBusy: ON_BUSY, regenerate: true },
       },
       methods: METHODS,
       extensions: EXTENSION_METHODS,

@@ -4,7 +4,7 @@ import { hugai } from '../codec.js'
 import { RPC } from '../errors.js'
 import type { Session, SessionManager } from '../../../session/index.js'
 import type { Audit } from './audit.js'
-import { runBuiltinTask } from './builtin-task.js'
+import { runBuiltinTask, type Turn } from './builtin-task.js'
 import type { Governance, TaskRef } from './governance.js'
 import type { HubLink } from './link.js'
 import type { Outbound } from './outbound.js'
@@ -19,6 +19,10 @@ interface Task extends TaskRef {
   target: string
   abort: AbortController
   session?: Session
+  /** The task continues a session others may share (`sessionId`): only its own run is cancelled. */
+  shared: boolean
+  /** The run answering the task, once it started. */
+  runId?: string
   /** The id of the hub's request to a remote target, while it waits. */
   outboundId?: string
   remotePeer?: Peer
@@ -48,19 +52,36 @@ export class Router {
 
   constructor(private readonly d: RouterDeps) {}
 
-  async request(peer: Peer, p: Params): Promise<unknown> {
-    const targetId = String(p.targetAgent)
+  request(peer: Peer, p: Params): Promise<unknown> {
+    return this.route(peer, p, String(p.targetAgent), { kind: 'message' })
+  }
+
+  /**
+   * `task/regenerate` (extension): a new task answering the last user turn (or `messageId`) of session
+   * `sessionId` again, run by `targetAgent` or the session's own agent; only a built-in agent has sessions.
+   */
+  async regenerate(peer: Peer, p: Params): Promise<unknown> {
+    const targetId = typeof p.targetAgent === 'string' ? p.targetAgent : (await this.d.sessions.open(String(p.sessionId), peer.principal, { create: false })).agentName
+    const source = typeof p.sourceAgent === 'string' ? p.sourceAgent : (peer.agentId ?? peer.id)
+    if (this.d.registry.find(targetId)?.kind === 'remote') {
+      throw new RpcFailure({ code: RPC.invalidParams, message: `Invalid params: params.targetAgent ${targetId} is a registered agent; only a built-in agent's session can be answered again`, data: { field: 'params.targetAgent' } })
+    }
+    return this.route(peer, { ...p, sourceAgent: source, task: 'regenerate' }, targetId, { kind: 'regenerate', ...(typeof p.messageId === 'string' ? { messageId: p.messageId } : {}) })
+  }
+
+  private async route(peer: Peer, p: Params, targetId: string, turn: Turn): Promise<unknown> {
     const target = this.d.registry.find(targetId)
     if (!target) throw new ParlanceError('not_found', `agent not found: ${targetId}`, { agentId: targetId })
     const priority = (p.priority as Priority | undefined) ?? 'medium'
-    const task: Task = { taskId: `task_${randomUUID().replace(/-/g, '')}`, requester: peer, level: peer.governanceLevel, target: targetId, abort: new AbortController() }
+    const task: Task = { taskId: `task_${randomUUID().replace(/-/g, '')}`, requester: peer, level: peer.governanceLevel, target: targetId, abort: new AbortController(), shared: typeof p.sessionId === 'string' }
     const source = String(p.sourceAgent)
-    await this.d.audit.record({ action: 'agent-request', actor: source, target: targetId, details: { taskId: task.taskId, task: String(p.task), priority, kind: target.kind } })
+    const details = { taskId: task.taskId, task: String(p.task), priority, kind: target.kind, ...(typeof p.sessionId === 'string' ? { sessionId: p.sessionId } : {}) }
+    await this.d.audit.record({ action: 'agent-request', actor: source, target: targetId, details })
     this.tasks.set(task.taskId, task)
     await this.d.link?.placeTask(task.taskId)
     peer.push?.(hugai.event('task-progress', { taskId: task.taskId, task: String(p.task), status: 'queued', priority }))
     try {
-      const out = await this.queue(target).run(priority, () => this.start(task, target, p), task.abort.signal)
+      const out = await this.queue(target).run(priority, () => this.start(task, target, p, turn), task.abort.signal)
       await this.d.audit.record({ action: 'agent-response', actor: targetId, target: source, details: { taskId: task.taskId, ok: true } })
       return out
     } catch (err) {
@@ -105,7 +126,10 @@ export class Router {
 
   private stop(task: Task, reason: string): void {
     task.abort.abort(reason)
-    if (task.session) {
+    // In a shared session only the task's own run, while it is the active one: never another task's (or, while the
+    // task is queued there, the run it waits for). The task's request fails cancelled at once either way.
+    const own = !task.shared || (task.runId !== undefined && task.session?.activeRunId === task.runId)
+    if (task.session && own) {
       // A run that already ended has nothing to cancel (the command is refused).
       void Promise.resolve()
         .then(() => task.session?.handle({ type: 'run.cancel', sessionId: task.session.id, reason }))
@@ -123,18 +147,20 @@ export class Router {
     return q
   }
 
-  private start(task: Task, target: Target, p: Params): Promise<unknown> {
+  private start(task: Task, target: Target, p: Params, turn: Turn): Promise<unknown> {
     if (target.kind === 'remote') return this.runRemote(task, target.peer, p)
     const progress = (data: Record<string, unknown>) => task.requester.push?.(hugai.event('task-progress', { taskId: task.taskId, task: String(p.task), ...data }))
-    return runBuiltinTask(this.d.sessions, task, target.agentId, p, {
-      progress,
-      started: (session) => (task.session = session),
-      event: (session, e) => this.onEvent(task, session, e),
-    })
+    const hooks = { progress, started: (session: Session) => (task.session = session), event: (session: Session, e: StoredEvent) => this.onEvent(task, session, e) }
+    return runBuiltinTask(this.d.sessions, task, target.agentId, p, turn, hooks, task.abort.signal)
   }
 
   private onEvent(task: Task, session: Session, e: StoredEvent): void {
-    if (e.type === 'approval.requested') void this.d.governance.requested(task, session, e).catch(() => {})
+    task.runId = e.runId
+    if (e.type === 'history.rewound') {
+      // The history the agent sees was cut (a rollback, a regenerate): the superseded turns stay in the log.
+      const cut = { taskId: task.taskId, sessionId: session.id, reason: e.reason, toMessageId: e.toMessageId, ...(e.droppedRunId ? { droppedRunId: e.droppedRunId } : {}) }
+      task.requester.push?.(hugai.event('history-rewound', cut))
+    } else if (e.type === 'approval.requested') void this.d.governance.requested(task, session, e).catch(() => {})
     else if (e.type === 'approval.resolved') void this.d.governance.resolved(e).catch(() => {})
     else if (e.type === 'tool.call' && e.target === 'client') this.clientTool(task, session, e)
   }
