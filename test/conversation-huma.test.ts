@@ -19,11 +19,7 @@ async function setup(t: { after(fn: () => unknown): void }, onBusy?: OnBusy) {
 
 const sent = (c: HumaClient) => c.received.flatMap((e) => (e.type === 'messaging' && e.event === 'message_sent' ? [e.message] : []))
 
-// The core does not yet apply the onBusy policy to a triggering context-update (session/writer.ts starts its run
-// directly, always interrupting): these three stay `todo` until it does — they run, and fail, meanwhile.
-const CORE = { todo: 'needs the core to apply onBusy to triggering context.update (src/session/writer.ts)' }
-
-test('enqueue (server policy): two triggering context-updates in one tick during a run are answered in order, each in its own run', CORE, async (t) => {
+test('enqueue (server policy): two triggering context-updates in one tick during a run are answered in order, each in its own run', async (t) => {
   const { s, g, c, w } = await setup(t, 'enqueue')
   c.contextUpdate('one')
   await c.nextMessaging('message_sent')
@@ -45,7 +41,7 @@ test('enqueue (server policy): two triggering context-updates in one tick during
   await s.server.sessions.store.flush()
 })
 
-test('reject (server policy): the second context-update gets error BUSY on the error channel; the first run goes on once; the socket stays up', CORE, async (t) => {
+test('reject (server policy): the second context-update gets error BUSY on the error channel; the first run goes on once; the socket stays up', async (t) => {
   const { g, c, w } = await setup(t, 'reject')
   c.contextUpdate('one')
   await c.nextMessaging('message_sent')
@@ -63,7 +59,7 @@ test('reject (server policy): the second context-update gets error BUSY on the e
   assert.equal(c.errors.length, 1)
 })
 
-test('rollback (agent policy): the next run does not see the rolled-back turn', CORE, async (t) => {
+test('rollback (agent policy): the next run does not see the rolled-back turn', async (t) => {
   const g = gatedAgent('gated', 'rollback')
   const s = await startServer({ agents: [g.agent], limits: FAST })
   t.after(() => s.close())
@@ -77,7 +73,7 @@ test('rollback (agent policy): the next run does not see the rolled-back turn', 
   await c.nextMessaging('message_sent')
   c.contextUpdate('three')
   await w.next((e) => e.type === 'history.rewound' && e.reason === 'rollback')
-  await c.nextMessaging('message_sent')
+  await c.next((e) => e.type === 'messaging' && e.event === 'message_sent' && e.message === 'answer to three')
   g.release()
   assert.deepEqual(sent(c), ['answer to one', 'answer to two', 'answer to three'])
   assert.ok(!g.seen[2]!.some((x) => x.includes('two')), `run three does not see turn two: ${JSON.stringify(g.seen[2])}`)

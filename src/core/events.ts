@@ -26,6 +26,12 @@ export type HistoryMessage =
   | { id: string; role: 'assistant'; content: string; toolCalls?: HistoryToolCall[] }
   | { id: string; role: 'tool'; toolCallId: string; content: string; error?: string }
 
+/** The context update a queued trigger carries (its event was recorded when it arrived). */
+export interface QueuedContext {
+  name: string
+  context: Record<string, unknown>
+}
+
 /** A message waiting for its run under the `enqueue` policy (the session record keeps them, in order). */
 export interface QueuedMessage {
   messageId: string
@@ -33,6 +39,8 @@ export interface QueuedMessage {
   metadata?: Record<string, unknown>
   agent?: string
   clientTools?: ClientToolSpec[]
+  /** Set when the queued input is a triggering context update rather than a user message. */
+  context?: QueuedContext
 }
 
 export interface HistoryToolCall {
@@ -54,8 +62,19 @@ export interface PlanTask {
  */
 export type EventBody =
   | { type: 'message.user'; messageId: string; content: string; metadata?: Record<string, unknown> }
-  /** A message that arrived while a run was active under the `enqueue` policy: it starts a run of its own later. */
-  | { type: 'message.queued'; messageId: string; content: string; metadata?: Record<string, unknown>; agent?: string; clientTools?: ClientToolSpec[] }
+  /**
+   * A message that arrived while a run was active under the `enqueue` policy: it starts a run of its own later.
+   * With `context`, it is a triggering context update (HUMA): `content` is its description.
+   */
+  | {
+      type: 'message.queued'
+      messageId: string
+      content: string
+      metadata?: Record<string, unknown>
+      agent?: string
+      clientTools?: ClientToolSpec[]
+      context?: QueuedContext
+    }
   /**
    * The history the agent sees is cut back to `toMessageId` (kept; null: nothing kept). What came after stays
    * in the log, superseded: `rollback` (a run dropped by new input), `regenerate` (an answer asked again),
@@ -64,7 +83,8 @@ export type EventBody =
    */
   | { type: 'history.rewound'; toMessageId: string | null; reason: 'rollback' | 'regenerate' | 'edit'; droppedRunId?: string; branch?: string }
   | { type: 'context.update'; name: string; description: string; context: Record<string, unknown>; triggering: boolean }
-  | { type: 'run.started'; agent: string; parentRunId?: string }
+  /** `dequeued`: the id of the queued message this run answers (it leaves the queue here). */
+  | { type: 'run.started'; agent: string; parentRunId?: string; dequeued?: string }
   | { type: 'run.finished'; result?: Json }
   | { type: 'run.error'; code: ErrorCode; message: string; details?: Record<string, unknown> }
   | { type: 'step.started'; stepId: string; name: string }

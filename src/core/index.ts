@@ -17,6 +17,7 @@ export type {
   Json,
   PatchOp,
   PlanTask,
+  QueuedContext,
   QueuedMessage,
   RiskLevel,
   RunStatus,

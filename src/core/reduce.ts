@@ -38,18 +38,24 @@ export class ConversationModel {
   apply(e: EventBody): void {
     switch (e.type) {
       case 'message.user':
-        // A queued message leaves the queue when its run starts.
-        if (this.queue.length > 0 && this.queue[0]!.messageId === e.messageId) {
-          this.queue = this.queue.slice(1)
-          this.queueDirty = true
-        }
         this.push({ id: e.messageId, role: 'user', content: e.content })
+        return
+      case 'run.started':
+        // A queued message leaves the queue when its run starts.
+        if (e.dequeued !== undefined) {
+          const i = this.queue.findIndex((q) => q.messageId === e.dequeued)
+          if (i >= 0) {
+            this.queue = [...this.queue.slice(0, i), ...this.queue.slice(i + 1)]
+            this.queueDirty = true
+          }
+        }
         return
       case 'message.queued': {
         const q: QueuedMessage = { messageId: e.messageId, content: e.content }
         if (e.metadata !== undefined) q.metadata = e.metadata
         if (e.agent !== undefined) q.agent = e.agent
         if (e.clientTools !== undefined) q.clientTools = e.clientTools
+        if (e.context !== undefined) q.context = e.context
         this.queue = [...this.queue, q]
         this.queueDirty = true
         return

@@ -43,12 +43,22 @@ export class Writer implements Role {
       case 'run.regenerate':
         this.regenerate(cmd)
         return
-      case 'context.update':
+      case 'context.update': {
+        // A triggering update is input like a message: the policy decides (the update itself is always recorded).
+        const policy = cmd.triggering && this.run ? this.policy(undefined) : 'interrupt'
+        if (policy === 'reject') throw this.busy()
         s.appendNow(runId, { type: 'context.update', name: cmd.name, description: cmd.description, context: cmd.context, triggering: cmd.triggering })
-        if (cmd.triggering) {
-          this.startRun({ kind: 'context', text: cmd.description, name: cmd.name, context: cmd.context, messageId: newId('ctx'), clientTools: [] })
+        if (!cmd.triggering) return
+        const messageId = newId('ctx')
+        if (policy === 'enqueue') {
+          s.appendNow(runId, { type: 'message.queued', messageId, content: cmd.description, context: { name: cmd.name, context: cmd.context } })
+          return
         }
+        this.startRun({ kind: 'context', text: cmd.description, name: cmd.name, context: cmd.context, messageId, clientTools: [] }, undefined, {
+          rollback: policy === 'rollback',
+        })
         return
+      }
       case 'tool.result':
         if (this.run?.clientTools.resolve(cmd.toolCallId, cmd)) return
         if (cmd.triggering === false) {
@@ -163,14 +173,16 @@ export class Writer implements Role {
   next(): void {
     const q = this.s.model.queue[0]
     if (this.run || !q) return
-    const input = { kind: 'message' as const, text: q.content, messageId: q.messageId, metadata: q.metadata, clientTools: q.clientTools ?? [] }
+    const input: RunInput = q.context
+      ? { kind: 'context', text: q.content, name: q.context.name, context: q.context.context, messageId: q.messageId, clientTools: [] }
+      : { kind: 'message', text: q.content, messageId: q.messageId, metadata: q.metadata, clientTools: q.clientTools ?? [] }
     try {
       this.startRun(input, q.agent, { dequeued: true })
     } catch (err) {
       const e = toParlanceError(err)
       const runId = newId('run')
-      this.s.appendNow(runId, { type: 'message.user', messageId: q.messageId, content: q.content, metadata: q.metadata })
-      this.s.appendNow(runId, { type: 'run.started', agent: q.agent ?? this.s.agentName })
+      if (!q.context) this.s.appendNow(runId, { type: 'message.user', messageId: q.messageId, content: q.content, metadata: q.metadata })
+      this.s.appendNow(runId, { type: 'run.started', agent: q.agent ?? this.s.agentName, dequeued: q.messageId })
       this.s.appendNow(runId, { type: 'run.error', code: e.code, message: `the queued message could not start: ${e.message}`, details: e.details })
       this.next()
     }
@@ -253,7 +265,7 @@ export class Writer implements Role {
     const run = new Run(runId, name, input, startSeq, base, share && ((id, waiting) => share(id, waiting ? s.id : null)))
     this.run = run
     if (input.kind === 'message') s.appendNow(run.id, { type: 'message.user', messageId: input.messageId, content: input.text, metadata: input.metadata })
-    s.appendNow(run.id, { type: 'run.started', agent: name })
+    s.appendNow(run.id, opts.dequeued ? { type: 'run.started', agent: name, dequeued: input.messageId } : { type: 'run.started', agent: name })
     s.deps.hooks.runStarted?.(s)
     void this.execute(run, agent)
   }
