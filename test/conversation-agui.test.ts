@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
 import { HttpAgent } from '@ag-ui/client'
 import { EventSchema } from '@ag-ui/core/schemas'
-import { defineAgent, type HistoryMessage, type StoredEvent } from '../src/index.js'
+import type { StoredEvent } from '../src/index.js'
+import { gatedAgent } from './conversation-support.js'
 import { startServer, type TestServer } from './harness.js'
 
 // Conversation control over AG-UI (issue 19), through the official HttpAgent only: forwardedProps.onBusy, a
@@ -11,46 +12,7 @@ import { startServer, type TestServer } from './harness.js'
 
 type Event = Record<string, unknown>
 
-/**
- * An agent that records the history each run sees, says "answer to <text>" and then waits at a gate the test
- * opens (or until it is stopped), so a run is deterministically busy.
- */
-function gated() {
-  const histories: string[][] = []
-  const waiting: Array<() => void> = []
-  const arrivals: Array<{ n: number; resolve: () => void }> = []
-  let permits = 0
-  let reached = 0
-  const agent = defineAgent({
-    name: 'gated',
-    async run(ctx) {
-      histories.push(ctx.history.map((m: HistoryMessage) => `${m.role[0]}:${m.content}`))
-      await ctx.say(`answer to ${ctx.input.text}`)
-      reached++
-      for (const a of arrivals.filter((x) => reached >= x.n)) {
-        arrivals.splice(arrivals.indexOf(a), 1)
-        a.resolve()
-      }
-      if (permits > 0) return void permits--
-      await new Promise<void>((resolve) => {
-        waiting.push(resolve)
-        ctx.signal.addEventListener('abort', () => (waiting.splice(waiting.indexOf(resolve), 1), resolve()), { once: true })
-      })
-    },
-  })
-  return {
-    agent,
-    histories,
-    /** Lets one run past the gate (the one waiting, else the next to arrive). */
-    release() {
-      const open = waiting.shift()
-      if (open) open()
-      else permits++
-    },
-    /** Resolves once `n` runs in all have said their answer and reached the gate. */
-    atGate: (n: number) => new Promise<void>((resolve) => (reached >= n ? resolve() : arrivals.push({ n, resolve }))),
-  }
-}
+const gated = () => gatedAgent()
 
 /** What the HttpAgent throws for an HTTP error answer (`runHttpRequest`). */
 type HttpFailure = { status?: number; payload?: { error?: { code?: string; field?: string; details?: { activeRunId?: string } } } }
@@ -98,7 +60,7 @@ test('enqueue: two messages sent in the same tick during a run each get a respon
   const a = new HttpAgent({ url: `${s.url}/agui`, threadId: randomUUID() })
   const first = go(a, 'one')
   await first.until((e) => e.type === 'TEXT_MESSAGE_END')
-  await g.atGate(1)
+  await g.started(1)
   const second = go(tab(s, a), 'two', { onBusy: 'enqueue' })
   const third = go(tab(s, a), 'three', { onBusy: 'enqueue' })
   // Both are queued (the running response says so), and the first run is untouched.
@@ -115,9 +77,9 @@ test('enqueue: two messages sent in the same tick during a run each get a respon
     assert.equal(events.at(-1)!.type, 'RUN_FINISHED')
   }
   // Runs went in queue order, each after the one before: the later one sees the earlier one's turn.
-  assert.deepEqual(users(g.histories[1]), ['u:one', `u:${queued[0]}`])
-  assert.deepEqual(users(g.histories[2]), ['u:one', `u:${queued[0]}`, `u:${queued[1]}`])
-  assert.ok(g.histories[2]!.includes(`a:answer to ${queued[0]}`))
+  assert.deepEqual(users(g.seen[1]), ['u:one', `u:${queued[0]}`])
+  assert.deepEqual(users(g.seen[2]), ['u:one', `u:${queued[0]}`, `u:${queued[1]}`])
+  assert.ok(g.seen[2]!.includes(`a:answer to ${queued[0]}`))
 })
 
 test('reject: a message during a run is answered 409 busy in AG-UI error JSON; the first stream is intact, exactly once', async (t) => {
@@ -126,7 +88,7 @@ test('reject: a message during a run is answered 409 busy in AG-UI error JSON; t
   t.after(() => s.close())
   const a = new HttpAgent({ url: `${s.url}/agui`, threadId: randomUUID() })
   const first = go(a, 'one')
-  await g.atGate(1)
+  await g.started(1)
   const err = (await go(tab(s, a), 'two', { onBusy: 'reject' }).done.then(
     () => assert.fail('a busy thread accepted the message'),
     (e: unknown) => e,
@@ -162,17 +124,17 @@ for (const policy of ['rollback', 'interrupt'] as const) {
     await first.done
     const second = go(a, 'two')
     await second.until((e) => e.type === 'TEXT_MESSAGE_END')
-    await g.atGate(2)
+    await g.started(2)
     const third = go(tab(s, a), 'three', { onBusy: policy })
     const stopped = await second.done
     assert.equal(stopped.at(-1)!.type, 'RUN_ERROR')
     assert.equal(stopped.at(-1)!.code, 'interrupted')
-    await g.atGate(3)
+    await g.started(3)
     g.release()
     const events = await third.done
     assert.equal(text(events), 'answer to three')
     const expected = policy === 'rollback' ? ['u:one', 'a:answer to one', 'u:three'] : ['u:one', 'a:answer to one', 'u:two', 'a:answer to two', 'u:three']
-    assert.deepEqual(g.histories[2], expected)
+    assert.deepEqual(g.seen[2], expected)
     const rewound = customs(events, 'parlance.history_rewound')
     assert.deepEqual(rewound.map((v) => v.reason), policy === 'rollback' ? ['rollback'] : [])
   })
@@ -192,7 +154,7 @@ test('regenerate: a list that ends at the last user turn without its answer answ
   g.release()
   const events = await go(a, null).done
   assert.equal(text(events), 'answer to two')
-  assert.deepEqual(g.histories[2], ['u:one', 'a:answer to one', 'u:two'], 'the agent sees the turn once and not the old answer')
+  assert.deepEqual(g.seen[2], ['u:one', 'a:answer to one', 'u:two'], 'the agent sees the turn once and not the old answer')
   assert.deepEqual(customs(events, 'parlance.history_rewound'), [{ toMessageId: a.messages[2]!.id, reason: 'regenerate' }])
   const stored = await log(s, a.threadId)
   assert.equal(stored.filter((e) => e.type === 'message.user').length, 2, 'no second copy of the user message')
@@ -212,7 +174,7 @@ test('a diverging message list forks the old branch and continues the thread fro
   a.setMessages(a.messages.slice(0, 2))
   const events = await go(a, 'TWO').done
   assert.equal(text(events), 'answer to TWO')
-  assert.deepEqual(g.histories[3], ['u:one', 'a:answer to one', 'u:TWO'])
+  assert.deepEqual(g.seen[3], ['u:one', 'a:answer to one', 'u:TWO'])
   const [rewound] = customs(events, 'parlance.history_rewound')
   assert.equal(rewound?.reason, 'edit')
   assert.equal(rewound?.toMessageId, a.messages[1]!.id)

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
 import { AbstractChat, DefaultChatTransport, type ChatInit, type ChatState, type ChatStatus, type DataUIPart, type UIDataTypes, type UIMessage } from 'ai'
-import { defineAgent, type HistoryMessage, type StoredEvent } from '../src/index.js'
+import type { StoredEvent } from '../src/index.js'
+import { gatedAgent } from './conversation-support.js'
 import { startServer, type TestServer } from './harness.js'
 
 // Conversation control over the AI SDK UI message stream (issue 19), through the `ai` package's own chat machinery
@@ -59,41 +60,7 @@ function tab(s: TestServer, id: string, opts: { onBusy?: string; messages?: UIMe
   return { chat, data, statuses, until, of: (type: string) => data.filter((d) => d.type === type).map((d) => d.data as Record<string, unknown>) }
 }
 
-/** Records the history each run sees, says "answer to <text>", then waits at a gate the test opens (or until stopped). */
-function gated() {
-  const histories: string[][] = []
-  const waiting: Array<() => void> = []
-  const arrivals: Array<{ n: number; resolve: () => void }> = []
-  let permits = 0
-  let reached = 0
-  const agent = defineAgent({
-    name: 'gated',
-    async run(ctx) {
-      histories.push(ctx.history.map((m: HistoryMessage) => `${m.role[0]}:${m.content}`))
-      await ctx.say(`answer to ${ctx.input.text}`)
-      reached++
-      for (const a of arrivals.filter((x) => reached >= x.n)) {
-        arrivals.splice(arrivals.indexOf(a), 1)
-        a.resolve()
-      }
-      if (permits > 0) return void permits--
-      await new Promise<void>((resolve) => {
-        waiting.push(resolve)
-        ctx.signal.addEventListener('abort', () => (waiting.splice(waiting.indexOf(resolve), 1), resolve()), { once: true })
-      })
-    },
-  })
-  return {
-    agent,
-    histories,
-    release() {
-      const open = waiting.shift()
-      if (open) open()
-      else permits++
-    },
-    atGate: (n: number) => new Promise<void>((resolve) => (reached >= n ? resolve() : arrivals.push({ n, resolve }))),
-  }
-}
+const gated = () => gatedAgent()
 
 const textOf = (m: UIMessage | undefined) => (m?.parts ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('')
 const users = (h: string[] | undefined) => (h ?? []).filter((x) => x.startsWith('u:'))
@@ -106,7 +73,7 @@ test('enqueue: two messages sent in the same tick during a run each get a respon
   const id = randomUUID()
   const a = tab(s, id)
   const first = a.chat.sendMessage({ text: 'one' })
-  await g.atGate(1)
+  await g.started(1)
   const b = tab(s, id, { onBusy: 'enqueue', messages: a.chat.messages })
   const c = tab(s, id, { onBusy: 'enqueue', messages: a.chat.messages })
   const second = b.chat.sendMessage({ text: 'two' })
@@ -122,8 +89,8 @@ test('enqueue: two messages sent in the same tick during a run each get a respon
     assert.equal(textOf(x.chat.lastMessage), `answer to ${want}`, 'each response streams its own run')
     assert.deepEqual(x.statuses, [200])
   }
-  assert.deepEqual(users(g.histories[1]), ['u:one', `u:${queued[0]}`])
-  assert.deepEqual(users(g.histories[2]), ['u:one', `u:${queued[0]}`, `u:${queued[1]}`])
+  assert.deepEqual(users(g.seen[1]), ['u:one', `u:${queued[0]}`])
+  assert.deepEqual(users(g.seen[2]), ['u:one', `u:${queued[0]}`, `u:${queued[1]}`])
 })
 
 test('reject: a message during a run is answered 409 busy (JSON error) and the first stream is intact, exactly once; a bad onBusy is a 400 naming it', async (t) => {
@@ -133,7 +100,7 @@ test('reject: a message during a run is answered 409 busy (JSON error) and the f
   const id = randomUUID()
   const a = tab(s, id)
   const first = a.chat.sendMessage({ text: 'one' })
-  await g.atGate(1)
+  await g.started(1)
   const b = tab(s, id, { onBusy: 'reject', messages: a.chat.messages })
   await b.chat.sendMessage({ text: 'two' })
   assert.deepEqual(b.statuses, [409])
@@ -172,18 +139,18 @@ for (const policy of ['rollback', 'interrupt'] as const) {
     g.release()
     await a.chat.sendMessage({ text: 'one' })
     const second = a.chat.sendMessage({ text: 'two' })
-    await g.atGate(2)
+    await g.started(2)
     const b = tab(s, id, { messages: a.chat.messages })
     const third = b.chat.sendMessage({ text: 'three' }, { body: { onBusy: policy } })
     await second
     assert.equal(a.chat.status, 'error')
     assert.match(a.chat.error!.message, /^interrupted: /)
-    await g.atGate(3)
+    await g.started(3)
     g.release()
     await third
     assert.equal(textOf(b.chat.lastMessage), 'answer to three')
     const expected = policy === 'rollback' ? ['u:one', 'a:answer to one', 'u:three'] : ['u:one', 'a:answer to one', 'u:two', 'a:answer to two', 'u:three']
-    assert.deepEqual(g.histories[2], expected)
+    assert.deepEqual(g.seen[2], expected)
     assert.deepEqual(
       b.of('data-history-rewound').map((d) => d.reason),
       policy === 'rollback' ? ['rollback'] : [],
@@ -207,7 +174,7 @@ test('regenerate() answers the last user message again: the agent sees it once a
     a.chat.messages.map((m) => textOf(m)),
     ['one', 'answer to one', 'two', 'answer to two'],
   )
-  assert.deepEqual(g.histories[2], ['u:one', 'a:answer to one', 'u:two'])
+  assert.deepEqual(g.seen[2], ['u:one', 'a:answer to one', 'u:two'])
   assert.deepEqual(a.of('data-history-rewound'), [{ toMessageId: u2, reason: 'regenerate' }])
   const stored = await log(s, id)
   assert.equal(stored.filter((e) => e.type === 'message.user').length, 2, 'no second copy of the user message')
@@ -230,7 +197,7 @@ test('editing an earlier message (sendMessage({ text, messageId })) forks the ol
     a.chat.messages.map((m) => textOf(m)),
     ['one', 'answer to one', 'TWO', 'answer to TWO'],
   )
-  assert.deepEqual(g.histories[3], ['u:one', 'a:answer to one', 'u:TWO'], 'the agent sees the edited history')
+  assert.deepEqual(g.seen[3], ['u:one', 'a:answer to one', 'u:TWO'], 'the agent sees the edited history')
   const [rewound] = a.of('data-history-rewound')
   assert.equal(rewound?.reason, 'edit')
   const branch = String(rewound?.branch)
@@ -248,4 +215,22 @@ test('editing an earlier message (sendMessage({ text, messageId })) forks the ol
     body.events.filter((e) => e.type === 'message.user').map((e) => e.content),
     ['one', 'two', 'three'],
   )
+})
+
+test('an edit refused as busy (reject, during a run) forks nothing', async (t) => {
+  const g = gated()
+  const s = await startServer({ agents: [g.agent], onBusy: 'reject' })
+  t.after(() => s.close())
+  g.release()
+  const id = randomUUID()
+  const a = tab(s, id)
+  await a.chat.sendMessage({ text: 'one' })
+  void a.chat.sendMessage({ text: 'two' })
+  await g.started(2)
+  const before = (await s.server.sessions.store.backend.listSessions(100)).length
+  const b = tab(s, id, { messages: a.chat.messages.slice(0, 2) })
+  await b.chat.sendMessage({ text: 'ONE', messageId: a.chat.messages[0]!.id })
+  assert.deepEqual(b.statuses, [409])
+  assert.equal((await s.server.sessions.store.backend.listSessions(100)).length, before, 'no fork was made')
+  g.release()
 })

@@ -5,36 +5,11 @@ import { test } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Progress } from '@modelcontextprotocol/sdk/types.js'
-import { defineAgent, type HistoryMessage, type ServerOptions } from '../src/index.js'
+import type { ServerOptions } from '../src/index.js'
+import { gatedAgent } from './conversation-support.js'
 import { startServer } from './harness.js'
 
-/** Answers "answer to <text>" and then waits until the test opens its gate (or the run is stopped); records what each run saw. */
-function gated() {
-  const seen: string[][] = []
-  const gates: Array<() => void> = []
-  const starts: Array<{ n: number; resolve: () => void }> = []
-  const agent = defineAgent({
-    name: 'gated',
-    async run(ctx) {
-      seen.push(ctx.history.map((m: HistoryMessage) => `${m.role[0]}:${m.content}`))
-      await ctx.say(`answer to ${ctx.input.text}`)
-      for (const s of starts.filter((x) => x.n <= seen.length)) s.resolve()
-      await new Promise<void>((resolve) => {
-        gates.push(resolve)
-        // A stopped run leaves the line: the next release is for a run still waiting.
-        ctx.signal.addEventListener('abort', () => (gates.splice(gates.indexOf(resolve), 1), resolve()), { once: true })
-      })
-    },
-  })
-  return {
-    agent,
-    seen,
-    /** Lets the oldest waiting run finish. */
-    release: () => gates.shift()?.(),
-    /** Resolves once the n-th run has said its answer (it is then active, waiting at the gate). */
-    started: (n: number) => new Promise<void>((resolve) => (seen.length >= n && gates.length > 0 ? resolve() : starts.push({ n, resolve }))),
-  }
-}
+const gated = () => gatedAgent()
 
 async function setup(t: { after(fn: () => Promise<void>): void }, opts: Partial<ServerOptions> = {}) {
   const g = gated()

@@ -10,6 +10,8 @@ export interface Gated {
   inputs: string[]
   /** Lets the oldest waiting run finish (or the next one to arrive, if none waits yet). */
   release(): void
+  /** Resolves once `n` runs have said their answer (the n-th is then at its gate, unless a permit let it through). */
+  started(n: number): Promise<void>
 }
 
 /**
@@ -21,6 +23,8 @@ export function gatedAgent(name = 'gated', onBusy?: AgentDefinition['onBusy']): 
   const inputs: string[] = []
   const gates: Array<() => void> = []
   let permits = 0
+  let answered = 0
+  const waiting: Array<{ n: number; resolve: () => void }> = []
   const agent = defineAgent({
     name,
     ...(onBusy ? { onBusy } : {}),
@@ -28,6 +32,11 @@ export function gatedAgent(name = 'gated', onBusy?: AgentDefinition['onBusy']): 
       seen.push(ctx.history.map((m: HistoryMessage) => `${m.role[0]}:${m.content}`))
       inputs.push(ctx.input.text)
       await ctx.say(['answer to ', ctx.input.text])
+      answered++
+      for (const w of waiting.filter((x) => x.n <= answered)) {
+        waiting.splice(waiting.indexOf(w), 1)
+        w.resolve()
+      }
       if (permits > 0) permits--
       else {
         let open = () => {}
@@ -48,6 +57,7 @@ export function gatedAgent(name = 'gated', onBusy?: AgentDefinition['onBusy']): 
       if (open) open()
       else permits++
     },
+    started: (n) => new Promise<void>((resolve) => (answered >= n ? resolve() : waiting.push({ n, resolve }))),
   }
 }
 

@@ -1,4 +1,5 @@
 export { Session } from './session.js'
+export { busyError } from './writer.js'
 export type { SessionDeps, SessionHooks } from './deps.js'
 export { SessionManager } from './session-manager.js'
 export type { OpenOptions, SessionManagerOptions } from './session-manager.js'

@@ -1,4 +1,4 @@
-import { ConversationModel, stringOf, type Command, type EventBody, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
+import { ConversationModel, stringOf, type Command, type OnBusy, type EventBody, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
 import type { CommitListener, ForkOrigin, SessionRecord, SessionWrite, StoreConflict } from '../store/index.js'
 import type { ForwardOutcome } from './cluster.js'
 import type { SessionDeps, SessionOptions } from './deps.js'
@@ -95,6 +95,16 @@ export class Session implements CommitListener {
   /** seq of the active run's first event (for clients that attach mid-run without a seq). */
   get activeRunStartSeq(): number | null {
     return this.role.activeRunStartSeq
+  }
+
+  /**
+   * The policy input asking `asked` meets now: null when no run is active; else `asked`, else the active run's
+   * agent's, else the server's, else 'interrupt'. A binding that does work before its command (an edit forks the
+   * old branch) asks first, so a `reject` leaves nothing behind.
+   */
+  busyPolicy(asked?: OnBusy): OnBusy | null {
+    if (this.activeRunId === null) return null
+    return asked ?? this.deps.agent(this.agentName)?.onBusy ?? this.deps.onBusy ?? 'interrupt'
   }
 
   /** Does an approval or client tool call `id` wait in this session (its run's state, or on a replica the log)? */

@@ -105,15 +105,13 @@ export class Writer implements Role {
     }
   }
 
-  /** The policy for input arriving now: the message's, else the active run's agent's, else the server's. */
+  /** The policy for input arriving now (see `Session.busyPolicy`). */
   private policy(asked: OnBusy | undefined): OnBusy {
-    return asked ?? (this.run ? this.s.deps.agent(this.run.agent)?.onBusy : undefined) ?? this.s.deps.onBusy ?? 'interrupt'
+    return this.s.busyPolicy(asked) ?? 'interrupt'
   }
 
   private busy(): ParlanceError {
-    return new ParlanceError('busy', 'a run is active in this session; wait for it to end, cancel it, or send with onBusy "interrupt" or "enqueue"', {
-      activeRunId: this.run?.id ?? null,
-    })
+    return busyError(this.run?.id ?? null)
   }
 
   /** A user message: starts a run now, or, while one is active, as the policy says (see `OnBusy`). */
@@ -291,4 +289,11 @@ function unsolicited(cmd: Extract<Command, { type: 'tool.result' }>): Json {
     ...(cmd.result !== undefined ? { result: cmd.result } : {}),
     ...(cmd.error !== undefined ? { error: cmd.error } : {}),
   }
+}
+
+/** The `busy` refusal of input under the `reject` policy while run `activeRunId` is active. */
+export function busyError(activeRunId: string | null): ParlanceError {
+  return new ParlanceError('busy', 'a run is active in this session; wait for it to end, cancel it, or send with onBusy "interrupt" or "enqueue"', {
+    activeRunId,
+  })
 }

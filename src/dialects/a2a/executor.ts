@@ -2,10 +2,9 @@ import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestCon
 import { TaskState } from '@a2a-js/sdk'
 import { TaskNotCancelableError } from '@a2a-js/sdk/errors'
 import { newId, ParlanceError, type Command, type Json, type Principal, type StoredEvent } from '../../core/index.js'
-import { followRun } from '../../binding/index.js'
+import { followMessage, followRun, type IdentifiedMessage } from '../../binding/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
 import { approvalAnswerOf, approvalQuestion, clientToolQuestion, newTask, onBusyOfMessage, toolAnswerOf, stateArtifact, status, textChunk, textOf, workingUpdate } from './codec.js'
-import { followMessage, type IdentifiedMessage } from './follow-message.js'
 
 /** A task (= a Parlance run) as this node knows it: its session, its run, and what it waits for. */
 interface Running {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, type OnBusy, type Principal, type StoredEvent } from '../../core/index.js'
-import { answerErrors, carryOut, httpStatuses, readBody, sendJson, streamRun, type Dialect, type EndpointDeps } from '../../binding/index.js'
-import { RAW_EVENTS, type Session } from '../../session/index.js'
+import { ParlanceError, type OnBusy, type Principal } from '../../core/index.js'
+import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, sendJson, streamRun, whenMessageStarts, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { agui, AGUI_SSE, type AguiView } from './codec.js'
 import { onBusyOfInput } from './decode.js'
@@ -66,14 +66,13 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
   }
   const plan = reconcile(session, input, { ...(agent ? { agent } : {}), ...withOnBusy(onBusyOfInput(input)) })
   // Edit-and-resend: the old branch lives on as a fork of its own, named in the rewind (and so in history.rewound).
-  const branch = plan.forks ? (await deps.sessions.fork(session.id, principal)).id : null
-  const commands = branch === null ? plan.commands : plan.commands.map((c) => (c.type === 'user.message' && c.rewind ? { ...c, rewind: { ...c.rewind, branch } } : c))
+  const commands = await branchEdits(deps, session, principal, plan.commands)
   const busyWith = session.activeRunId
   const { from, follow } = await carryOut(session, commands)
   if (plan.userMessageId !== undefined && busyWith !== null && follow === busyWith) {
     // Queued (`enqueue`): this response streams the message's own run once it starts (the active run's responses
     // carry CUSTOM parlance.message_queued).
-    const started = await whenStarted(session, from, plan.userMessageId, res)
+    const started = await whenMessageStarts(session, from, plan.userMessageId, res, 'agui:queued')
     if (started) stream(deps, res, session, started.seq - 1, view, started.runId)
     return
   }
@@ -81,39 +80,6 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
 }
 
 const withOnBusy = (onBusy: OnBusy | undefined) => (onBusy ? { onBusy } : {})
-
-/**
- * Resolves with the run that takes up user message `messageId` (its `message.user`, at or after seq `from`) once
- * it is committed; null if the client goes away first.
- */
-function whenStarted(session: Session, from: number, messageId: string, res: ServerResponse): Promise<{ runId: string; seq: number } | null> {
-  return new Promise((resolve) => {
-    let done = false
-    const sub = session.subscribe(
-      {
-        codecKey: 'agui:queued',
-        encoder: RAW_EVENTS,
-        view: null,
-        write(events) {
-          if (done) return false
-          const e = (events as readonly StoredEvent[]).find((x) => x.type === 'message.user' && x.messageId === messageId)
-          if (!e) return true
-          done = true
-          resolve({ runId: e.runId, seq: e.seq })
-          return false
-        },
-      },
-      from,
-    )
-    res.once('close', () => {
-      if (done) return
-      done = true
-      sub.close()
-      resolve(null)
-    })
-  })
-}
-
 
 async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, threadId: string): Promise<void> {
   const principal = deps.principal(req)

@@ -3,7 +3,7 @@ import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@mod
 import { newId, ParlanceError, type Principal, type StoredEvent } from '../../core/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
 import { APPROVAL_FORM, APPROVAL_META, approvalAnswer, approvalMeta, approvalPrompt, completed, failed, progressOf, refused, waiting } from './codec.js'
-import { followMessage } from './follow-message.js'
+import { followMessage } from '../../binding/index.js'
 import type { AskArgs } from './wire.js'
 
 /** What a call can do towards its MCP client: progress, and an elicitation when the client supports it. */

@@ -1,7 +1,6 @@
 import { newId, ParlanceError, stringOf, type Json, type OnBusy, type StoredEvent } from '../../../core/index.js'
-import { followRun } from '../../../binding/index.js'
+import { followMessage, followRun } from '../../../binding/index.js'
 import type { Session, SessionManager } from '../../../session/index.js'
-import { followMessage } from './follow-message.js'
 import type { TaskRef } from './governance.js'
 import type { Params } from './peer.js'
 

@@ -1,6 +1,6 @@
-import type { Command, StoredEvent } from '../../core/index.js'
-import type { RunFollowerHandlers } from '../../binding/index.js'
-import { RAW_EVENTS, type Session } from '../../session/index.js'
+import type { Command, StoredEvent } from '../core/index.js'
+import type { RunFollowerHandlers } from './follow-run.js'
+import { RAW_EVENTS, type Session } from '../session/index.js'
 
 /** What `followMessage` reports: the run's events, a refusal, and that the message waits in the session's queue. */
 export interface MessageFollowerHandlers extends RunFollowerHandlers {
@@ -14,9 +14,9 @@ export type IdentifiedMessage = Extract<Command, { type: 'user.message' }> & { m
 /**
  * Carries out user message `cmd` and follows the run that answers it, found by the `message.user` event carrying
  * its `messageId`: a run started now, or later when the message was queued (`followRun` follows the session's
- * active run, which for a queued message is someone else's). A history cut recorded just before that event
+ * active run, which for a queued message is someone else's). For request/response dialects that answer one user
+ * message per call (MCP tool calls, A2A tasks, HugAI tasks). A history cut recorded just before that event
  * (`history.rewound` of a rollback) is part of the run and is delivered first. `close` stops following.
- * (The same helper sits in the a2a, mcp and hugai folders: it belongs beside `followRun` in src/binding.)
  */
 export function followMessage(session: Session, cmd: IdentifiedMessage, label: string, handlers: MessageFollowerHandlers): { runId(): string | null; close(): void } {
   let following: string | null = null
