@@ -16,7 +16,7 @@ test('every seed example gets its JSON-RPC answer over WebSocket', async (t) => 
   const init = (await c.nextRaw()) as RpcResult<InitializeResult>
   assert.equal(init.id, 1)
   assert.equal(init.result.protocolVersion, '2.0')
-  assert.deepEqual(init.result.methods, ['initialize', 'agent/register', 'agent/list', 'agent/request', 'task/regenerate', 'task/cancel', 'event', 'governance/approval', 'tool/integration', 'audit/log', 'audit/query'])
+  assert.deepEqual(init.result.methods, ['initialize', 'agent/register', 'agent/list', 'agent/request', 'task/cancel', 'task/regenerate', 'event', 'governance/approval', 'tool/integration', 'audit/log', 'audit/query'])
   assert.deepEqual(init.result.agents.map((a) => a.agentId), ['demo', 'ci'])
   assert.deepEqual(init.result.session, { peerId: init.result.session.peerId, agentId: 'demo-agent-1', governanceLevel: 'supervised', approver: false })
   // §3.2 agent/register: dependencies nobody provides are reported
