@@ -28,6 +28,12 @@ const SUITES = [
   'test/agui-demo.test.ts',
   'test/agui-interactive.test.ts',
   'test/aisdk.test.ts',
+  // Conversation control: queues, rejections and rollbacks decided by the writer, whichever node a request lands on.
+  'test/conversation-hai.test.ts',
+  'test/conversation-huma.test.ts',
+  'test/conversation-hugai.test.ts',
+  'test/conversation-agui.test.ts',
+  'test/conversation-aisdk.test.ts',
 ]
 
 test('the client suites pass unchanged against a 3-node cluster behind a round-robin balancer', { timeout: 240_000 }, async () => {
