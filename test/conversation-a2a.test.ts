@@ -114,3 +114,25 @@ test('rollback: the working task fails interrupted and the next run does not see
   g.release()
   assert.equal(text(await third), 'answer to three')
 })
+
+test('tasks/cancel of a queued task withdraws its message: the task is canceled and the agent never gets it', async (t) => {
+  const { g, c, s, contextId } = await setup(t)
+  const first = send(c, message('one', contextId))
+  await g.started(1)
+  let taskId = ''
+  const states: string[] = []
+  for await (const ev of stream(c, message('two', contextId, { onBusy: 'enqueue' }))) {
+    const p = ev.payload
+    if (p?.$case === 'task') taskId = p.value.id
+    if (p?.$case !== 'statusUpdate') continue
+    states.push(TaskState[p.value.status!.state])
+    if (p.value.status!.state === TaskState.TASK_STATE_SUBMITTED) await c.cancelTask({ tenant: '', id: taskId, metadata: undefined })
+  }
+  assert.deepEqual(states, ['TASK_STATE_SUBMITTED', 'TASK_STATE_CANCELED'])
+  g.release()
+  assert.equal(text(await first), 'answer to one')
+  const log = await s.server.sessions.store.read(contextId, 0, 1000)
+  assert.ok(log.some((e) => e.type === 'message.withdrawn'), 'the withdrawal is in the log')
+  assert.equal(g.seen.length, 1, 'the withdrawn message never ran')
+  assert.deepEqual(log.filter((e) => e.type === 'message.user').map((e) => (e as { content: string }).content), ['one'])
+})

@@ -18,7 +18,8 @@ async function setup(t: { after(fn: () => Promise<void>): void }, opts: Partial<
   const client = new Client({ name: 'parlance-test', version: '1.0.0' })
   await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`)))
   t.after(() => client.close())
-  const ask = (args: Record<string, unknown>, onprogress?: (p: Progress) => void) => client.callTool({ name: 'ask_gated', arguments: args }, undefined, onprogress ? { onprogress } : {})
+  const ask = (args: Record<string, unknown>, onprogress?: (p: Progress) => void, signal?: AbortSignal) =>
+    client.callTool({ name: 'ask_gated', arguments: args }, undefined, { ...(onprogress ? { onprogress } : {}), ...(signal ? { signal } : {}) })
   return { g, s, client, ask }
 }
 
@@ -87,4 +88,24 @@ test('rollback (per call): the active run ends interrupted and the next run does
   assert.deepEqual(g.seen[2], ['u:one', 'a:answer to one', 'u:three'], 'run three does not see turn two')
   g.release()
   assert.equal(textOf(await third), 'answer to three')
+})
+
+test('cancelling a queued call withdraws its message: the agent never gets it, the active run goes on', async (t) => {
+  const { g, s, ask } = await setup(t, { onBusy: 'enqueue' })
+  const first = ask({ message: 'one', sessionId: 'mcp-withdraw' })
+  await g.started(1)
+  const abort = new AbortController()
+  let queued!: () => void
+  const isQueued = new Promise<void>((r) => (queued = r))
+  const second = ask({ message: 'two', sessionId: 'mcp-withdraw' }, (p) => p.message?.startsWith('queued') && queued(), abort.signal)
+  await isQueued
+  abort.abort()
+  await assert.rejects(second)
+  const log = () => s.server.sessions.store.read('mcp-withdraw', 0, 1000)
+  // The withdrawal reaches the server as notifications/cancelled: wait for it in the log.
+  for (let i = 0; i < 200 && !(await log()).some((e) => e.type === 'message.withdrawn'); i++) await new Promise((r) => setTimeout(r, 10))
+  assert.ok((await log()).some((e) => e.type === 'message.withdrawn'), 'the queued message was withdrawn')
+  g.release()
+  assert.equal(textOf(await first), 'answer to one')
+  assert.equal(g.seen.length, 1, 'the withdrawn message never ran')
 })

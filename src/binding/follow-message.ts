@@ -1,4 +1,4 @@
-import type { Command, StoredEvent } from '../core/index.js'
+import { ParlanceError, type Command, type StoredEvent } from '../core/index.js'
 import type { RunFollowerHandlers } from './follow-run.js'
 import { RAW_EVENTS, type Session } from '../session/index.js'
 
@@ -35,6 +35,10 @@ export function followMessage(session: Session, cmd: IdentifiedMessage, label: s
             if (e.runId === following) handlers.event(e)
           } else if (e.type === 'message.queued' && e.messageId === cmd.messageId) {
             handlers.queued?.(e)
+          } else if (e.type === 'message.withdrawn' && e.messageId === cmd.messageId) {
+            closed = true
+            sub.close()
+            handlers.failed(new ParlanceError('cancelled', `the queued message was withdrawn: ${e.reason}`, { messageId: e.messageId }))
           } else if (e.type === 'history.rewound') {
             cuts = cuts[0]?.runId === e.runId ? [...cuts, e] : [e]
           } else if (e.type === 'message.user' && e.messageId === cmd.messageId) {

@@ -76,7 +76,11 @@ export type Command =
       triggering?: boolean
     }
   | { type: 'approval.response'; sessionId?: SessionId; approvalId: string; approved: boolean; feedback?: string }
-  | { type: 'run.cancel'; sessionId?: SessionId; reason?: string }
+  /**
+   * Stops the active run. With `messageId`: cancels what answers that message — its run if active, or, while it
+   * waits in the queue, the message itself (withdrawn, recorded as `message.withdrawn`); `not_found` otherwise.
+   */
+  | { type: 'run.cancel'; sessionId?: SessionId; reason?: string; messageId?: string }
   | { type: 'session.resume'; sessionId: SessionId; afterSeq?: number }
   /** Records an application event in the session's log (an audit entry, addon data); recorded as `custom`. */
   | { type: 'custom.record'; sessionId: SessionId; name: string; value: Json }

@@ -75,6 +75,8 @@ export type EventBody =
       clientTools?: ClientToolSpec[]
       context?: QueuedContext
     }
+  /** A queued message taken back by its client before its run started (a cancel naming it): it never runs. */
+  | { type: 'message.withdrawn'; messageId: string; reason: string }
   /**
    * The history the agent sees is cut back to `toMessageId` (kept; null: nothing kept). What came after stays
    * in the log, superseded: `rollback` (a run dropped by new input), `regenerate` (an answer asked again),

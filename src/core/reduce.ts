@@ -60,6 +60,14 @@ export class ConversationModel {
         this.queueDirty = true
         return
       }
+      case 'message.withdrawn': {
+        const i = this.queue.findIndex((q) => q.messageId === e.messageId)
+        if (i >= 0) {
+          this.queue = [...this.queue.slice(0, i), ...this.queue.slice(i + 1)]
+          this.queueDirty = true
+        }
+        return
+      }
       case 'history.rewound': {
         const keep = e.toMessageId === null ? 0 : lastIndexOf(this.messages, e.toMessageId) + 1
         // An anchor the history no longer has (replaced by a snapshot since) cuts nothing.

@@ -19,7 +19,12 @@ function gated(name = 'gated', onBusy?: AgentDefinition['onBusy']) {
       seen.push(ctx.history.map((m: HistoryMessage) => `${m.role[0]}:${m.content}`))
       await ctx.say(`answer to ${ctx.input.text}`)
       if (permits > 0) permits--
-      else await Promise.race([new Promise<void>((r) => gates.push(r)), aborted(ctx.signal)])
+      else {
+        let open = () => {}
+        await Promise.race([new Promise<void>((r) => gates.push((open = r))), aborted(ctx.signal)])
+        // A run stopped at its gate leaves the line: release() opens the next live one.
+        if (gates.includes(open)) gates.splice(gates.indexOf(open), 1)
+      }
     },
   })
   const release = () => {
@@ -195,4 +200,28 @@ test('fork through the manager: the caller must own the source; the fork opens w
   assert.equal(session.activeRunId, first, 'the source run goes on')
   g.release()
   await rec.end(first)
+})
+
+test('a cancel naming a queued message withdraws it; naming the answered message stops its run; anything else is not_found', async () => {
+  const g = gated('g', 'enqueue')
+  const s = setup([g.agent])
+  const { session, rec } = await s.open()
+  const first = say(session, 'one', { messageId: 'm1' })
+  await rec.next('text.end', first)
+  void session.handle({ type: 'user.message', sessionId: session.id, content: 'two', messageId: 'm2' })
+  void session.handle({ type: 'user.message', sessionId: session.id, content: 'three', messageId: 'm3' })
+  void session.handle({ type: 'run.cancel', sessionId: session.id, messageId: 'm2', reason: 'never mind' })
+  const withdrawn = await rec.next('message.withdrawn')
+  assert.deepEqual([withdrawn.messageId, withdrawn.reason], ['m2', 'never mind'])
+  assert.deepEqual(session.model.queue.map((q) => q.messageId), ['m3'])
+  assert.equal(session.activeRunId, first, 'withdrawing a queued message leaves the active run alone')
+  assert.throws(() => session.handle({ type: 'run.cancel', sessionId: session.id, messageId: 'm2' }), isCode('not_found'))
+  void session.handle({ type: 'run.cancel', sessionId: session.id, messageId: 'm1' })
+  assert.equal(((await rec.end(first)) as EventOf<'run.error'>).code, 'cancelled')
+  // A cancelled run hands over to the queue: m3 runs, m2 never does.
+  const third = (await rec.until((e) => e.type === 'message.user' && e.messageId === 'm3')).runId
+  g.release()
+  await rec.end(third)
+  assert.deepEqual(user(session.model.messages), ['one', 'three'])
+  assert.ok(!rec.events.some((e) => e.type === 'message.user' && e.messageId === 'm2'))
 })

@@ -86,10 +86,18 @@ export class Writer implements Role {
           throw new ParlanceError('not_found', `no pending approval ${cmd.approvalId}`, { approvalId: cmd.approvalId })
         }
         return
-      case 'run.cancel':
-        if (!this.run) throw new ParlanceError('not_found', 'no active run to cancel')
+      case 'run.cancel': {
+        const id = cmd.messageId
+        if (id !== undefined && s.model.queue.some((q) => q.messageId === id)) {
+          s.appendNow(runId, { type: 'message.withdrawn', messageId: id, reason: cmd.reason ?? 'withdrawn by the client' })
+          return
+        }
+        if (!this.run || (id !== undefined && this.run.input.messageId !== id)) {
+          throw new ParlanceError('not_found', id !== undefined ? `message ${id} is neither queued nor being answered` : 'no active run to cancel', id !== undefined ? { messageId: id } : undefined)
+        }
         this.stop('cancelled', cmd.reason ?? 'cancelled by the client')
         return
+      }
       case 'custom.record':
         s.appendNow(runId, { type: 'custom', name: cmd.name, value: cmd.value })
         return

@@ -10,6 +10,8 @@ import { approvalAnswerOf, approvalQuestion, clientToolQuestion, newTask, onBusy
 interface Running {
   session: Session
   runId: string | null
+  /** The id of the task's user message (a queued one is withdrawn by it). */
+  messageId: string | null
   /** What the run waits for from the client (the task is `input-required`): an approval, or a client tool's result. */
   waiting: { kind: 'approval'; id: string } | { kind: 'tool'; id: string; name: string } | null
   /** The execution following the run now, if any (none while the task waits for input). */
@@ -42,19 +44,25 @@ export class ParlanceExecutor implements AgentExecutor {
     const text = textOf(rc.userMessage)
     if (!text.trim()) throw new ParlanceError('invalid_message', 'the message has no text part', { field: 'message.parts' })
     const asked = onBusyOfMessage(rc.userMessage.metadata) // checked by the binding; a direct caller gets the default
-    const running: Running = { session, runId: null, waiting: null, following: true }
+    const messageId = newId('msg')
+    const running: Running = { session, runId: null, messageId, waiting: null, following: true }
     this.tasks.set(taskId, running)
     bus.publish(AgentEvent.task(newTask(taskId, contextId, rc.userMessage, { sessionId: session.id, runId: null, agent: this.agent })))
-    const cmd: IdentifiedMessage = { type: 'user.message', sessionId: session.id, content: text, agent: this.agent, messageId: newId('msg'), ...(asked.ok && asked.onBusy ? { onBusy: asked.onBusy } : {}) }
+    const cmd: IdentifiedMessage = { type: 'user.message', sessionId: session.id, content: text, agent: this.agent, messageId, ...(asked.ok && asked.onBusy ? { onBusy: asked.onBusy } : {}) }
     await this.follow(running, taskId, contextId, bus, cmd)
   }
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const running = this.tasks.get(taskId)
     if (!running) throw new ParlanceError('not_found', `task ${taskId} is not running`, { taskId })
-    // A task queued behind its context's working task has no run yet, and no command withdraws a queued message.
-    if (running.runId === null) throw new TaskNotCancelableError(`task ${taskId} waits behind the working task of its context and cannot be cancelled until it starts`)
-    await Promise.resolve(running.session.handle({ type: 'run.cancel', sessionId: running.session.id, reason: 'cancelled by the A2A client' })).catch(() => {})
+    // A task queued behind its context's working task has no run yet: its message is withdrawn from the queue (the
+    // execution following it then reports the task canceled). The moment its run starts, the run is cancelled.
+    const cancel = running.runId === null && running.messageId !== null ? { messageId: running.messageId } : {}
+    const done = await Promise.resolve(running.session.handle({ type: 'run.cancel', sessionId: running.session.id, reason: 'cancelled by the A2A client', ...cancel })).then(
+      () => true,
+      () => false,
+    )
+    if (!done && running.runId === null) throw new TaskNotCancelableError(`task ${taskId} could not be cancelled: its message is neither queued nor being answered`)
     if (running.following) return // the execution following the run reports its end (canceled)
     this.tasks.delete(taskId)
     bus.publish(AgentEvent.statusUpdate(status(taskId, running.session.id, TaskState.TASK_STATE_CANCELED, 'cancelled by the A2A client')))
@@ -150,6 +158,11 @@ export class ParlanceExecutor implements AgentExecutor {
         }
       }
       const failed = (err: Error) => {
+        if (err instanceof ParlanceError && err.code === 'cancelled') {
+          // A queued message withdrawn by tasks/cancel: the task never ran.
+          bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_CANCELED, err.message)))
+          return end(true)
+        }
         if (!(err instanceof ParlanceError && err.code === 'busy')) return end(true, err)
         // Refused under the reject policy: the agent decides not to perform this task; the working one goes on.
         bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_REJECTED, `busy: ${err.message}`, { code: 'busy', ...((err.details ?? {}) as Record<string, Json>) })))

@@ -149,6 +149,7 @@ const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   'message.user': { body: { type: 'message.user', messageId: 'u1', content: 'hi' }, wire: [] },
   'context.update': { body: { type: 'context.update', name: 'n', description: 'd', context: {}, triggering: false }, wire: [] },
   'message.queued': { body: { type: 'message.queued', messageId: 'q1', content: 'later' }, wire: ['status'] },
+  'message.withdrawn': { body: { type: 'message.withdrawn', messageId: 'q1', reason: 'changed my mind' }, wire: [] },
   'history.rewound': { body: { type: 'history.rewound', toMessageId: 'u1', reason: 'regenerate' }, wire: ['status'] },
   'run.started': { body: { type: 'run.started', agent: 'a' }, wire: [] },
   'run.finished': { body: { type: 'run.finished' }, wire: ['status'] },

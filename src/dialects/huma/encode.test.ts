@@ -51,6 +51,7 @@ const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   'context.update': { body: { type: 'context.update', name: 'n', description: 'd', context: {}, triggering: true }, wire: [] },
   // HUMA has no generic server event and no user-message ids: a waiting or superseded turn has no word (docs/dialects/huma.md).
   'message.queued': { body: { type: 'message.queued', messageId: 'q1', content: 'later' }, wire: [] },
+  'message.withdrawn': { body: { type: 'message.withdrawn', messageId: 'q1', reason: 'changed my mind' }, wire: [] },
   'history.rewound': { body: { type: 'history.rewound', toMessageId: 'u1', reason: 'regenerate' }, wire: [] },
   'run.started': { body: { type: 'run.started', agent: 'demo' }, wire: [] },
   'run.finished': { body: { type: 'run.finished' }, wire: [] },

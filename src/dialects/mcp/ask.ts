@@ -71,11 +71,11 @@ export async function ask(sessions: SessionManager, principal: Principal, agent:
       }
     }
     const onAbort = () => {
-      // The client cancelled the call (or left): its run stops too — not another call's run while this one is queued
-      // (a queued message stays queued: no command withdraws it). The SDK answers nothing to a cancelled request.
+      // The client cancelled the call (or left): its run stops too, or, while its message is still queued, the
+      // message is withdrawn — never another call's run. The SDK answers nothing to a cancelled request.
       const mine = follower.runId()
-      if (mine !== null && session.activeRunId === mine) {
-        void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the MCP client' })).catch(() => {})
+      if (mine === null || session.activeRunId === mine) {
+        void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the MCP client', messageId: cmd.messageId })).catch(() => {})
       }
       finish(new ParlanceError('cancelled', 'cancelled by the MCP client'))
     }

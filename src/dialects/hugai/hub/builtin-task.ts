@@ -69,8 +69,15 @@ export async function runBuiltinTask(sessions: SessionManager, task: TaskRef, ag
     }
     // A refusal (busy, an unknown message to regenerate) names the task and its session.
     const failed = (err: Error) => settle(err instanceof ParlanceError ? new ParlanceError(err.code, err.message, { ...(err.details ?? {}), taskId: task.taskId, sessionId: session.id }) : err)
-    const onAbort = () => settle(new ParlanceError('cancelled', `task cancelled: ${String(signal.reason ?? 'cancelled')}`, { taskId: task.taskId }))
-    let follower: { close(): void } | undefined
+    let messageId: string | null = null
+    const onAbort = () => {
+      // A task whose message still waits in its session's queue: the message is withdrawn, so it never runs.
+      if (messageId !== null && follower?.runId() === null) {
+        void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, messageId, reason: `task ${task.taskId} cancelled` })).catch(() => {})
+      }
+      settle(new ParlanceError('cancelled', `task cancelled: ${String(signal.reason ?? 'cancelled')}`, { taskId: task.taskId }))
+    }
+    let follower: { runId(): string | null; close(): void } | undefined
     signal.addEventListener('abort', onAbort, { once: true })
     if (signal.aborted) return onAbort()
     hooks.started(session)
@@ -82,7 +89,8 @@ export async function runBuiltinTask(sessions: SessionManager, task: TaskRef, ag
       const name = String(p.task)
       const content = p.context ? `${name}\n\ncontext: ${JSON.stringify(p.context)}` : name
       const metadata = { sourceAgent: stringOf(p.sourceAgent), priority: stringOf(p.priority, 'medium'), context: (p.context ?? {}) as Json, taskId: task.taskId }
-      const cmd = { type: 'user.message' as const, sessionId: session.id, content, agent, metadata, messageId: newId('msg'), ...(onBusy ? { onBusy } : {}) }
+      messageId = newId('msg')
+      const cmd = { type: 'user.message' as const, sessionId: session.id, content, agent, metadata, messageId, ...(onBusy ? { onBusy } : {}) }
       follower = followMessage(session, cmd, `hugai:${task.taskId}`, handlers)
     }
   })
