@@ -11,11 +11,15 @@ export function eventBody(e: CanonicalEvent): Record<string, unknown> {
 export type MessageText = (messageId: string) => string | undefined
 
 /**
- * A canonical event in words, for the events that read badly as JSON: a queued message, a rewound history.
+ * A canonical event in words, for the events that read badly as JSON: a queued or withdrawn message, a rewound history.
  * Undefined for the others (callers show their JSON).
  */
 export function describeEvent(e: CanonicalEvent, textOf: MessageText = () => undefined): string | undefined {
   if (e.type === 'message.queued') return `queued: ${brief(String(e.content), 120)}`
+  if (e.type === 'message.withdrawn') {
+    const id = String(e.messageId)
+    return `withdrawn from the queue: ${quote(textOf(id)) ?? id} (${String(e.reason)})`
+  }
   if (e.type === 'history.rewound') {
     const to = typeof e.toMessageId === 'string' ? e.toMessageId : null
     const kept = to === null ? 'the start (nothing kept)' : quote(textOf(to)) ?? to
