@@ -218,3 +218,27 @@ test('a queued message survives kill -9: after a restart on the same SQLite data
     ['client', 'hello after the crash'],
   )
 })
+
+test('a message named by metadata.message_id can be withdrawn while queued (cancel message_id) and answered again by that id', async (t) => {
+  const { s, g, c } = await setup(t, 'enqueue')
+  c.say('one', { message_id: 'mine-1' })
+  await c.next(isFinal)
+  c.say('two', { message_id: 'mine-2' })
+  const q = (await c.next(isQueued)) as Status
+  assert.equal(q.queued?.message_id, 'mine-2', 'the queued message carries the id the client gave')
+  c.cancel('mine-2')
+  const log = () => s.server.sessions.store.read(c.sessionId, 0, 1000)
+  for (let i = 0; i < 200 && !(await log()).some((e) => e.type === 'message.withdrawn'); i++) await new Promise((r) => setTimeout(r, 10))
+  g.release()
+  await c.untilCompleted()
+  assert.equal(g.seen.length, 1, 'the withdrawn message never ran')
+  // Regenerate the first message by the id the client gave it.
+  c.regenerate('mine-1')
+  await c.next(isRewound)
+  g.release()
+  await c.untilCompleted()
+  assert.deepEqual(userTurns(g.seen[1]!), ['one'])
+  c.sendRaw({ type: 'user_message', session_id: c.sessionId, content: 'x', metadata: { message_id: 7 } })
+  const err = await c.next((m) => m.type === 'error')
+  assert.match(JSON.stringify(err), /metadata.message_id/)
+})

@@ -93,9 +93,12 @@ export class HaiClient {
     this.sendRaw({ type: 'regenerate', session_id: this.sessionId, ...(messageId ? { message_id: messageId } : {}), ...(metadata ? { metadata } : {}) })
   }
 
-  /** Stops the active run (Parlance extension `cancel`). */
-  cancel(): void {
-    this.sendRaw({ type: 'cancel', session_id: this.sessionId })
+  /**
+   * Stops the active run (Parlance extension `cancel`). With `messageId` (one given as `metadata.message_id`):
+   * withdraws that message while it is queued, or stops the run answering it.
+   */
+  cancel(messageId?: string): void {
+    this.sendRaw({ type: 'cancel', session_id: this.sessionId, ...(messageId ? { message_id: messageId } : {}) })
   }
 
   /**

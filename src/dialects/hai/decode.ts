@@ -53,12 +53,18 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
       const metadata = m.metadata as Record<string, unknown> | undefined
       const onBusy = policyOf(type, metadata)
       if (onBusy instanceof ParlanceError) return { ok: false, error: onBusy }
+      // The client may name its message (to regenerate or withdraw it later by that id).
+      const messageId = metadata?.message_id
+      if (messageId !== undefined && !(typeof messageId === 'string' && messageId.length >= 1 && messageId.length <= 256)) {
+        return fail('invalid_message', 'metadata.message_id must be a string of 1–256 characters', { field: 'metadata/message_id' })
+      }
       return {
         ok: true,
         command: {
           type: 'user.message',
           sessionId: m.session_id as string,
           content,
+          ...(messageId !== undefined ? { messageId } : {}),
           ...(metadata ? { metadata } : {}),
           ...(typeof metadata?.agent === 'string' ? { agent: metadata.agent } : {}),
           ...(onBusy ? { onBusy } : {}),
@@ -104,7 +110,7 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
         },
       }
     case 'cancel':
-      return { ok: true, command: { type: 'run.cancel', sessionId: m.session_id as string } }
+      return { ok: true, command: { type: 'run.cancel', sessionId: m.session_id as string, ...(typeof m.message_id === 'string' ? { messageId: m.message_id } : {}) } }
   }
 }
 

@@ -36,10 +36,14 @@ export const ToolResult = Type.Object({
   session_id: Type.Optional(Id),
 })
 
-/** Parlance extension: stop the session's active run. */
+/**
+ * Parlance extension: stop the session's active run. With `message_id` (a user message's id, see
+ * `user_message` `metadata.message_id`): withdraw that message while it is queued, or stop the run answering it.
+ */
 export const Cancel = Type.Object({
   type: Type.Literal('cancel'),
   session_id: Id,
+  message_id: Type.Optional(Id),
 })
 
 /**
