@@ -66,15 +66,7 @@ export type EventBody =
    * A message that arrived while a run was active under the `enqueue` policy: it starts a run of its own later.
    * With `context`, it is a triggering context update (HUMA): `content` is its description.
    */
-  | {
-      type: 'message.queued'
-      messageId: string
-      content: string
-      metadata?: Record<string, unknown>
-      agent?: string
-      clientTools?: ClientToolSpec[]
-      context?: QueuedContext
-    }
+  | ({ type: 'message.queued' } & QueuedMessage)
   /** A queued message taken back by its client before its run started (a cancel naming it): it never runs. */
   | { type: 'message.withdrawn'; messageId: string; reason: string }
   /**

@@ -42,13 +42,7 @@ export class ConversationModel {
         return
       case 'run.started':
         // A queued message leaves the queue when its run starts.
-        if (e.dequeued !== undefined) {
-          const i = this.queue.findIndex((q) => q.messageId === e.dequeued)
-          if (i >= 0) {
-            this.queue = [...this.queue.slice(0, i), ...this.queue.slice(i + 1)]
-            this.queueDirty = true
-          }
-        }
+        if (e.dequeued !== undefined) this.unqueue(e.dequeued)
         return
       case 'message.queued': {
         const q: QueuedMessage = { messageId: e.messageId, content: e.content }
@@ -60,14 +54,9 @@ export class ConversationModel {
         this.queueDirty = true
         return
       }
-      case 'message.withdrawn': {
-        const i = this.queue.findIndex((q) => q.messageId === e.messageId)
-        if (i >= 0) {
-          this.queue = [...this.queue.slice(0, i), ...this.queue.slice(i + 1)]
-          this.queueDirty = true
-        }
+      case 'message.withdrawn':
+        this.unqueue(e.messageId)
         return
-      }
       case 'history.rewound': {
         const keep = e.toMessageId === null ? 0 : lastIndexOf(this.messages, e.toMessageId) + 1
         // An anchor the history no longer has (replaced by a snapshot since) cuts nothing.
@@ -150,6 +139,14 @@ export class ConversationModel {
     const d = { state: this.stateDirty, messages: this.messagesDirty, queue: this.queueDirty }
     this.stateDirty = this.messagesDirty = this.queueDirty = false
     return d
+  }
+
+  /** Takes message `id` out of the queue (its run started, or it was withdrawn). */
+  private unqueue(id: string): void {
+    const i = this.queue.findIndex((q) => q.messageId === id)
+    if (i < 0) return
+    this.queue = [...this.queue.slice(0, i), ...this.queue.slice(i + 1)]
+    this.queueDirty = true
   }
 
   private push(m: HistoryMessage): void {
