@@ -194,7 +194,10 @@ test('with auth: no token 401, another principal\'s session 403, the owner forks
   const alice = await fork(s, 'alice-1', { atSeq: 2 }, 'alice-token')
   assert.equal(alice.status, 201)
   const { id } = (await alice.json()) as ForkAnswer
-  sameEvents(await events(s, id, 'alice-token'), original.slice(0, 2))
+  // Forked mid-run: events 1..2 are the original's, then the fork closes the run it cut.
+  const forked = await events(s, id, 'alice-token')
+  sameEvents(forked.slice(0, 2), original.slice(0, 2))
+  assert.deepEqual(forked.slice(2).map((e) => e.type), ['run.error'])
   assert.equal((await fetch(`${s.url}/inspector/api/sessions/${id}/events`, { headers: auth('bob-token') })).status, 403, 'the fork is alice\'s')
   const bobs = (await (await fetch(`${s.url}/inspector/api/sessions`, { headers: auth('bob-token') })).json()) as { loaded: unknown[]; stored: unknown[] }
   assert.deepEqual([bobs.loaded, bobs.stored], [[], []])

@@ -295,9 +295,11 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
       assert.equal(await forkRow.getAttribute('data-parent'), 'fork-source')
       assert.equal(await forkRow.getAttribute('data-depth'), '1')
 
-      // A fork of the fork (at seq 2) is listed one level deeper, under it; the tree is in order.
+      // A fork of the fork (at seq 2, inside a run: the fork closes that run, one event more) is listed one level
+      // deeper, under it; the tree is in order.
       await page.locator('#replay-events li[data-seq="2"]').getByRole('button', { name: 'Fork here' }).click()
-      await page.locator(`#replay[data-count="2"]:not([data-session="${forkId}"])`).waitFor()
+      await page.locator(`#replay[data-count="3"]:not([data-session="${forkId}"])`).waitFor()
+      assert.equal(await page.locator('#replay-events li[data-seq="3"]').getAttribute('data-type'), 'run.error')
       const grandchild = (await page.locator('#replay').getAttribute('data-session'))!
       await page.locator(`#sessions-rows tr[data-session="${grandchild}"][data-parent="${forkId}"][data-depth="2"]`).waitFor()
       const order = await page.locator('#sessions-rows tr').evaluateAll((trs: Array<{ getAttribute(name: string): string | null }>) => trs.map((tr) => tr.getAttribute('data-session')))
@@ -313,7 +315,7 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
       await page.locator(`#replay[data-session="${forkId}"][data-count="${k}"]`).waitFor()
       await page.locator('#replay-forks a', { hasText: grandchild }).waitFor()
       await page.goBack()
-      await page.locator(`#replay[data-session="${grandchild}"][data-count="2"]`).waitFor()
+      await page.locator(`#replay[data-session="${grandchild}"][data-count="3"]`).waitFor()
       assert.deepEqual(errors, [])
     } finally {
       await page.close()

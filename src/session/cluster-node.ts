@@ -1,7 +1,7 @@
 import { ParlanceError, type Command, type Limits, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
 import type { SessionRecord } from '../store/index.js'
 import type { ClusterPort, ForwardedCommand, ForwardOutcome } from './cluster.js'
-import { closingEvents, runEvents } from './recover.js'
+import { closingEvents, forkCutMessage, runEvents } from './recover.js'
 import type { Placement, PlacementHost } from './placement.js'
 import type { SessionDeps } from './deps.js'
 import { Session } from './session.js'
@@ -250,7 +250,7 @@ export class ClusterNode implements Placement {
       // Nobody runs it any more (its node died): take it over and end the run.
       const fresh = (await this.host.store.backend.getSession(record.id)) ?? record
       const closing = fresh.activeRunId ? await closingEvents(read, fresh.id, fresh.activeRunId, fresh.lastSeq) : []
-      return new Session(this.host.deps, fresh, { writer: true, closing, interruptedMessage: ORPHANED })
+      return new Session(this.host.deps, fresh, { writer: true, closing, interruptedMessage: forkCutMessage(fresh) ?? ORPHANED })
     }
     // One read of the run so far: where it starts (clients attaching mid-run replay from there) and what it waits for.
     const events = await runEvents(read, record.id, record.activeRunId, record.lastSeq)

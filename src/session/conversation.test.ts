@@ -183,20 +183,24 @@ test('the server and agent defaults apply; a message may override them', async (
   assert.throws(() => defineAgent({ name: 'x', onBusy: 'later' as never, run() {} }), /onBusy must be one of interrupt, enqueue, reject, rollback/)
 })
 
-test('fork through the manager: the caller must own the source; the fork opens with a run active at atSeq closed', async () => {
+test('fork through the manager: the caller must own the source; a run active at atSeq is closed in the fork at once', async () => {
   const g = gated()
   const s = setup([g.agent])
   const { session, rec } = await s.open()
   const first = say(session, 'one')
   const text = await rec.next('text.end', first)
   const record = await s.manager.fork(session.id, 'alice', { atSeq: text.seq })
-  assert.equal(record.activeRunId, first)
+  assert.equal(record.activeRunId, null, 'the cut run is closed')
   await assert.rejects(s.manager.fork(session.id, 'mallory'), isCode('forbidden'))
   const fork = await s.manager.open(record.id, 'alice', { create: false })
   assert.equal(fork.forkedFrom?.sessionId, session.id)
   await s.store.flush()
   const log = await s.backend.readEvents(record.id, 0, 100)
-  assert.equal(log.at(-1)?.type, 'run.error', 'the run the fork cut is closed when the fork is opened')
+  assert.deepEqual(log.slice(0, text.seq).map((e) => e.type), rec.events.slice(0, text.seq).map((e) => e.type), 'events 1..k are the source\'s')
+  const end = log.at(-1) as EventOf<'run.error'>
+  assert.deepEqual([end.type, end.code], ['run.error', 'interrupted'])
+  assert.match(end.message, /forked from .* at seq \d+ while this run was active/)
+  assert.equal((await s.backend.getSession(record.id))?.activeRunId, null)
   assert.equal(session.activeRunId, first, 'the source run goes on')
   g.release()
   await rec.end(first)

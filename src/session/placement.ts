@@ -1,6 +1,6 @@
 import { ParlanceError, type Principal, type SessionId } from '../core/index.js'
 import type { EventStore, SessionRecord } from '../store/index.js'
-import { closingEvents } from './recover.js'
+import { closingEvents, forkCutMessage } from './recover.js'
 import type { SessionDeps } from './deps.js'
 import { Session } from './session.js'
 import type { OpenOptions } from './session-manager.js'
@@ -51,7 +51,8 @@ export class LocalPlacement implements Placement {
     const record = await store.backend.getSession(id)
     if (record) {
       const closing = record.activeRunId ? await closingEvents((sid, after, limit) => store.read(sid, after, limit), id, record.activeRunId, record.lastSeq) : []
-      return new Session(deps, record, { closing })
+      const forked = forkCutMessage(record)
+      return new Session(deps, record, { closing, ...(forked ? { interruptedMessage: forked } : {}) })
     }
     if (opts.create === false) throw new ParlanceError('not_found', `no session ${id}`, { sessionId: id })
     const session = new Session(deps, await this.host.newRecord(id, principal, opts))

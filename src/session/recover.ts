@@ -1,4 +1,5 @@
 import type { EventBody, SessionId, StoredEvent } from '../core/index.js'
+import type { SessionRecord } from '../store/index.js'
 
 /** Reads committed events; the store's `read` in practice. */
 type Read = (sessionId: SessionId, afterSeq: number, limit: number) => Promise<StoredEvent[]>
@@ -77,4 +78,11 @@ export async function runEvents(read: Read, sessionId: SessionId, runId: string,
     if (i > 0 || page.length === 0) break
   }
   return pages.flat()
+}
+
+/** Why a fork's record shows a run active: the fork was cut while it ran (its log ends at the fork point). */
+export function forkCutMessage(record: SessionRecord): string | undefined {
+  const f = record.forkedFrom
+  if (!f || !record.activeRunId || record.lastSeq !== f.atSeq) return undefined
+  return `this session was forked from ${f.sessionId} at seq ${f.atSeq} while this run was active`
 }

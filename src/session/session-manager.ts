@@ -174,7 +174,8 @@ export class SessionManager {
   /**
    * Forks session `sourceId` (which `principal` must own) at `atSeq` (default: its last committed event) into a
    * new session `id` (default: a new id) owned by `principal`: its log is the source's events 1..atSeq, its
-   * history and state theirs (see `forkSession`). The source is unchanged. Counts against the session quota.
+   * history and state theirs (see `forkSession`); a run still active at atSeq is closed in the fork at once
+   * (`run.error` interrupted, after the copied events). The source is unchanged. Counts against the session quota.
    */
   async fork(sourceId: SessionId, principal: Principal, opts: { atSeq?: number; id?: SessionId } = {}): Promise<SessionRecord> {
     const source = await this.open(sourceId, principal, { create: false })
@@ -188,7 +189,11 @@ export class SessionManager {
     if (max > 0 && (await this.options.store.backend.countSessions(principal)) >= max) {
       throw new ParlanceError('rate_limited', `you already own ${max} sessions, the limit; reuse or delete one`, { maxSessionsPerPrincipal: max })
     }
-    return forkSession(this.options.store.backend, sourceId, { id, atSeq, owner: principal })
+    const record = await forkSession(this.options.store.backend, sourceId, { id, atSeq, owner: principal })
+    // A run the fork cut is closed now (as after a restart), so no listing shows the fork running.
+    if (!record.activeRunId) return record
+    const fork = await this.open(id, principal, { create: false })
+    return { ...record, lastSeq: fork.lastSeq, activeRunId: fork.activeRunId }
   }
 
   /**
