@@ -76,8 +76,9 @@ export class MyAgentClient {
     this.send({ event: 'user.response', session_id: this.sessionId, step_id: stepId, content: { approved, ...(feedback ? { feedback } : {}) } })
   }
 
-  cancel(reason?: string): void {
-    this.send({ event: 'user.cancel', session_id: this.sessionId, content: reason ? { reason } : {} })
+  /** `user.cancel`; with `messageId` (one given as `metadata.message_id`): withdraws it while queued, or stops the run answering it. */
+  cancel(reason?: string, messageId?: string): void {
+    this.send({ event: 'user.cancel', session_id: this.sessionId, content: { ...(reason ? { reason } : {}), ...(messageId ? { message_id: messageId } : {}) } })
   }
 
   ack(lastSeq = this.lastSeq): void {

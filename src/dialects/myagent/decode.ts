@@ -57,7 +57,13 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
       const metadata = m.metadata as Record<string, unknown> | undefined
       const onBusy = policyOf(event, metadata, sessionId)
       if (onBusy instanceof ParlanceError) return { ok: false, error: onBusy }
-      return { ok: true, sessionId, request: { kind: 'command', command: { type: 'user.message', sessionId: sessionId!, content, ...(metadata ? { metadata } : {}), ...(onBusy ? { onBusy } : {}) } } }
+      // The client may name its message (to regenerate or withdraw it later by that id).
+      const messageId = metadata?.message_id
+      if (messageId !== undefined && !(typeof messageId === 'string' && messageId.length >= 1 && messageId.length <= 256)) {
+        return fail('invalid_message', `${event}: "metadata.message_id" must be a string of 1–256 characters`, 'metadata.message_id', '1–256 characters', sessionId)
+      }
+      const command = { type: 'user.message' as const, sessionId: sessionId!, content, ...(messageId !== undefined ? { messageId } : {}), ...(metadata ? { metadata } : {}), ...(onBusy ? { onBusy } : {}) }
+      return { ok: true, sessionId, request: { kind: 'command', command } }
     }
     case 'user.regenerate': {
       const onBusy = policyOf(event, m.metadata as Record<string, unknown> | undefined, sessionId)
@@ -78,7 +84,14 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
     case 'user.ack':
       return { ok: true, sessionId, request: { kind: 'ack', sessionId: sessionId!, lastSeq: typeof c.last_seq === 'number' ? c.last_seq : null } }
     case 'user.cancel':
-      return { ok: true, sessionId, request: { kind: 'command', command: { type: 'run.cancel', sessionId, reason: typeof c.reason === 'string' ? c.reason : 'cancelled by the user' } } }
+      return {
+        ok: true,
+        sessionId,
+        request: {
+          kind: 'command',
+          command: { type: 'run.cancel', sessionId, reason: typeof c.reason === 'string' ? c.reason : 'cancelled by the user', ...(typeof c.message_id === 'string' ? { messageId: c.message_id } : {}) },
+        },
+      }
     case 'user.reconnect':
       return { ok: true, request: { kind: 'reconnect', sessionId: c.session_id as string, lastSeq: typeof c.last_seq === 'number' ? c.last_seq : null } }
     case 'user.reconnect_with_state':
