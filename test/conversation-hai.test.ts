@@ -176,7 +176,7 @@ test('regenerate: the last user turn is answered again without the old answer in
   assert.deepEqual(all.map((r) => textOf(r)), ['answer to one', 'answer to one'])
 })
 
-test('a queued message survives kill -9: after a restart on the same SQLite data the queued message runs', async (t) => {
+test('a queued message survives kill -9: the restarted server runs it by itself, and a client resuming sees the rest', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parlance-queue-crash-'))
   t.after(() => rmSync(dataDir, { recursive: true, force: true }))
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'sqlite', '--data', dataDir, '--on-busy', 'enqueue'], {
@@ -205,6 +205,10 @@ test('a queued message survives kill -9: after a restart on the same SQLite data
 
   const second = await startServer({ store: 'sqlite', dataDir })
   t.after(() => second.close())
+  // The restarted server resumes the session by itself, before any client comes back: the queued message runs.
+  const log = () => second.server.sessions.store.read(a.sessionId, 0, 1000)
+  for (let i = 0; i < 500 && !(await log()).some((e) => e.type === 'run.finished'); i++) await new Promise((r) => setTimeout(r, 10))
+  assert.ok((await log()).some((e) => e.type === 'message.user' && e.content === 'hello after the crash'), 'the queued message ran without a client')
   const b = await second.hai({ sessionId: a.sessionId, resumeAfter: a.lastSeq })
   const closed = await b.untilCompleted()
   assert.ok(closed.some((m) => m.type === 'error' && m.error_code === 'interrupted'), 'the killed run is closed as interrupted')

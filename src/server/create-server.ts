@@ -348,6 +348,11 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
           const addr = http.address() as AddressInfo
           const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
           resolve(`http://${h}:${addr.port}`)
+          // What the previous process left unfinished: interrupted runs closed, queued messages run (single node).
+          manager.resumeUnfinished().then(
+            (n) => n > 0 && log.info({ sessions: n }, 'resumed sessions left unfinished by the previous process'),
+            (err: unknown) => log.warn({ err }, 'could not resume the sessions left unfinished'),
+          )
         })
       })
     },

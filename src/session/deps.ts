@@ -21,6 +21,8 @@ export interface SessionDeps {
   hooks: SessionHooks
   /** What a message does while a run is active when neither it nor its agent says. @default 'interrupt' */
   onBusy?: OnBusy
+  /** The server is shutting down: queued messages wait for the next start instead of running now. */
+  stopping?(): boolean
   /** May a new run start now (the server-wide concurrent-run limit)? @default always */
   admitRun?(): boolean
   /** Cluster mode: carries out a command on a replica (takes the lease, or forwards to the writer). */

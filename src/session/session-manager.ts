@@ -44,6 +44,7 @@ export class SessionManager {
   private readonly sweeper: NodeJS.Timeout
   /** Where sessions live and who writes them: this node alone, or a cluster (leases, replicas, forwarding). */
   private readonly placement: Placement
+  private stopping = false
 
   constructor(private readonly options: SessionManagerOptions) {
     const outer = options.hooks ?? {}
@@ -67,6 +68,7 @@ export class SessionManager {
       limits: options.limits,
       hooks: this.hooks,
       ...(options.onBusy ? { onBusy: options.onBusy } : {}),
+      stopping: () => this.stopping,
       admitRun: () => options.limits.maxConcurrentRuns <= 0 || this.activeRuns < options.limits.maxConcurrentRuns,
     }
     const host = { store: options.store, limits: options.limits, deps, newRecord: (id: SessionId, principal: Principal, opts: OpenOptions) => this.newRecord(id, principal, opts) }
@@ -172,6 +174,22 @@ export class SessionManager {
   }
 
   /**
+   * Opens the sessions the store shows unfinished (a run was active, messages were queued when the previous
+   * process stopped), as their owners, so their runs are closed as interrupted and their queues run now rather
+   * than when a client next opens them. Single node only (a cluster's nodes take over sessions through leases).
+   * Resolves with how many were opened; one that fails to open is skipped.
+   */
+  async resumeUnfinished(limit = 10_000): Promise<number> {
+    if (this.options.cluster || !this.options.store.backend.unfinished) return 0
+    let n = 0
+    for (const { id, owner } of await this.options.store.backend.unfinished(limit)) {
+      if (this.stopping) break
+      if (await this.open(id, owner, { create: false }).then(() => true, () => false)) n++
+    }
+    return n
+  }
+
+  /**
    * Forks session `sourceId` (which `principal` must own) at `atSeq` (default: its last committed event) into a
    * new session `id` (default: a new id) owned by `principal`: its log is the source's events 1..atSeq, its
    * history and state theirs (see `forkSession`); a run still active at atSeq is closed in the fork at once
@@ -201,6 +219,7 @@ export class SessionManager {
    * subscribers: a live client receives the interrupted error in its dialect before its connection closes.
    */
   async shutdown(reason = 'the server is shutting down'): Promise<void> {
+    this.stopping = true
     clearInterval(this.sweeper)
     this.placement.stop()
     const sessions: Session[] = []

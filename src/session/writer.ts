@@ -178,7 +178,7 @@ export class Writer implements Role {
    */
   next(): void {
     const q = this.s.model.queue[0]
-    if (this.run || !q) return
+    if (this.run || !q || this.s.deps.stopping?.()) return
     const input: RunInput = q.context
       ? { kind: 'context', text: q.content, name: q.context.name, context: q.context.context, messageId: q.messageId, clientTools: [] }
       : { kind: 'message', text: q.content, messageId: q.messageId, metadata: q.metadata, clientTools: q.clientTools ?? [] }

@@ -71,6 +71,11 @@ export function createMemoryStore(): StoreBackend {
       }
       return out.sort((a, b) => b.updatedAt - a.updatedAt).slice(0, limit)
     },
+    async unfinished(limit) {
+      const out: Array<{ id: SessionId; owner: string }> = []
+      for (const r of sessions.values()) if (out.length < limit && (r.activeRunId !== null || r.queue.length > 0)) out.push({ id: r.id, owner: r.owner })
+      return out
+    },
     async countSessions(owner) {
       let n = 0
       for (const r of sessions.values()) if (r.owner === owner) n++

@@ -181,6 +181,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
      FROM sessions ORDER BY updated_at DESC LIMIT ?`,
   )
   const countOwned = db.prepare<[string], number>('SELECT COUNT(*) FROM sessions WHERE owner = ?').pluck()
+  const selectUnfinished = db.prepare<[number], { id: string; owner: string }>(
+    "SELECT id, owner FROM sessions WHERE active_run_id IS NOT NULL OR queue != '[]' LIMIT ?",
+  )
 
   const tails = new Map<string, Tail>()
   let tailEvents = 0
@@ -361,6 +364,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
           ...(row.forked_from ? { forkedFrom: JSON.parse(row.forked_from) as ForkOrigin } : {}),
         }),
       )
+    },
+    async unfinished(limit) {
+      return selectUnfinished.all(limit)
     },
     async countSessions(owner) {
       return countOwned.get(owner) ?? 0

@@ -69,6 +69,12 @@ export interface StoreBackend {
   readEvents(sessionId: SessionId, afterSeq: number, limit: number): Promise<StoredEvent[]>
   getSession(id: SessionId): Promise<SessionRecord | undefined>
   listSessions(limit: number): Promise<SessionSummary[]>
+  /**
+   * Sessions whose record shows an active run or queued messages, at most `limit`: what a process that stopped
+   * left unfinished; the server repairs and resumes them when it starts. Optional (a cluster's nodes take over
+   * each other's sessions through leases instead).
+   */
+  unfinished?(limit: number): Promise<Array<{ id: SessionId; owner: Principal }>>
   /** Number of sessions `owner` owns (for the per-principal session limit). */
   countSessions(owner: Principal): Promise<number>
   /** Is the backend reachable (for /healthz)? */
