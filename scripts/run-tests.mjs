@@ -26,7 +26,7 @@ if (files.length === 0) {
 }
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...files],
   { stdio: 'inherit' },
 )
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)))

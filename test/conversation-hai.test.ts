@@ -200,7 +200,10 @@ test('a queued message survives kill -9: the restarted server runs it by itself,
   a.say('hello after the crash')
   const queued = (await a.next(isQueued)) as Status // sent once committed
   assert.equal(queued.queued?.content, 'hello after the crash')
+  // Reaped, not just killed: until then the process is a zombie its data directory's lock still counts as alive.
+  const exited = new Promise((resolve) => child.once('exit', resolve))
   child.kill('SIGKILL')
+  await exited
   await a.closed
 
   const second = await startServer({ store: 'sqlite', dataDir })

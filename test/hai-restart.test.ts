@@ -84,7 +84,10 @@ test('a run active when the process is killed is closed cleanly after restart', 
   t.after(() => a.close())
   a.say('slow')
   for (let i = 0; i < 3; i++) await a.next('assistant_message_chunk')
+  // Reaped, not just killed: until then the process is a zombie its data directory's lock still counts as alive.
+  const exited = new Promise((resolve) => child.once('exit', resolve))
   child.kill('SIGKILL') // no shutdown: the store still records the run as active
+  await exited
   await a.closed
 
   const second = await startServer({ store: 'sqlite', dataDir })
