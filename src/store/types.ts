@@ -71,8 +71,9 @@ export interface StoreBackend {
   listSessions(limit: number): Promise<SessionSummary[]>
   /**
    * Sessions whose record shows an active run or queued messages, at most `limit`: what a process that stopped
-   * left unfinished; the server repairs and resumes them when it starts. Optional (a cluster's nodes take over
-   * each other's sessions through leases instead).
+   * left unfinished; a single-node server repairs and resumes them when it starts (a cluster's nodes take over
+   * each other's sessions through leases instead). Every built-in backend has it; a backend without it leaves
+   * repairs to the next open of each session.
    */
   unfinished?(limit: number): Promise<Array<{ id: SessionId; owner: Principal }>>
   /** Number of sessions `owner` owns (for the per-principal session limit). */

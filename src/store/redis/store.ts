@@ -107,6 +107,26 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
       })
       return out
     },
+    async unfinished(limit) {
+      // A scan of every record, a page at a time: used once, when a server starts (not per request).
+      const out: Array<{ id: SessionId; owner: Principal }> = []
+      const PAGE = 500
+      for (let start = 0; out.length < limit; start += PAGE) {
+        const ids = (await unreachable(redis.zrange(keys.sessions, start, start + PAGE - 1))) as SessionId[]
+        if (ids.length === 0) break
+        const p = redis.pipeline()
+        for (const id of ids) p.hmget(keys.meta(id), 'owner', 'activeRunId', 'queue')
+        const rows = (await p.exec()) ?? []
+        ids.forEach((id, i) => {
+          const [err, v] = rows[i] ?? [null, null]
+          const f = (err ? null : v) as Array<string | null> | null
+          if (!f || f[0] === null || out.length >= limit) return
+          if (f[1] || (f[2] && f[2] !== '[]')) out.push({ id, owner: f[0] as Principal })
+        })
+        if (ids.length < PAGE) break
+      }
+      return out
+    },
     async countSessions(owner) {
       return unreachable(redis.scard(keys.owner(owner)))
     },
