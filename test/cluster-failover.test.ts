@@ -1,33 +1,17 @@
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { after, test, type TestContext } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
 import { createRedisStore } from '../src/store/redis/store.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 import { dropPrefix, REDIS_URL, testPrefix } from './cluster-support.js'
+import { spawnServe, type ServeProcess } from './support/serve-process.js'
 
 const prefix = testPrefix()
 after(() => dropPrefix(prefix))
 
 /** Starts `parlance serve` as a node of the test cluster (its own process, so it can be killed -9). */
-async function node(t: TestContext, id: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', REDIS_URL, '--redis-prefix', prefix, '--node-id', id, '--lease-ms', '1000'],
-    { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { ...process.env, LOG_LEVEL: 'silent' } },
-  )
-  t.after(() => child.kill('SIGKILL'))
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /listening on (http:\/\/\S+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.once('exit', (code) => reject(new Error(`node ${id} exited (${code}) before listening: ${out}`)))
-  })
-  return { url, child }
+function node(t: TestContext, id: string): Promise<ServeProcess> {
+  return spawnServe(t, ['--store', REDIS_URL, '--redis-prefix', prefix, '--node-id', id, '--lease-ms', '1000'], `node ${id}`)
 }
 
 test('cluster failover: kill -9 the node running a stream; the client resumes on another node with nothing lost, and new input works there', async (t) => {

@@ -1,14 +1,13 @@
 // Conversation control (issue 19) over HAI: onBusy policies, metadata.onBusy, regenerate, a queue across a kill -9.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { test } from 'node:test'
 import { HaiClient, textOf, type HaiServerMessage } from '../src/client/index.js'
 import type { OnBusy } from '../src/index.js'
 import { gatedAgent, userTurns, type Gated } from './conversation-support.js'
+import { spawnServe } from './support/serve-process.js'
 import { startServer, type TestServer } from './harness.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 
@@ -179,20 +178,8 @@ test('regenerate: the last user turn is answered again without the old answer in
 test('a queued message survives kill -9: the restarted server runs it by itself, and a client resuming sees the rest', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parlance-queue-crash-'))
   t.after(() => rmSync(dataDir, { recursive: true, force: true }))
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'sqlite', '--data', dataDir, '--on-busy', 'enqueue'], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-    env: { ...process.env, LOG_LEVEL: 'silent' },
-  })
-  t.after(() => child.kill('SIGKILL'))
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /listening on (http:\/\/\S+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}) before listening: ${out}`)))
-  })
+  const server = await spawnServe(t, ['--store', 'sqlite', '--data', dataDir, '--on-busy', 'enqueue'])
+  const url = server.url
   const a = await HaiClient.connect({ url })
   t.after(() => a.close())
   a.say('client') // the demo agent waits for a client tool result: the run stays active
@@ -200,10 +187,7 @@ test('a queued message survives kill -9: the restarted server runs it by itself,
   a.say('hello after the crash')
   const queued = (await a.next(isQueued)) as Status // sent once committed
   assert.equal(queued.queued?.content, 'hello after the crash')
-  // Reaped, not just killed: until then the process is a zombie its data directory's lock still counts as alive.
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGKILL')
-  await exited
+  await server.kill()
   await a.closed
 
   const second = await startServer({ store: 'sqlite', dataDir })

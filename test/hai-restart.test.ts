@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { test } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
+import { spawnServe } from './support/serve-process.js'
 import { startServer } from './harness.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 
@@ -66,28 +65,13 @@ test('a run active at shutdown is recorded as interrupted and the session goes o
 test('a run active when the process is killed is closed cleanly after restart', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parlance-crash-'))
   t.after(() => rmSync(dataDir, { recursive: true, force: true }))
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'sqlite', '--data', dataDir], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-    env: { ...process.env, LOG_LEVEL: 'silent' },
-  })
-  t.after(() => child.kill('SIGKILL'))
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /listening on (http:\/\/\S+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}) before listening: ${out}`)))
-  })
+  const server = await spawnServe(t, ['--store', 'sqlite', '--data', dataDir])
+  const url = server.url
   const a = await HaiClient.connect({ url })
   t.after(() => a.close())
   a.say('slow')
   for (let i = 0; i < 3; i++) await a.next('assistant_message_chunk')
-  // Reaped, not just killed: until then the process is a zombie its data directory's lock still counts as alive.
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGKILL') // no shutdown: the store still records the run as active
-  await exited
+  await server.kill() // no shutdown: the store still records the run as active
   await a.closed
 
   const second = await startServer({ store: 'sqlite', dataDir })
