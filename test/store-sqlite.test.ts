@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, test } from 'node:test'
@@ -172,4 +172,40 @@ test('sqlite store: a database file from before the queue and forkedFrom columns
   const again = createSqliteStore({ file: path })
   assert.deepEqual((await again.getSession('s1'))?.queue, [{ messageId: 'q', content: 'later' }])
   await again.close()
+})
+
+test('sqlite store: WAL pages are checkpointed by a worker thread, not by the commits on the event loop', async () => {
+  const path = file()
+  const errors: string[] = []
+  const s = createSqliteStore({ file: path, onCheckpointError: (m) => errors.push(m) })
+  try {
+    // ~1,200 pages of WAL: under the writer's own threshold (10,000 pages), over SQLite's default (1,000), so
+    // only the worker can have copied them into the database file.
+    const big = 'x'.repeat(4000)
+    for (let seq = 1; seq <= 600; seq++) {
+      await s.commit({ events: [ev('s1', seq, { type: 'text.delta', messageId: 'm', delta: big })], sessions: [] })
+    }
+    const dbBytes = () => statSync(path).size
+    const until = Date.now() + 10_000
+    while (dbBytes() < 2_000_000 && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+    assert.ok(dbBytes() >= 2_000_000, `the database file holds the checkpointed pages (${dbBytes()} bytes)`)
+    assert.deepEqual(errors, [])
+    assert.equal((await s.readEvents('s1', 550, 100)).length, 50)
+  } finally {
+    await s.close()
+  }
+})
+
+test('sqlite store: with checkpoint inline, the writer checkpoints by itself (SQLite default)', async () => {
+  const path = file()
+  const s = createSqliteStore({ file: path, checkpoint: 'inline' })
+  try {
+    const big = 'x'.repeat(4000)
+    for (let seq = 1; seq <= 600; seq++) {
+      await s.commit({ events: [ev('s1', seq, { type: 'text.delta', messageId: 'm', delta: big })], sessions: [] })
+    }
+    assert.ok(statSync(path).size >= 2_000_000, 'the commit that crossed 1,000 WAL pages copied them')
+  } finally {
+    await s.close()
+  }
 })

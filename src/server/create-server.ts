@@ -112,11 +112,11 @@ function isRedisUrl(store: ServerOptions['store']): store is RedisUrl {
   return typeof store === 'string' && /^rediss?:\/\//.test(store)
 }
 
-async function openBackend(store: Exclude<ServerOptions['store'], RedisUrl>, dataDir: string): Promise<StoreBackend> {
+async function openBackend(store: Exclude<ServerOptions['store'], RedisUrl>, dataDir: string, log: Logger): Promise<StoreBackend> {
   if (store === 'memory') return createMemoryStore()
   if (store === undefined || store === 'sqlite') {
     const { createSqliteStore } = await import('../store/sqlite.js')
-    return createSqliteStore({ file: join(dataDir, 'parlance.db') })
+    return createSqliteStore({ file: join(dataDir, 'parlance.db'), onCheckpointError: (message) => log.warn({ message }, 'SQLite WAL checkpoint') })
   }
   return store
 }
@@ -183,7 +183,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     cluster = await createRedisCluster({ redis: redisStore.redis, prefix, nodeId, leaseMs: c.leaseMs })
     clusterDeps = { nodeId, redis: redisStore.redis, prefix, keys: redisKeys(prefix) }
   } else {
-    backend = await openBackend(options.store, options.dataDir ?? './.parlance')
+    backend = await openBackend(options.store, options.dataDir ?? './.parlance', log)
   }
   // eslint-disable-next-line prefer-const -- assigned below, read by the metrics callback created first
   let sessions: SessionManager | undefined
