@@ -179,8 +179,8 @@ test('sqlite store: WAL pages are checkpointed by a worker thread, not by the co
   const errors: string[] = []
   const s = createSqliteStore({ file: path, onCheckpointError: (m) => errors.push(m) })
   try {
-    // ~1,200 pages of WAL: under the writer's own threshold (10,000 pages), over SQLite's default (1,000), so
-    // only the worker can have copied them into the database file.
+    // ~1,200 pages of WAL, over SQLite's automatic threshold (1,000 pages), which the store turned off for its
+    // writer: only the worker (and the writer finishing after it) can have copied them into the database file.
     const big = 'x'.repeat(4000)
     for (let seq = 1; seq <= 600; seq++) {
       await s.commit({ events: [ev('s1', seq, { type: 'text.delta', messageId: 'm', delta: big })], sessions: [] })

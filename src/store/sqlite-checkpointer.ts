@@ -11,6 +11,8 @@ export interface CheckpointerOptions {
   onError?: (message: string) => void
   /** The worker stopped without being asked to (it could not start, or crashed): the writer must checkpoint again. */
   onLost: (reason: string) => void
+  /** After each of the worker's checkpoints: how many WAL pages it saw, all of them now copied. */
+  onCheckpointed?: (walPages: number) => void
 }
 
 /** A running checkpointer; `stop` resolves once its connection is closed. */
@@ -26,7 +28,8 @@ const db = new Database(workerData.file)
 db.pragma('busy_timeout = 5000')
 const timer = setInterval(() => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)')
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)')
+    if (r && r.checkpointed === r.log) parentPort.postMessage({ pages: r.log })
   } catch (err) {
     parentPort.postMessage({ error: err && err.message ? err.message : String(err) })
   }
@@ -40,11 +43,12 @@ parentPort.on('message', (m) => {
 `
 
 /**
- * Checkpoints a WAL database from a worker thread with its own connection, so that the writer's thread seldom
- * copies WAL pages into the database or waits on their fsync (SQLite's automatic checkpoint runs inside the
- * commit that crosses 1,000 WAL pages, stalling every stream on that event loop for up to tens of ms). PASSIVE
- * checkpoints never block the writer. The writer keeps a (rarer) automatic checkpoint of its own: see
- * `INLINE_CHECKPOINT_PAGES` in sqlite.ts for why.
+ * Checkpoints a WAL database from a worker thread with its own connection, so that the writer's thread does
+ * not copy WAL pages into the database and wait on their fsync itself (SQLite's automatic checkpoint runs
+ * inside the commit that crosses 1,000 WAL pages, stalling every stream on that event loop for tens of ms).
+ * PASSIVE checkpoints never block the writer. They copy what the WAL held when they started, though, and the
+ * WAL starts over only after a checkpoint that caught up with the writer, which one on another thread never
+ * does while commits keep coming every few ms: the writer finishes the job (`onCheckpointed`, see sqlite.ts).
  */
 export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
   const worker = new Worker(WORKER, {
@@ -52,8 +56,9 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
     workerData: { file: options.file, module: createRequire(import.meta.url).resolve('better-sqlite3'), everyMs: options.everyMs ?? 250 },
   })
   worker.unref()
-  worker.on('message', (m: { error?: string }) => {
+  worker.on('message', (m: { error?: string; pages?: number }) => {
     if (m.error) options.onError?.(m.error)
+    else if (m.pages !== undefined) options.onCheckpointed?.(m.pages)
   })
   let stopping = false
   let lost = ''

@@ -22,9 +22,10 @@ export interface SqliteStoreOptions {
   compactAfterMs?: number
   /**
    * Where WAL checkpoints run: 'worker' (a thread of its own with its own connection copies pages every 250 ms;
-   * the writer checkpoints only the remainder, every 10,000 WAL pages) or 'inline' (SQLite's automatic
-   * checkpoint: the commit that crosses 1,000 WAL pages copies them all and waits for the fsyncs, stalling the
-   * event loop for up to tens of ms). ':memory:' databases have no WAL file and ignore this. @default 'worker'
+   * the writer then copies the few committed meanwhile once the WAL holds 1,000 pages, so it can start over)
+   * or 'inline' (SQLite's automatic checkpoint: the commit that crosses 1,000 WAL pages copies them all and
+   * waits for the fsyncs, stalling the event loop for tens of ms). ':memory:' databases have no WAL file and
+   * ignore this. @default 'worker'
    */
   checkpoint?: 'worker' | 'inline'
   /** Told when a background checkpoint fails or its worker stops (the store then checkpoints inline). */
@@ -113,8 +114,8 @@ interface Written {
 const RECORD_REFRESH_MS = 1_000
 /** Records remembered for that comparison; past it the memory starts over (and records are written again). */
 const MAX_REMEMBERED = 50_000
-/** WAL pages after which the writer checkpoints itself when a worker checkpoints in the background (SQLite's default: 1,000). */
-const INLINE_CHECKPOINT_PAGES = 10_000
+/** WAL size (pages) from which the writer finishes a background checkpoint, so the WAL starts over (SQLite checkpoints at 1,000). */
+const WAL_RESTART_PAGES = 1_000
 /** Journaled events kept in memory in all; past it every tail is compacted at the next commit. */
 const MAX_TAIL_EVENTS = 200_000
 /**
@@ -369,14 +370,20 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
 
   let checkpointer: Checkpointer | null = null
   if (options.file !== ':memory:' && (options.checkpoint ?? 'worker') === 'worker') {
-    // The worker's PASSIVE checkpoints copy pages while this connection keeps writing, but only a checkpoint
-    // that has caught up lets the next commit start the WAL over, and with commits every few ms the worker's
-    // rarely has. So this connection still checkpoints, 10× less often than by default: by then the worker
-    // has copied nearly every page, and what is left here is the remainder and the fsyncs.
-    db.pragma(`wal_autocheckpoint = ${INLINE_CHECKPOINT_PAGES}`)
+    db.pragma('wal_autocheckpoint = 0')
     checkpointer = startCheckpointer({
       file: options.file,
       onError: options.onCheckpointError,
+      // The worker copied what the WAL held when it started; the pages committed since are few, so the
+      // writer's own checkpoint is short, and once it has caught up the next commit starts the WAL over.
+      onCheckpointed: (pages) => {
+        if (pages < WAL_RESTART_PAGES || !db.open) return
+        try {
+          db.pragma('wal_checkpoint(PASSIVE)')
+        } catch (err) {
+          options.onCheckpointError?.(err instanceof Error ? err.message : String(err))
+        }
+      },
       onLost: (reason) => {
         checkpointer = null
         if (db.open) db.pragma('wal_autocheckpoint = 1000') // SQLite's default
