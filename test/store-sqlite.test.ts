@@ -94,6 +94,39 @@ test('sqlite store: each commit is one journal row; a session\'s events move int
   }
 })
 
+test('sqlite store: a session with compactEvents or more in one commit skips the journal (its events are written once, as a block, with its tail)', async () => {
+  const path = file()
+  const s = createSqliteStore({ file: path, compactEvents: 4, compactAfterMs: 60_000 })
+  const many = (id: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ev(id, from + i))
+  try {
+    // a: 10 events in one unit (hot); b: 1 (journaled).
+    await s.commit({ events: [...many('a', 1, 10), ev('b', 1)], sessions: [] })
+    assert.equal(rows(path, 'event_blocks'), 1, "a's run is one block")
+    assert.equal(rows(path, 'journal'), 1, "only b's event is journaled")
+    // b waits with 2 in its tail, then 2 more: the tail and the run become one block; c appears in two runs of
+    // one unit and goes the ordinary way (journaled) even though it has 4 events.
+    await s.commit({ events: [ev('b', 2)], sessions: [] })
+    await s.commit({ events: [ev('c', 1), ev('c', 2), ...many('b', 3, 4), ev('c', 3), ev('c', 4)], sessions: [] })
+    assert.equal(rows(path, 'event_blocks'), 2)
+    assert.deepEqual((await s.readEvents('a', 0, 100)).map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    assert.deepEqual((await s.readEvents('b', 0, 100)).map((e) => e.seq), [1, 2, 3, 4])
+    assert.deepEqual((await s.readEvents('c', 1, 100)).map((e) => e.seq), [2, 3, 4])
+    await assert.rejects(s.commit({ events: many('a', 10, 14), sessions: [] }), /seq gap in a: 10 then 10/)
+    await s.commit({ events: many('a', 11, 14), sessions: [] })
+    assert.deepEqual((await s.readEvents('a', 9, 100)).map((e) => e.seq), [10, 11, 12, 13, 14])
+  } finally {
+    await s.close()
+  }
+  const again = createSqliteStore({ file: path })
+  try {
+    for (const [id, n] of [['a', 14], ['b', 4], ['c', 4]] as const) {
+      assert.deepEqual((await again.readEvents(id, 0, 100)).map((e) => e.seq), Array.from({ length: n }, (_, i) => i + 1))
+    }
+  } finally {
+    await again.close()
+  }
+})
+
 test('sqlite store: committed events still in the journal survive kill -9, and the next process moves them into blocks', async () => {
   const path = file()
   // A process that commits 3 units for two sessions (nothing compacted yet), says so and waits to be killed.

@@ -229,28 +229,43 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   }
 
   /**
-   * One transaction: checks seqs, appends the unit to the journal, writes the records that changed, and
-   * compacts the tails in `compact` (events committed earlier); then journal rows below `floor` (the oldest row
-   * a remaining tail needs; Infinity: none) and below this unit's own row hold only compacted events and are
-   * deleted. Returns the unit's journal id (0: no events).
+   * Checks that each session's events continue its log, and finds the hot ones: a session whose events in this
+   * unit, with its tail, reach `compactEvents` (one busy stream) skips the journal, its tail and these events
+   * going into blocks now, so they are serialized and written once instead of twice. Returns those runs
+   * [session, from, to) of `events`, or null. A unit holds each session's events together (the group commit
+   * appends them so): one lookup per run; a session in two runs goes the ordinary way.
    */
-  const writeUnit = db.transaction((unit: CommitUnit, records: SessionWrite[], compact: readonly string[], floor: number): number => {
-    const events = unit.events
-    // A unit holds each session's events together (the group commit appends them so): one lookup per run of them.
+  function checkUnit(events: readonly StoredEvent[]): Array<[sid: string, from: number, to: number]> | null {
     const seen = new Map<string, number>()
-    let sid: string | null = null
-    let last = 0
-    for (let i = 0; i < events.length; i++) {
-      const e = events[i]!
-      if (e.sessionId !== sid) {
-        if (sid !== null) seen.set(sid, last)
-        sid = e.sessionId
-        last = seen.get(sid) ?? lastSeqOf(sid)
+    let hot: Array<[string, number, number]> | null = null
+    let i = 0
+    while (i < events.length) {
+      const sid = events[i]!.sessionId
+      const again = seen.get(sid)
+      let last = again ?? lastSeqOf(sid)
+      let j = i
+      for (; j < events.length && events[j]!.sessionId === sid; j++) {
+        if (events[j]!.seq !== last + 1) throw new Error(`seq gap in ${sid}: ${last} then ${events[j]!.seq}`)
+        last = events[j]!.seq
       }
-      if (e.seq !== last + 1) throw new Error(`seq gap in ${sid}: ${last} then ${e.seq}`)
-      last = e.seq
+      seen.set(sid, last)
+      if (again === undefined && (tails.get(sid)?.events.length ?? 0) + (j - i) >= compactEvents) (hot ??= []).push([sid, i, j])
+      else if (again !== undefined && hot) hot = hot.filter((h) => h[0] !== sid)
+      i = j
     }
-    const journalId = events.length ? Number(insertJournal.run(JSON.stringify(events)).lastInsertRowid) : 0
+    return hot?.length ? hot : null
+  }
+
+  /**
+   * One transaction: appends `journal` (the unit's events but the hot runs') to the journal, writes the
+   * records that changed, compacts the tails in `compact` (events committed earlier) and writes the hot runs
+   * as blocks; then journal rows below `floor` (the oldest row a remaining tail needs; Infinity: none) and
+   * below this unit's own row hold only compacted events and are deleted. Returns the unit's journal id (0:
+   * nothing journaled).
+   */
+  const writeUnit = db.transaction((unit: CommitUnit, journal: readonly StoredEvent[], hot: ReadonlyArray<[string, number, number]> | null, records: SessionWrite[], compact: readonly string[], floor: number): number => {
+    const events = unit.events
+    const journalId = journal.length ? Number(insertJournal.run(JSON.stringify(journal)).lastInsertRowid) : 0
     for (const r of unit.sessions) {
       const w = written.get(r.id)
       const unchanged = w !== undefined && w.agent === r.agent && w.owner === r.owner && w.createdAt === r.createdAt && w.activeRunId === r.activeRunId && r.updatedAt - w.updatedAt < RECORD_REFRESH_MS
@@ -263,17 +278,40 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       if (r.queue !== undefined) updateQueue.run(JSON.stringify(r.queue), r.id)
       if (r.forkedFrom !== undefined) updateForkedFrom.run(JSON.stringify(r.forkedFrom), r.id)
     }
-    if (compact.length) {
-      for (const sid of compact) writeBlocks(sid, tails.get(sid)!.events)
-      deleteJournal.run(Math.min(floor, journalId || Number.MAX_SAFE_INTEGER))
+    // A hot session's run is written with its tail (which `compact` lists too), as one block.
+    const merged = hot ? new Set<string>() : null
+    if (hot) {
+      for (const [sid, from, to] of hot) {
+        const run = from === 0 && to === events.length ? events : events.slice(from, to)
+        const t = tails.get(sid)
+        writeBlocks(sid, t ? t.events.concat(run) : run)
+        if (t) merged!.add(sid)
+      }
     }
+    for (const sid of compact) if (!merged?.has(sid)) writeBlocks(sid, tails.get(sid)!.events)
+    if (compact.length) deleteJournal.run(Math.min(floor, journalId || Number.MAX_SAFE_INTEGER))
     return journalId
   })
 
   /** Commits a unit; only once it is durable does memory (tails, records) change. */
   function commitUnit(unit: CommitUnit): void {
     const now = Date.now()
+    const events = unit.events
+    const hot = checkUnit(events)
     const compact = dueTails(now)
+    let journal: readonly StoredEvent[] = events
+    if (hot) {
+      // A hot session's tail goes into blocks with it, as a compaction.
+      for (const [sid] of hot) if (tails.has(sid) && !compact.includes(sid)) compact.push(sid)
+      const rest: StoredEvent[] = []
+      let at = 0
+      for (const [, from, to] of hot) {
+        for (let i = at; i < from; i++) rest.push(events[i]!)
+        at = to
+      }
+      for (let i = at; i < events.length; i++) rest.push(events[i]!)
+      journal = rest
+    }
     // Journal rows below the oldest tail left hold only compacted events. Tails are in ascending firstJournal
     // order and the due ones are mostly a prefix, so this stops after a few.
     let floor = Infinity
@@ -286,7 +324,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       }
     }
     const records: SessionWrite[] = []
-    const journalId = writeUnit(unit, records, compact, floor)
+    const journalId = writeUnit(unit, journal, hot, records, compact, floor)
     for (const sid of compact) {
       tailEvents -= tails.get(sid)!.events.length
       tails.delete(sid)
@@ -294,18 +332,17 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     }
     if (written.size > MAX_REMEMBERED) written.clear()
     for (const r of records) written.set(r.id, { agent: r.agent, owner: r.owner, createdAt: r.createdAt, activeRunId: r.activeRunId, updatedAt: r.updatedAt })
-    const events = unit.events
     let t: Tail | undefined
-    for (let i = 0; i < events.length; i++) {
-      const sid = events[i]!.sessionId
-      if (i === 0 || sid !== events[i - 1]!.sessionId) {
+    for (let i = 0; i < journal.length; i++) {
+      const sid = journal[i]!.sessionId
+      if (i === 0 || sid !== journal[i - 1]!.sessionId) {
         t = tails.get(sid)
         if (!t) tails.set(sid, (t = { events: [], firstJournal: journalId, since: now }))
       }
-      t!.events.push(events[i]!)
+      t!.events.push(journal[i]!)
       if (t!.events.length === compactEvents) full.add(sid)
     }
-    tailEvents += events.length
+    tailEvents += journal.length
   }
 
   /**
