@@ -10,6 +10,7 @@ export interface Limits {
   deliveryHighWaterBytes: number
   slowConsumerStallMs: number
   maxPendingEvents: number
+  maxPendingEventsTotal: number
   commitWindowMs: number
   storeStallMs: number
   earlyDecisionWindowMs: number
@@ -56,6 +57,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   slowConsumerStallMs: 10_000,
   /** Events buffered by a session before the agent is made to wait for the store. */
   maxPendingEvents: 2048,
+  /** Events buffered by all sessions together before every agent is made to wait for the store (bounds memory). */
+  maxPendingEventsTotal: 32_768,
   /**
    * Group-commit window: a store commit starts at least this long after the previous one started (or once 256
    * events wait), so thousands of sessions streaming a token each per tick share commits; the first commit

@@ -190,6 +190,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   const metrics = createMetrics(() => sessions?.activeRunCount ?? 0)
   const store = new EventStore(backend, {
     highWaterEvents: limits.maxPendingEvents,
+    totalHighWaterEvents: limits.maxPendingEventsTotal,
     commitWindowMs: limits.commitWindowMs,
     stallMs: limits.storeStallMs,
     onCommit: (_n, ms) => metrics.storeCommit.observe(ms / 1000),

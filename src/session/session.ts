@@ -180,7 +180,7 @@ export class Session implements CommitListener {
     e.runId = runId
     e.seq = ++this.seq
     e.ts = Date.now()
-    if (this.deps.store.append(this, e)) return this.deps.store.drained()
+    if (this.deps.store.append(this, e)) return this.deps.store.drained(this)
     // Flow control: every 256 events, make the agent wait if every subscriber is congested.
     if ((this.seq & 255) === 0 && this.subs.size > 0) return whenUncongested(this.subs, this.deps.limits)
     return undefined

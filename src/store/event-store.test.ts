@@ -193,9 +193,9 @@ test('append returns true at the high-water mark; drained() resolves after the c
   assert.equal(store.append(a, a.event()), false)
   assert.equal(store.append(a, a.event()), false)
   let drained = false
-  await store.drained() // below the mark: resolves at once
+  await store.drained(a) // below the mark: resolves at once
   assert.equal(store.append(a, a.event()), true)
-  const wait = store.drained().then(() => {
+  const wait = store.drained(a).then(() => {
     drained = true
   })
   await backend.nextCommit()
@@ -206,6 +206,35 @@ test('append returns true at the high-water mark; drained() resolves after the c
   assert.equal(a.delivered.length, 3)
   assert.equal(store.append(a, a.event()), false, 'below the mark again')
   await store.flush()
+})
+
+test('the high-water mark is per session: a burst of many sessions commits each whole; the total mark holds them all', async () => {
+  const backend = new RecordingBackend()
+  const store = new EventStore(backend, { highWaterEvents: 3, totalHighWaterEvents: 8 })
+  const writers = ['a', 'b', 'c'].map((id) => new Writer(id))
+  const [a, b, c] = writers as [Writer, Writer, Writer]
+  // Two events each: under a session's mark (3), although together (6) over it.
+  for (const w of writers) for (let i = 0; i < 2; i++) assert.equal(store.append(w, w.event()), false)
+  await store.drained(a) // resolves at once
+  assert.equal(store.append(a, a.event()), true, "a's third event reaches its own mark")
+  let aGoes = false
+  const aWait = store.drained(a).then(() => (aGoes = true))
+  await store.drained(b) // b is still under its mark
+  assert.equal(store.append(b, b.event()), true, 'b reaches its own mark (3), the total (8) is not reached')
+  assert.equal(store.append(c, c.event()), true, 'c too; and now 9 ≥ 8 pending in all')
+  let anyGoes = false
+  const cWait = store.drained().then(() => (anyGoes = true))
+  await backend.nextCommit()
+  assert.equal(aGoes || anyGoes, false, 'nobody goes on before the commit')
+  await store.flush()
+  await Promise.all([aWait, cWait])
+  // Every session's burst went in the one commit, in order.
+  assert.equal(backend.committed.length, 1)
+  assert.deepEqual(ids(backend.committed[0]!.events), ['a#1', 'a#2', 'a#3', 'b#1', 'b#2', 'b#3', 'c#1', 'c#2', 'c#3'])
+  assert.deepEqual(
+    writers.map((w) => w.delivered.length),
+    [3, 3, 3],
+  )
 })
 
 test('flush() resolves once everything appended so far is committed, including appends during a commit', async () => {

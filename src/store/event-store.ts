@@ -22,8 +22,14 @@ export interface CommitListener {
 
 /** Options of the shared group-commit writer. */
 export interface EventStoreOptions {
-  /** Pending events (all sessions) above which producers are asked to wait. @default 2048 */
+  /**
+   * Pending events of one listener (session) at which it is asked to wait. Per listener, so that thousands of
+   * sessions each producing a burst (a 20-chunk answer) commit it whole and their clients get it in one write,
+   * instead of every session being held after one event by a bound the others filled. @default 2048
+   */
   highWaterEvents?: number
+  /** Pending events of all listeners at which every producer is asked to wait (memory bound). @default 32768 */
+  totalHighWaterEvents?: number
   /**
    * Group-commit window (ms): a commit starts at least this long after the previous one started, so when ticks
    * carry a few events each (many sessions streaming paced tokens) their events share one commit instead of
@@ -59,13 +65,14 @@ export class EventStore {
   private attempt = 0
   /** Since when commits have been failing (consecutive failures, ms epoch), and the last error; null while they succeed. */
   private failingSince: { since: number; error: string } | null = null
-  private waiters: Array<() => void> = []
+  private waiters: Array<{ owner: CommitListener | undefined; resolve: () => void }> = []
   private idle: Array<() => void> = []
   /** Records of a failed commit, merged into the retry (a record omits `state`/`messages`/`queue` it already reported). */
   private failedRecords = new Map<CommitListener, SessionWrite>()
   /** The backoff timer of a retry; it keeps the process alive only while someone waits on `flush`/`drained`. */
   private retryTimer: NodeJS.Timeout | null = null
   private readonly highWater: number
+  private readonly totalHighWater: number
   private readonly windowMs: number
   private readonly windowEvents: number
   /** When the last commit started (performance.now()), for the commit window. */
@@ -81,20 +88,21 @@ export class EventStore {
     private readonly options: EventStoreOptions = {},
   ) {
     this.highWater = options.highWaterEvents ?? 2048
+    this.totalHighWater = Math.max(this.highWater, options.totalHighWaterEvents ?? 32_768)
     this.windowMs = options.commitWindowMs ?? 2
     this.windowEvents = options.commitWindowEvents ?? 256
     this.stallMs = options.stallMs ?? 10_000
   }
 
-  /** Queues one event; returns true when the caller should `await drained()` before producing more. */
+  /** Queues one event; returns true when the caller should `await drained(owner)` before producing more. */
   append(owner: CommitListener, event: StoredEvent): boolean {
-    const list = this.batch.get(owner)
+    let list = this.batch.get(owner)
     if (list) list.push(event)
-    else this.batch.set(owner, [event])
+    else this.batch.set(owner, (list = [event]))
     this.batchSize++
     if (this.windowTimer !== null && this.batchSize >= this.windowEvents) this.commitNow()
     else this.schedule()
-    return this.batchSize >= this.highWater
+    return list.length >= this.highWater || this.batchSize >= this.totalHighWater
   }
 
   /** Marks a listener's record as changed without new events. */
@@ -103,11 +111,11 @@ export class EventStore {
     this.schedule()
   }
 
-  /** Resolves once the pending batch is below the high-water mark. */
-  drained(): Promise<void> {
-    if (this.batchSize < this.highWater) return Promise.resolve()
+  /** Resolves once `owner`'s pending events (and all pending events) are below their high-water marks. */
+  drained(owner?: CommitListener): Promise<void> {
+    if (this.batchSize < this.totalHighWater && (owner === undefined || (this.batch.get(owner)?.length ?? 0) < this.highWater)) return Promise.resolve()
     this.retryTimer?.ref()
-    return new Promise((resolve) => this.waiters.push(resolve))
+    return new Promise((resolve) => this.waiters.push({ owner, resolve }))
   }
 
   /** Resolves once everything appended so far is committed (a commit waiting out its window starts now). */
@@ -298,11 +306,17 @@ export class EventStore {
     for (const o of owners) this.dirty.add(o)
   }
 
+  /**
+   * After a commit (which took the pending events of every owner waiting before it started), producers go on
+   * unless all pending events are too many, or their own still are (a failed commit put them back).
+   */
   private wakeProducers(): void {
-    if (this.batchSize < this.highWater && this.waiters.length) {
-      const w = this.waiters
-      this.waiters = []
-      for (const resolve of w) resolve()
+    if (this.batchSize >= this.totalHighWater || this.waiters.length === 0) return
+    const w = this.waiters
+    this.waiters = []
+    for (const x of w) {
+      if (x.owner !== undefined && (this.batch.get(x.owner)?.length ?? 0) >= this.highWater) this.waiters.push(x)
+      else x.resolve()
     }
   }
 
