@@ -29,8 +29,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     machine: machine(),
     params: { chunks: n, repetitions: ctx.reps, typingMsPerChar: 0 },
     description:
-      'HUMA has no streamed text: while a HUMA socket is attached, `ctx.say` is a messaging burst of one (docs/dialects/huma.md). So for `count N` a HUMA client receives ' +
+      'HUMA has no streamed text, so the HUMA encoder renders a streamed `ctx.say` as a burst of one (docs/dialects/huma.md): for `count N` a HUMA client receives ' +
       '`typing_start`, one `message_sent` holding the whole text "1 2 … N " (about 1.3 MB for N = 200,000), confirms it with `addon-tool-event`, then gets `typing_end`. ' +
+      'Since issue 20 the stream itself is in the log as N `text.delta` events whoever watches (so a HAI or AG-UI client on the same session sees it streamed), and the encoder collects them. ' +
       'Each repetition: a new socket.io-client (websocket transport) in a new session emits the triggering `context-update` and times until `typing_end`; the figure is N / that time. ' +
       'Baseline: a bare socket.io server (`bench/servers/raw-sio.ts`) building the same text and emitting the same three frames after the same confirmation. ' +
       'Simulated typing is off (`typingMsPerChar: 0`); with the defaults the burst adds min(2 s, 15 ms × length) of typing, which would dominate.',
@@ -39,8 +40,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       { text: '≥ 0.7× raw socket.io (SQLite store)', measured: `${sql.ratio.toFixed(2)}× (memory store ${mem.ratio.toFixed(2)}×)`, met: sql.ratio >= 0.7 },
     ],
     limits:
-      'CPU in the server: Parlance consumes the agent\'s N chunks from its generator while typing shows, joins them, commits the burst events (the 1.3 MB message is stored ' +
-      'once in `message.sent` and again in the session history) and encodes one big frame; the baseline only joins the strings. Socket.IO framing of a 1.3 MB payload costs both.',
+      'CPU in the server, per chunk: Parlance commits each of the N chunks as a `text.delta` event (durable, as for HAI: compare this figure with the HAI stream\'s events/s), ' +
+      'then the HUMA encoder joins them into one frame; the baseline only joins N strings in memory, so the target of issue 10 (set when a HUMA socket turned the stream into one ' +
+      'message and stored only that) compares a durable stream with a string join, and cannot be met without dropping the per-chunk log that issue 20 asked for.',
     notes: [],
   }
 }
