@@ -27,7 +27,7 @@ async function append(backend: StoreBackend, tag: string, n: number, sessions: n
   for (let i = 1; i <= n; i++) {
     const l = listeners[i % sessions]!
     const event = { type: 'text.delta', messageId: 'msg_1', delta: `${i} `, sessionId: l.id, runId: 'run_1', seq: ++l.seq, ts: Date.now() } as StoredEvent
-    if (store.append(l, event)) await store.drained()
+    if (store.append(l, event)) await store.drained(l)
   }
   await store.flush()
   const seconds = (performance.now() - started) / 1000
