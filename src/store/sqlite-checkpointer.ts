@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import type Database from 'better-sqlite3'
 import { Worker } from 'node:worker_threads'
 
 /** Options of the WAL checkpointer. */
@@ -77,4 +78,30 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
       return exited
     },
   }
+}
+
+/**
+ * Checkpoints `db`'s WAL in the background (the writer connection of `file`): SQLite's automatic checkpoint is
+ * turned off, and once the WAL holds `restartPages` the writer finishes each of the worker's rounds itself
+ * (copying only what it committed since), so that its next commit starts the WAL over. If the worker stops,
+ * the writer goes back to SQLite's default.
+ */
+export function checkpointInBackground(db: Database.Database, file: string, restartPages: number, onError?: (message: string) => void): Checkpointer {
+  db.pragma('wal_autocheckpoint = 0')
+  return startCheckpointer({
+    file,
+    onError,
+    onCheckpointed: (pages) => {
+      if (pages < restartPages || !db.open) return
+      try {
+        db.pragma('wal_checkpoint(PASSIVE)')
+      } catch (err) {
+        onError?.(err instanceof Error ? err.message : String(err))
+      }
+    },
+    onLost: (reason) => {
+      if (db.open) db.pragma('wal_autocheckpoint = 1000') // SQLite's default
+      onError?.(`the checkpoint worker stopped (${reason}); checkpoints run inline again`)
+    },
+  })
 }

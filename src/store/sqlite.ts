@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import type { Principal, SessionId, StoredEvent } from '../core/index.js'
+import type { StoredEvent } from '../core/index.js'
 import { lockFile } from './file-lock.js'
-import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js'
-import type { CommitUnit, ForkOrigin, SessionRecord, SessionSummary, SessionWrite, StoreBackend } from './types.js'
+import { checkpointInBackground, type Checkpointer } from './sqlite-checkpointer.js'
+import { migrate, prepareStatements, recordOf, SCHEMA } from './sqlite-schema.js'
+import type { CommitUnit, ForkOrigin, SessionSummary, SessionWrite, StoreBackend } from './types.js'
 
 /** Options of the SQLite backend. */
 export interface SqliteStoreOptions {
@@ -30,60 +31,6 @@ export interface SqliteStoreOptions {
   checkpoint?: 'worker' | 'inline'
   /** Told when a background checkpoint fails or its worker stops (the store then checkpoints inline). */
   onCheckpointError?: (message: string) => void
-}
-
-interface SessionRow {
-  id: string
-  agent: string
-  owner: string
-  created_at: number
-  updated_at: number
-  last_seq: number
-  active_run_id: string | null
-  state: string
-  messages: string
-  queue: string
-  forked_from: string | null
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS event_blocks (
-  session_id TEXT NOT NULL,
-  first_seq INTEGER NOT NULL,
-  last_seq INTEGER NOT NULL,
-  body TEXT NOT NULL,
-  PRIMARY KEY (session_id, first_seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS journal (
-  id INTEGER PRIMARY KEY,
-  body TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sessions (
-  id TEXT PRIMARY KEY,
-  agent TEXT NOT NULL,
-  owner TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  last_seq INTEGER NOT NULL,
-  active_run_id TEXT,
-  state TEXT NOT NULL,
-  messages TEXT NOT NULL,
-  queue TEXT NOT NULL DEFAULT '[]',
-  forked_from TEXT
-);
-CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at);
-CREATE INDEX IF NOT EXISTS sessions_owner ON sessions(owner);
-`
-
-/** Columns added since the first schema, for database files an older version made (each added once, in order). */
-const MIGRATIONS: ReadonlyArray<[column: string, ddl: string]> = [
-  ['queue', "ALTER TABLE sessions ADD COLUMN queue TEXT NOT NULL DEFAULT '[]'"],
-  ['forked_from', 'ALTER TABLE sessions ADD COLUMN forked_from TEXT'],
-]
-
-function migrate(db: Database.Database): void {
-  const have = new Set((db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name))
-  for (const [column, ddl] of MIGRATIONS) if (!have.has(column)) db.exec(ddl)
 }
 
 /**
@@ -163,46 +110,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   const compactEvents = options.compactEvents ?? 128
   const compactAfterMs = options.compactAfterMs ?? 2_000
 
-  const insertBlock = db.prepare<[string, number, number, string]>(
-    'INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES (?, ?, ?, ?)',
-  )
-  const selectLastSeq = db
-    .prepare<[string], number>('SELECT last_seq FROM event_blocks WHERE session_id = ? ORDER BY first_seq DESC LIMIT 1')
-    .pluck()
-  const insertJournal = db.prepare<[string]>('INSERT INTO journal (body) VALUES (?)')
-  const deleteJournal = db.prepare<[number]>('DELETE FROM journal WHERE id < ?')
-  const selectJournal = db.prepare<[], { id: number; body: string }>('SELECT id, body FROM journal ORDER BY id')
-  const upsertSession = db.prepare<[string, string, string, number, number, number, string | null]>(
-    `INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, active_run_id, state, messages)
-     VALUES (?, ?, ?, ?, ?, ?, ?, '{}', '[]')
-     ON CONFLICT(id) DO UPDATE SET agent = excluded.agent, updated_at = excluded.updated_at,
-       last_seq = excluded.last_seq, active_run_id = excluded.active_run_id`,
-  )
-  const updateState = db.prepare<[string, string]>('UPDATE sessions SET state = ? WHERE id = ?')
-  const updateMessages = db.prepare<[string, string]>('UPDATE sessions SET messages = ? WHERE id = ?')
-  const updateQueue = db.prepare<[string, string]>('UPDATE sessions SET queue = ? WHERE id = ?')
-  const updateForkedFrom = db.prepare<[string, string]>('UPDATE sessions SET forked_from = ? WHERE id = ?')
-  const selectBlockStart = db
-    .prepare<[string, number], number>(
-      'SELECT first_seq FROM event_blocks WHERE session_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1',
-    )
-    .pluck()
-  const selectBlocks = db.prepare<[string, number], { first_seq: number; body: string }>(
-    'SELECT first_seq, body FROM event_blocks WHERE session_id = ? AND first_seq >= ? ORDER BY first_seq',
-  )
+  const { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, updateMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, selectUnfinished } = prepareStatements(db)
   /** The block a page ended in, parsed: the next page of a replay starts there without parsing it again. */
   let lastBlock: { sessionId: string; firstSeq: number; events: StoredEvent[] } | null = null
-  const selectSession = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?')
-  // A row's last_seq may lag its log (see RECORD_REFRESH_MS): listings take the log's.
-  const selectSessions = db.prepare<[number], SessionRow>(
-    `SELECT id, agent, owner, created_at, updated_at, active_run_id, forked_from,
-       max(last_seq, coalesce((SELECT b.last_seq FROM event_blocks b WHERE b.session_id = sessions.id ORDER BY b.first_seq DESC LIMIT 1), 0)) AS last_seq
-     FROM sessions ORDER BY updated_at DESC LIMIT ?`,
-  )
-  const countOwned = db.prepare<[string], number>('SELECT COUNT(*) FROM sessions WHERE owner = ?').pluck()
-  const selectUnfinished = db.prepare<[number], { id: string; owner: string }>(
-    "SELECT id, owner FROM sessions WHERE active_run_id IS NOT NULL OR queue != '[]' LIMIT ?",
-  )
 
   /** In creation order, which is ascending `firstJournal` (a tail is created by the commit of its first event). */
   const tails = new Map<string, Tail>()
@@ -405,29 +315,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     throw new Error(`cannot recover the journal of ${options.file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
   }
 
-  let checkpointer: Checkpointer | null = null
-  if (options.file !== ':memory:' && (options.checkpoint ?? 'worker') === 'worker') {
-    db.pragma('wal_autocheckpoint = 0')
-    checkpointer = startCheckpointer({
-      file: options.file,
-      onError: options.onCheckpointError,
-      // The worker copied what the WAL held when it started; the pages committed since are few, so the
-      // writer's own checkpoint is short, and once it has caught up the next commit starts the WAL over.
-      onCheckpointed: (pages) => {
-        if (pages < WAL_RESTART_PAGES || !db.open) return
-        try {
-          db.pragma('wal_checkpoint(PASSIVE)')
-        } catch (err) {
-          options.onCheckpointError?.(err instanceof Error ? err.message : String(err))
-        }
-      },
-      onLost: (reason) => {
-        checkpointer = null
-        if (db.open) db.pragma('wal_autocheckpoint = 1000') // SQLite's default
-        options.onCheckpointError?.(`the checkpoint worker stopped (${reason}); checkpoints run inline again`)
-      },
-    })
-  }
+  let checkpointer: Checkpointer | null =
+    options.file !== ':memory:' && (options.checkpoint ?? 'worker') === 'worker' ? checkpointInBackground(db, options.file, WAL_RESTART_PAGES, options.onCheckpointError) : null
 
   return {
     kind: 'sqlite',
@@ -459,20 +348,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     },
     async getSession(id) {
       const row = selectSession.get(id)
-      if (!row) return undefined
-      return {
-        id: row.id as SessionId,
-        agent: row.agent,
-        owner: row.owner as Principal,
-        createdAt: row.created_at,
-        updatedAt: row.updated_at,
-        lastSeq: Math.max(row.last_seq, lastSeqOf(id)),
-        activeRunId: row.active_run_id,
-        state: JSON.parse(row.state) as SessionRecord['state'],
-        messages: JSON.parse(row.messages) as SessionRecord['messages'],
-        queue: JSON.parse(row.queue) as SessionRecord['queue'],
-        forkedFrom: row.forked_from ? (JSON.parse(row.forked_from) as ForkOrigin) : null,
-      } satisfies SessionRecord
+      return row ? recordOf(row, lastSeqOf(id)) : undefined
     },
     async listSessions(limit) {
       return selectSessions.all(limit).map(

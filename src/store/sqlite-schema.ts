@@ -1,0 +1,142 @@
+import type Database from 'better-sqlite3'
+import type { ForkOrigin, SessionRecord } from './types.js'
+
+// The SQLite store's tables, their migrations, its prepared statements and the row → record mapping
+// (src/store/sqlite.ts holds the store itself: the journal, the tails and the checkpoints).
+
+export interface SessionRow {
+  id: string
+  agent: string
+  owner: string
+  created_at: number
+  updated_at: number
+  last_seq: number
+  active_run_id: string | null
+  state: string
+  messages: string
+  queue: string
+  forked_from: string | null
+}
+
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS event_blocks (
+  session_id TEXT NOT NULL,
+  first_seq INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (session_id, first_seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS journal (
+  id INTEGER PRIMARY KEY,
+  body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY,
+  agent TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  last_seq INTEGER NOT NULL,
+  active_run_id TEXT,
+  state TEXT NOT NULL,
+  messages TEXT NOT NULL,
+  queue TEXT NOT NULL DEFAULT '[]',
+  forked_from TEXT
+);
+CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at);
+CREATE INDEX IF NOT EXISTS sessions_owner ON sessions(owner);
+`
+
+/** Columns added since the first schema, for database files an older version made (each added once, in order). */
+const MIGRATIONS: ReadonlyArray<[column: string, ddl: string]> = [
+  ['queue', "ALTER TABLE sessions ADD COLUMN queue TEXT NOT NULL DEFAULT '[]'"],
+  ['forked_from', 'ALTER TABLE sessions ADD COLUMN forked_from TEXT'],
+]
+
+export function migrate(db: Database.Database): void {
+  const have = new Set((db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name))
+  for (const [column, ddl] of MIGRATIONS) if (!have.has(column)) db.exec(ddl)
+}
+
+type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>
+
+/** Every statement the store runs. */
+export interface Statements {
+  insertBlock: Stmt<[string, number, number, string]>
+  selectLastSeq: Stmt<[string], number>
+  insertJournal: Stmt<[string]>
+  deleteJournal: Stmt<[number]>
+  selectJournal: Stmt<[], { id: number; body: string }>
+  upsertSession: Stmt<[string, string, string, number, number, number, string | null]>
+  updateState: Stmt<[string, string]>
+  updateMessages: Stmt<[string, string]>
+  updateQueue: Stmt<[string, string]>
+  updateForkedFrom: Stmt<[string, string]>
+  selectBlockStart: Stmt<[string, number], number>
+  selectBlocks: Stmt<[string, number], { first_seq: number; body: string }>
+  selectSession: Stmt<[string], SessionRow>
+  selectSessions: Stmt<[number], SessionRow>
+  countOwned: Stmt<[string], number>
+  selectUnfinished: Stmt<[number], { id: string; owner: string }>
+}
+
+/** Every statement the store runs, prepared once per database. */
+export function prepareStatements(db: Database.Database): Statements {
+  const insertBlock = db.prepare<[string, number, number, string]>(
+    'INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES (?, ?, ?, ?)',
+  )
+  const selectLastSeq = db
+    .prepare<[string], number>('SELECT last_seq FROM event_blocks WHERE session_id = ? ORDER BY first_seq DESC LIMIT 1')
+    .pluck()
+  const insertJournal = db.prepare<[string]>('INSERT INTO journal (body) VALUES (?)')
+  const deleteJournal = db.prepare<[number]>('DELETE FROM journal WHERE id < ?')
+  const selectJournal = db.prepare<[], { id: number; body: string }>('SELECT id, body FROM journal ORDER BY id')
+  const upsertSession = db.prepare<[string, string, string, number, number, number, string | null]>(
+    `INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, active_run_id, state, messages)
+     VALUES (?, ?, ?, ?, ?, ?, ?, '{}', '[]')
+     ON CONFLICT(id) DO UPDATE SET agent = excluded.agent, updated_at = excluded.updated_at,
+       last_seq = excluded.last_seq, active_run_id = excluded.active_run_id`,
+  )
+  const updateState = db.prepare<[string, string]>('UPDATE sessions SET state = ? WHERE id = ?')
+  const updateMessages = db.prepare<[string, string]>('UPDATE sessions SET messages = ? WHERE id = ?')
+  const updateQueue = db.prepare<[string, string]>('UPDATE sessions SET queue = ? WHERE id = ?')
+  const updateForkedFrom = db.prepare<[string, string]>('UPDATE sessions SET forked_from = ? WHERE id = ?')
+  const selectBlockStart = db
+    .prepare<[string, number], number>(
+      'SELECT first_seq FROM event_blocks WHERE session_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1',
+    )
+    .pluck()
+  const selectBlocks = db.prepare<[string, number], { first_seq: number; body: string }>(
+    'SELECT first_seq, body FROM event_blocks WHERE session_id = ? AND first_seq >= ? ORDER BY first_seq',
+  )
+  const selectSession = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?')
+  // A row's last_seq may lag its log (the store does not rewrite a record for lastSeq alone): listings take the log's.
+  const selectSessions = db.prepare<[number], SessionRow>(
+    `SELECT id, agent, owner, created_at, updated_at, active_run_id, forked_from,
+       max(last_seq, coalesce((SELECT b.last_seq FROM event_blocks b WHERE b.session_id = sessions.id ORDER BY b.first_seq DESC LIMIT 1), 0)) AS last_seq
+     FROM sessions ORDER BY updated_at DESC LIMIT ?`,
+  )
+  const countOwned = db.prepare<[string], number>('SELECT COUNT(*) FROM sessions WHERE owner = ?').pluck()
+  const selectUnfinished = db.prepare<[number], { id: string; owner: string }>(
+    "SELECT id, owner FROM sessions WHERE active_run_id IS NOT NULL OR queue != '[]' LIMIT ?",
+  )
+
+  return { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, updateMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, selectUnfinished }
+}
+
+/** A sessions row as a record; `lastSeq` is the log's when it is ahead of the row's. */
+export function recordOf(row: SessionRow, logLastSeq: number): SessionRecord {
+  return {
+    id: row.id,
+    agent: row.agent,
+    owner: row.owner,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastSeq: Math.max(row.last_seq, logLastSeq),
+    activeRunId: row.active_run_id,
+    state: JSON.parse(row.state) as SessionRecord['state'],
+    messages: JSON.parse(row.messages) as SessionRecord['messages'],
+    queue: JSON.parse(row.queue) as SessionRecord['queue'],
+    forkedFrom: row.forked_from ? (JSON.parse(row.forked_from) as ForkOrigin) : null,
+  }
+}
