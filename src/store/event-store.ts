@@ -113,7 +113,7 @@ export class EventStore {
 
   /** Resolves once `owner`'s pending events (and all pending events) are below their high-water marks. */
   drained(owner?: CommitListener): Promise<void> {
-    if (this.batchSize < this.totalHighWater && (owner === undefined || (this.batch.get(owner)?.length ?? 0) < this.highWater)) return Promise.resolve()
+    if (this.batchSize < this.totalHighWater && !this.ownerFull(owner)) return Promise.resolve()
     this.retryTimer?.ref()
     return new Promise((resolve) => this.waiters.push({ owner, resolve }))
   }
@@ -306,6 +306,11 @@ export class EventStore {
     for (const o of owners) this.dirty.add(o)
   }
 
+  /** `owner` has its high-water mark of events pending. */
+  private ownerFull(owner: CommitListener | undefined): boolean {
+    return owner !== undefined && (this.batch.get(owner)?.length ?? 0) >= this.highWater
+  }
+
   /**
    * After a commit (which took the pending events of every owner waiting before it started), producers go on
    * unless all pending events are too many, or their own still are (a failed commit put them back).
@@ -315,7 +320,7 @@ export class EventStore {
     const w = this.waiters
     this.waiters = []
     for (const x of w) {
-      if (x.owner !== undefined && (this.batch.get(x.owner)?.length ?? 0) >= this.highWater) this.waiters.push(x)
+      if (this.ownerFull(x.owner)) this.waiters.push(x)
       else x.resolve()
     }
   }

@@ -168,13 +168,11 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
 
   /**
    * One transaction: appends `journal` (the unit's events but the hot runs') to the journal, writes the
-   * records that changed, compacts the tails in `compact` (events committed earlier) and writes the hot runs
-   * as blocks; then journal rows below `floor` (the oldest row a remaining tail needs; Infinity: none) and
-   * below this unit's own row hold only compacted events and are deleted. Returns the unit's journal id (0:
-   * nothing journaled).
+   * records that changed and the `blocks` (compacted tails, hot runs with their tails); then journal rows below
+   * `floor` (the oldest row a remaining tail needs; Infinity: none) and below this unit's own row hold only
+   * compacted events and are deleted. Returns the unit's journal id (0: nothing journaled).
    */
-  const writeUnit = db.transaction((unit: CommitUnit, journal: readonly StoredEvent[], hot: ReadonlyArray<[string, number, number]> | null, records: SessionWrite[], compact: readonly string[], floor: number): number => {
-    const events = unit.events
+  const writeUnit = db.transaction((unit: CommitUnit, journal: readonly StoredEvent[], records: SessionWrite[], blocks: ReadonlyMap<string, readonly StoredEvent[]>, floor: number): number => {
     const journalId = journal.length ? Number(insertJournal.run(JSON.stringify(journal)).lastInsertRowid) : 0
     for (const r of unit.sessions) {
       const w = written.get(r.id)
@@ -188,18 +186,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       if (r.queue !== undefined) updateQueue.run(JSON.stringify(r.queue), r.id)
       if (r.forkedFrom !== undefined) updateForkedFrom.run(JSON.stringify(r.forkedFrom), r.id)
     }
-    // A hot session's run is written with its tail (which `compact` lists too), as one block.
-    const merged = hot ? new Set<string>() : null
-    if (hot) {
-      for (const [sid, from, to] of hot) {
-        const run = from === 0 && to === events.length ? events : events.slice(from, to)
-        const t = tails.get(sid)
-        writeBlocks(sid, t ? t.events.concat(run) : run)
-        if (t) merged!.add(sid)
-      }
-    }
-    for (const sid of compact) if (!merged?.has(sid)) writeBlocks(sid, tails.get(sid)!.events)
-    if (compact.length) deleteJournal.run(Math.min(floor, journalId || Number.MAX_SAFE_INTEGER))
+    if (blocks.size === 0) return journalId
+    for (const [sid, list] of blocks) writeBlocks(sid, list)
+    deleteJournal.run(Math.min(floor, journalId || Number.MAX_SAFE_INTEGER))
     return journalId
   })
 
@@ -208,35 +197,38 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     const now = Date.now()
     const events = unit.events
     const hot = checkUnit(events)
-    const compact = dueTails(now)
+    const blocks = dueTails(now)
     let journal: readonly StoredEvent[] = events
     if (hot) {
-      // A hot session's tail goes into blocks with it, as a compaction.
-      for (const [sid] of hot) if (tails.has(sid) && !compact.includes(sid)) compact.push(sid)
+      // A hot session's run goes into blocks with its tail (a compaction), the rest of the unit to the journal.
       const rest: StoredEvent[] = []
       let at = 0
-      for (const [, from, to] of hot) {
+      for (const [sid, from, to] of hot) {
         for (let i = at; i < from; i++) rest.push(events[i]!)
         at = to
+        const run = from === 0 && to === events.length ? events : events.slice(from, to)
+        const t = tails.get(sid)
+        blocks.set(sid, t ? t.events.concat(run) : run)
       }
       for (let i = at; i < events.length; i++) rest.push(events[i]!)
       journal = rest
     }
     // Journal rows below the oldest tail left hold only compacted events. Tails are in ascending firstJournal
-    // order and the due ones are mostly a prefix, so this stops after a few.
+    // order and the compacted ones are mostly a prefix, so this stops after a few.
     let floor = Infinity
-    if (compact.length) {
-      const chosen = new Set(compact)
+    if (blocks.size) {
       for (const [sid, t] of tails) {
-        if (chosen.has(sid)) continue
+        if (blocks.has(sid)) continue
         floor = t.firstJournal
         break
       }
     }
     const records: SessionWrite[] = []
-    const journalId = writeUnit(unit, journal, hot, records, compact, floor)
-    for (const sid of compact) {
-      tailEvents -= tails.get(sid)!.events.length
+    const journalId = writeUnit(unit, journal, records, blocks, floor)
+    for (const sid of blocks.keys()) {
+      const t = tails.get(sid)
+      if (!t) continue
+      tailEvents -= t.events.length
       tails.delete(sid)
       full.delete(sid)
     }
@@ -256,19 +248,19 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   }
 
   /**
-   * The tails this commit compacts: every one while the tails hold too much in all; else at most
-   * MAX_COMPACT_PER_COMMIT, full ones first, then the oldest past `compactAfterMs` (a prefix of the map).
+   * The tails this commit compacts, with their events: every one while the tails hold too much in all; else at
+   * most MAX_COMPACT_PER_COMMIT, full ones first, then the oldest past `compactAfterMs` (a prefix of the map).
    */
-  function dueTails(now: number): string[] {
-    if (tailEvents > MAX_TAIL_EVENTS) return [...tails.keys()]
-    const out: string[] = []
+  function dueTails(now: number): Map<string, readonly StoredEvent[]> {
+    const out = new Map<string, readonly StoredEvent[]>()
+    const all = tailEvents > MAX_TAIL_EVENTS
     for (const sid of full) {
-      if (out.length >= MAX_COMPACT_PER_COMMIT) return out
-      out.push(sid)
+      if (!all && out.size >= MAX_COMPACT_PER_COMMIT) return out
+      out.set(sid, tails.get(sid)!.events)
     }
     for (const [sid, t] of tails) {
-      if (out.length >= MAX_COMPACT_PER_COMMIT || now - t.since < compactAfterMs) break
-      if (!full.has(sid)) out.push(sid)
+      if (!all && (out.size >= MAX_COMPACT_PER_COMMIT || now - t.since < compactAfterMs)) break
+      out.set(sid, t.events)
     }
     return out
   }
