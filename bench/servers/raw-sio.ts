@@ -26,7 +26,7 @@ io.on('connection', (socket) => {
     socket.emit('event', { type: 'messaging', event: 'message_sent', toolCallId, message: parts.join(''), messageIndex: 0, messageCount: 1, seq: ++seq })
   })
 })
-http.listen(0, '127.0.0.1', () => {
+http.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
   const a = http.address()
   process.stdout.write(`listening ${typeof a === 'object' && a ? a.port : String(a)}\n`)
 })

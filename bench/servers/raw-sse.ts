@@ -33,7 +33,7 @@ const http = createServer((req, res) => {
     pump()
   })
 })
-http.listen(0, '127.0.0.1', () => {
+http.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
   const a = http.address()
   process.stdout.write(`listening ${typeof a === 'object' && a ? a.port : String(a)}\n`)
 })

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { WebSocketServer } from 'ws'
 import { parsePaced } from '../agents/paced.js'
 
-const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false })
+const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', backlog: 4096, perMessageDeflate: false })
 wss.on('listening', () => {
   const addr = wss.address()
   process.stdout.write(`listening ${addr && typeof addr === 'object' ? addr.port : String(addr)}\n`)

@@ -9,7 +9,7 @@ import { WebSocketServer, type WebSocket } from 'ws'
 
 type Dialect = 'hai' | 'myagent'
 const defaultDialect: Dialect = process.argv[2] === 'myagent' ? 'myagent' : 'hai'
-const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false })
+const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', backlog: 4096, perMessageDeflate: false })
 const watchers = new Map<string, Map<WebSocket, Dialect>>()
 wss.on('listening', () => {
   const addr = wss.address()

@@ -49,5 +49,5 @@ const http = createServer((req, res) => {
     })()
   })
 })
-http.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(http.address() as { port: number }).port}\n`))
+http.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => process.stdout.write(`listening ${(http.address() as { port: number }).port}\n`))
 process.once('SIGTERM', () => process.exit(0))

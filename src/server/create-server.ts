@@ -68,6 +68,13 @@ export interface ServerOptions {
    * 'enqueue', 'reject' or 'rollback' (README "Concurrent messages, regenerate and forks"). @default 'interrupt'
    */
   onBusy?: OnBusy
+  /**
+   * Connections the kernel queues before the server accepts them (capped by `net.core.somaxconn`). Node's own
+   * default, 511, overflowed when 2,000 AG-UI clients connected within one second to a busy server: the kernel
+   * dropped their SYNs, and they got their first token 1–7 s late (SYN retries) or a reset.
+   * @default 4096
+   */
+  listenBacklog?: number
 }
 
 /** A Redis connection URL. */
@@ -344,7 +351,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       for (const e of endpoints) if (e.ready) await e.ready()
       return new Promise((resolve, reject) => {
         http.once('error', reject)
-        http.listen(port, host, () => {
+        http.listen({ port, host, backlog: options.listenBacklog ?? 4096 }, () => {
           http.off('error', reject)
           const addr = http.address() as AddressInfo
           const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address
