@@ -127,6 +127,31 @@ test('sqlite store: a session with compactEvents or more in one commit skips the
   }
 })
 
+test('sqlite store: a burst of directEvents in one commit (a short answer whole) skips the journal too; fewer are journaled', async () => {
+  const path = file()
+  const s = createSqliteStore({ file: path, compactEvents: 128, directEvents: 5, compactAfterMs: 60_000 })
+  const many = (id: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ev(id, from + i))
+  try {
+    await s.commit({ events: [...many('a', 1, 5), ...many('b', 1, 4)], sessions: [] })
+    assert.equal(rows(path, 'event_blocks'), 1, "a's burst is one block")
+    assert.equal(rows(path, 'journal'), 1, "b's 4 events are journaled")
+    // b's next burst goes into blocks with its tail; a continues after its block (the seq check knows where it ended).
+    await s.commit({ events: [...many('b', 5, 9), ev('a', 6)], sessions: [] })
+    assert.equal(rows(path, 'event_blocks'), 2)
+    await assert.rejects(s.commit({ events: [ev('b', 9)], sessions: [] }), /seq gap in b: 9 then 9/)
+    assert.deepEqual((await s.readEvents('a', 0, 100)).map((e) => e.seq), [1, 2, 3, 4, 5, 6])
+    assert.deepEqual((await s.readEvents('b', 3, 100)).map((e) => e.seq), [4, 5, 6, 7, 8, 9])
+  } finally {
+    await s.close()
+  }
+  const again = createSqliteStore({ file: path })
+  try {
+    assert.deepEqual((await again.readEvents('b', 0, 100)).map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9])
+  } finally {
+    await again.close()
+  }
+})
+
 test('sqlite store: committed events still in the journal survive kill -9, and the next process moves them into blocks', async () => {
   const path = file()
   // A process that commits 3 units for two sessions (nothing compacted yet), says so and waits to be killed.

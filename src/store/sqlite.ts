@@ -22,6 +22,13 @@ export interface SqliteStoreOptions {
   /** …or once the oldest has waited this long (ms). @default 2000 */
   compactAfterMs?: number
   /**
+   * A session with this many events in one commit (a burst: a short answer whole) skips the journal: they are
+   * written as a block at once, serialized once instead of twice. Its own place in the blocks costs a page
+   * touched per commit, which the journal avoids for sessions writing a token or two per commit; a burst
+   * this size fills most of that page anyway. @default 16
+   */
+  directEvents?: number
+  /**
    * Where WAL checkpoints run: 'worker' (a thread of its own with its own connection copies pages every 250 ms;
    * the writer then copies the few committed meanwhile once the WAL holds 1,000 pages, so it can start over)
    * or 'inline' (SQLite's automatic checkpoint: the commit that crosses 1,000 WAL pages copies them all and
@@ -83,7 +90,9 @@ const MAX_COMPACT_PER_COMMIT = 32
  * BENCHMARKS.md "Paced token streams"). Each session's journaled events are kept in memory (its tail) and
  * moved into its blocks — rows of a JSON array keyed by (session, first seq), what reads page through — in a
  * later commit's transaction once `compactEvents` wait or the oldest is `compactAfterMs` old; journal rows
- * whose events are all in blocks are then deleted. Reads see blocks, then the tail. On open, a journal left
+ * whose events are all in blocks are then deleted. A session with many events in one commit (a burst of
+ * `directEvents`, or a busy stream reaching `compactEvents` with its tail) fills its own pages anyway: it skips
+ * the journal and goes straight into its blocks. Reads see blocks, then the tail. On open, a journal left
  * by a crash is moved into blocks before anything else, so kill -9 loses nothing that was committed.
  *
  * The process holding the data directory's lock is its only writer, which makes the in-memory tails, last
@@ -109,6 +118,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   migrate(db)
   const compactEvents = options.compactEvents ?? 128
   const compactAfterMs = options.compactAfterMs ?? 2_000
+  const directEvents = Math.min(options.directEvents ?? 16, compactEvents)
 
   const { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, updateMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, selectUnfinished } = prepareStatements(db)
   /** The block a page ended in, parsed: the next page of a replay starts there without parsing it again. */
@@ -120,6 +130,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   /** Sessions whose tail holds `compactEvents` or more: due for compaction whatever their age. */
   const full = new Set<string>()
   const written = new Map<string, Written>()
+  /** Last seq of sessions whose events are all in blocks (their tail was compacted), so checking a commit needs no query. */
+  const blockedLast = new Map<string, number>()
 
   /** Writes `events` (one session's, ascending) as blocks of consecutive seqs. */
   function writeBlocks(sid: string, events: readonly StoredEvent[]): void {
@@ -135,15 +147,15 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   /** Last committed seq of a session: its tail, else its blocks. */
   const lastSeqOf = (sid: string): number => {
     const t = tails.get(sid)
-    return t ? t.events[t.events.length - 1]!.seq : (selectLastSeq.get(sid) ?? 0)
+    return t ? t.events[t.events.length - 1]!.seq : (blockedLast.get(sid) ?? selectLastSeq.get(sid) ?? 0)
   }
 
   /**
-   * Checks that each session's events continue its log, and finds the hot ones: a session whose events in this
-   * unit, with its tail, reach `compactEvents` (one busy stream) skips the journal, its tail and these events
-   * going into blocks now, so they are serialized and written once instead of twice. Returns those runs
-   * [session, from, to) of `events`, or null. A unit holds each session's events together (the group commit
-   * appends them so): one lookup per run; a session in two runs goes the ordinary way.
+   * Checks that each session's events continue its log, and finds the hot ones: a session with `directEvents`
+   * in this unit (a burst), or whose events with its tail reach `compactEvents` (one busy stream), skips the
+   * journal, its tail and these events going into blocks now, so they are serialized and written once instead
+   * of twice. Returns those runs [session, from, to) of `events`, or null. A unit holds each session's events
+   * together (the group commit appends them so): one lookup per run; a session in two runs goes the ordinary way.
    */
   function checkUnit(events: readonly StoredEvent[]): Array<[sid: string, from: number, to: number]> | null {
     const seen = new Map<string, number>()
@@ -159,7 +171,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
         last = events[j]!.seq
       }
       seen.set(sid, last)
-      if (again === undefined && (tails.get(sid)?.events.length ?? 0) + (j - i) >= compactEvents) (hot ??= []).push([sid, i, j])
+      if (again === undefined && (j - i >= directEvents || (tails.get(sid)?.events.length ?? 0) + (j - i) >= compactEvents)) (hot ??= []).push([sid, i, j])
       else if (again !== undefined && hot) hot = hot.filter((h) => h[0] !== sid)
       i = j
     }
@@ -225,7 +237,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     }
     const records: SessionWrite[] = []
     const journalId = writeUnit(unit, journal, records, blocks, floor)
-    for (const sid of blocks.keys()) {
+    if (blockedLast.size > MAX_REMEMBERED) blockedLast.clear()
+    for (const [sid, list] of blocks) {
+      blockedLast.set(sid, list[list.length - 1]!.seq)
       const t = tails.get(sid)
       if (!t) continue
       tailEvents -= t.events.length
