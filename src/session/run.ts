@@ -25,6 +25,8 @@ export class Run {
   readonly openText = new Set<string>()
   readonly openReasoning = new Set<string>()
   ended = false
+  /** Why the run was aborted (set by `abort`, the only caller of `controller.abort`); read per event, where `signal.aborted` costs a brand check. */
+  private abortReason: ParlanceError | null = null
 
   constructor(
     readonly id: RunId,
@@ -57,6 +59,7 @@ export class Run {
       for (const [toolCallId, meta] of this.clientTools.entries()) record({ type: 'tool.cancel', toolCallId, toolName: meta.toolName, reason: message })
       for (const [approvalId] of this.approvals.entries()) record({ type: 'approval.resolved', approvalId, approved: false, by: 'cancel' })
     }
+    this.abortReason = reason
     this.controller.abort(reason)
     this.approvals.rejectAll(reason)
     this.clientTools.rejectAll(reason)
@@ -79,6 +82,6 @@ export class Run {
 
   /** Throws the abort reason once the run was stopped. */
   ensureActive(): void {
-    if (this.ended || this.controller.signal.aborted) throw this.controller.signal.reason ?? new Error('run ended')
+    if (this.ended || this.abortReason) throw this.abortReason ?? new Error('run ended')
   }
 }
