@@ -95,6 +95,30 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
     })
   })
 
+  test(`${name} store: a write that keeps a prefix of the history (messagesKept) ends with exactly the history it gives`, async (t) => {
+    const s = await open(t)
+    const m = (id: string): HistoryMessage => ({ id, role: 'user', content: `content of ${id}` })
+    const history = async () => (await s.getSession('s1'))?.messages.map((x) => x.id)
+    await s.commit({ events: [], sessions: [rec('s1', { messages: [m('a'), m('b')] })] })
+    // A turn appends: the first two are kept.
+    await s.commit({ events: [], sessions: [rec('s1', { messages: [m('a'), m('b'), m('c'), m('d')], messagesKept: 2 })] })
+    assert.deepEqual(await history(), ['a', 'b', 'c', 'd'])
+    // A rewind to a, then a new answer: one kept.
+    await s.commit({ events: [], sessions: [rec('s1', { messages: [m('a')], messagesKept: 1 })] })
+    assert.deepEqual(await history(), ['a'])
+    await s.commit({ events: [], sessions: [rec('s1', { messages: [m('a'), m('e')], messagesKept: 1 })] })
+    assert.deepEqual(await history(), ['a', 'e'])
+    // A rewind and an append in one write keep only what both left (the model reports the smaller prefix).
+    await s.commit({ events: [], sessions: [rec('s1', { messages: [m('a'), m('f'), m('g')], messagesKept: 1 })] })
+    assert.deepEqual(await history(), ['a', 'f', 'g'])
+    // A snapshot replaces it all; a later write without messages keeps it.
+    await s.commit({ events: [], sessions: [rec('s1', { messages: [m('x')], messagesKept: 0 })] })
+    await s.commit({ events: [], sessions: [rec('s1', { updatedAt: 2000 })] })
+    assert.deepEqual(await history(), ['x'])
+    const stored = (await s.getSession('s1'))!.messages[0]!
+    assert.deepEqual(stored, m('x'))
+  })
+
   test(`${name} store: upsert keeps state/messages omitted by a later write, and the first createdAt and owner`, async (t) => {
     const s = await open(t)
     const messages: HistoryMessage[] = [

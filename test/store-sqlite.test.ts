@@ -7,6 +7,11 @@ import { after, test } from 'node:test'
 import Database from 'better-sqlite3'
 import { createSqliteStore } from '../src/store/sqlite.js'
 import { ev, rec, runStoreContract } from './store-contract.js'
+import { FlakyBackend } from './support/delegating-backend.js'
+import { say, setup } from '../src/session/fixtures/harness.js'
+import { defineAgent } from '../src/agent/index.js'
+import type { CommitUnit } from '../src/store/index.js'
+import type { HistoryMessage } from '../src/core/index.js'
 
 const root = mkdtempSync(join(tmpdir(), 'parlance-sqlite-'))
 after(() => rmSync(root, { recursive: true, force: true }))
@@ -44,6 +49,45 @@ test('sqlite store: events and records survive closing and reopening the file', 
     await assert.rejects(second.commit({ events: [ev('s1', 3)], sessions: [] }))
   } finally {
     await second.close()
+  }
+})
+
+test('sqlite store: a file from before the messages table has its histories moved into it on open, once', async () => {
+  const path = file()
+  const first = createSqliteStore({ file: path })
+  await first.commit({ events: [ev('s1', 1)], sessions: [rec('s1', { lastSeq: 1 }), rec('s2', { lastSeq: 0 })] })
+  await first.close()
+  // As an older version left it: the history whole in sessions.messages, no messages table, user_version 0.
+  const old = new Database(path)
+  const history: HistoryMessage[] = [
+    { id: 'u1', role: 'user', content: 'hi "there"' },
+    { id: 'a1', role: 'assistant', content: 'héllo 😀', toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":1}' }] },
+  ]
+  old.exec('DROP TABLE messages')
+  old.prepare("UPDATE sessions SET messages = ? WHERE id = 's1'").run(JSON.stringify(history))
+  old.pragma('user_version = 0')
+  old.close()
+
+  const second = createSqliteStore({ file: path })
+  try {
+    assert.deepEqual((await second.getSession('s1'))?.messages, history)
+    assert.deepEqual((await second.getSession('s2'))?.messages, [])
+    await second.commit({ events: [], sessions: [rec('s1', { lastSeq: 1, messages: [...history, { id: 'u2', role: 'user', content: 'again' }], messagesKept: 2 })] })
+  } finally {
+    await second.close()
+  }
+  const check = new Database(path, { readonly: true })
+  try {
+    assert.equal(check.pragma('user_version', { simple: true }), 1)
+    assert.equal(check.prepare("SELECT messages FROM sessions WHERE id = 's1'").pluck().get(), '[]')
+  } finally {
+    check.close()
+  }
+  const third = createSqliteStore({ file: path })
+  try {
+    assert.deepEqual((await third.getSession('s1'))?.messages.map((m) => m.id), ['u1', 'a1', 'u2'])
+  } finally {
+    await third.close()
   }
 })
 
@@ -265,5 +309,50 @@ test('sqlite store: with checkpoint inline, the writer checkpoints by itself (SQ
     assert.ok(statSync(path).size >= 2_000_000, 'the commit that crossed 1,000 WAL pages copied them')
   } finally {
     await s.close()
+  }
+})
+
+test('sqlite store: a turn writes only its new messages (messagesKept), also when its commit failed and was retried', async () => {
+  const path = file()
+  /** Message rows each commit wrote: messages past the kept prefix. */
+  const written: number[] = []
+  class Watching extends FlakyBackend {
+    override commit(unit: CommitUnit): Promise<void> {
+      if (!this.broken) for (const r of unit.sessions) if (r.messages) written.push(r.messages.length - (r.messagesKept ?? 0))
+      return super.commit(unit)
+    }
+  }
+  const backend = new Watching(createSqliteStore({ file: path }))
+  // Answers `late` after 150 ms: its user message and its answer reach the store in different commits.
+  const late = defineAgent({
+    name: 'late',
+    async run(ctx) {
+      if (ctx.input.text === 'late') await new Promise((resolve) => setTimeout(resolve, 150))
+      await ctx.say(`Echo: ${ctx.input.text}`)
+    },
+  })
+  const s = setup([late], { backend })
+  const { session, rec: seen } = await s.open()
+  for (const text of ['one', 'two']) await seen.end(say(session, text))
+  await s.store.flush()
+  assert.equal(written.reduce((a, b) => a + b, 0), 4, 'four messages, each written once')
+  // Turn three's user message fails to commit; its answer comes while the retry waits, and both are written by
+  // the retry once the disk is back: from the prefix the failed write would have kept, not the later one.
+  backend.broken = true
+  const third = say(session, 'late')
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  backend.broken = false
+  await seen.end(third)
+  await s.store.flush()
+  assert.deepEqual(
+    (await backend.getSession(session.id))?.messages.map((m) => m.content),
+    ['one', 'Echo: one', 'two', 'Echo: two', 'late', 'Echo: late'],
+  )
+  await backend.close()
+  const again = createSqliteStore({ file: path })
+  try {
+    assert.equal((await again.getSession(session.id))?.messages.length, 6)
+  } finally {
+    await again.close()
   }
 })

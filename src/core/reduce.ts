@@ -24,6 +24,8 @@ export class ConversationModel {
   private stateDirty = false
   private messagesDirty = false
   private queueDirty = false
+  /** Leading messages unchanged since the last `takeDirty` (appends keep them; a rewind or snapshot does not). */
+  private messagesKept: number
   private readonly open = new Map<string, string[]>()
   /** Burst messages sent and awaiting their delivery confirmation. */
   private readonly sent = new Map<string, string>()
@@ -32,6 +34,7 @@ export class ConversationModel {
     this.messages = messages
     this.state = state
     this.queue = queue
+    this.messagesKept = messages.length
   }
 
   /** Folds one event in; throws `invalid_message` (and changes nothing) on a bad state patch. */
@@ -62,6 +65,7 @@ export class ConversationModel {
         // An anchor the history no longer has (replaced by a snapshot since) cuts nothing.
         if (e.toMessageId !== null && keep === 0) return
         this.messages = this.messages.slice(0, keep)
+        this.messagesKept = Math.min(this.messagesKept, keep)
         this.messagesDirty = true
         return
       }
@@ -127,6 +131,7 @@ export class ConversationModel {
         return
       case 'messages.snapshot':
         this.messages = e.messages.slice()
+        this.messagesKept = 0
         this.messagesDirty = true
         return
       default:
@@ -134,10 +139,14 @@ export class ConversationModel {
     }
   }
 
-  /** Says which persisted parts changed since the last call, and clears the flags. */
-  takeDirty(): { state: boolean; messages: boolean; queue: boolean } {
-    const d = { state: this.stateDirty, messages: this.messagesDirty, queue: this.queueDirty }
+  /**
+   * Says which persisted parts changed since the last call, and how many leading messages did not (a store
+   * then writes only the rest: a turn costs the same whatever the history's length), and clears the flags.
+   */
+  takeDirty(): { state: boolean; messages: boolean; queue: boolean; messagesKept: number } {
+    const d = { state: this.stateDirty, messages: this.messagesDirty, queue: this.queueDirty, messagesKept: this.messagesKept }
     this.stateDirty = this.messagesDirty = this.queueDirty = false
+    this.messagesKept = this.messages.length
     return d
   }
 

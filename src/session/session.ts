@@ -213,6 +213,7 @@ export class Session implements CommitListener {
       activeRunId: this.activeRunId,
       state: dirty.state ? this.model.state : undefined,
       messages: dirty.messages ? this.model.messages : undefined,
+      messagesKept: dirty.messages ? dirty.messagesKept : undefined,
       queue: dirty.queue ? this.model.queue : undefined,
     }
   }

@@ -1,5 +1,13 @@
-import type { SessionId, StoredEvent } from '../core/index.js'
+import type { HistoryMessage, SessionId, StoredEvent } from '../core/index.js'
 import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend } from './types.js'
+
+/** A copy of `messages` that shares the first `kept` entries with what the store holds (copied once already). */
+function keptAndNew(held: HistoryMessage[] | undefined, messages: readonly HistoryMessage[], kept: number): HistoryMessage[] {
+  const k = Math.min(kept, held?.length ?? 0, messages.length)
+  const out = k > 0 ? held!.slice(0, k) : []
+  for (let i = k; i < messages.length; i++) out.push(structuredClone(messages[i]!))
+  return out
+}
 
 /**
  * The reference backend: everything in process memory. Events are stored by
@@ -25,7 +33,7 @@ export function createMemoryStore(): StoreBackend {
       const records = unit.sessions.map((w) => ({
         w,
         state: w.state !== undefined ? structuredClone(w.state) : undefined,
-        messages: w.messages !== undefined ? structuredClone(w.messages) : undefined,
+        messages: w.messages !== undefined ? keptAndNew(sessions.get(w.id)?.messages, w.messages, w.messagesKept ?? 0) : undefined,
         queue: w.queue !== undefined ? structuredClone(w.queue) : undefined,
       }))
       for (const e of unit.events) {

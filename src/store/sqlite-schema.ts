@@ -43,6 +43,14 @@ CREATE TABLE IF NOT EXISTS sessions (
   queue TEXT NOT NULL DEFAULT '[]',
   forked_from TEXT
 );
+-- A session's history, one row per message: a turn appends its messages instead of rewriting the history
+-- (sessions.messages, where an older version kept it whole, is '[]' once migrated).
+CREATE TABLE IF NOT EXISTS messages (
+  session_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (session_id, idx)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at);
 CREATE INDEX IF NOT EXISTS sessions_owner ON sessions(owner);
 `
@@ -53,9 +61,27 @@ const MIGRATIONS: ReadonlyArray<[column: string, ddl: string]> = [
   ['forked_from', 'ALTER TABLE sessions ADD COLUMN forked_from TEXT'],
 ]
 
+/** Data migrations, by the `user_version` they bring the file to (each runs once, in its own transaction). */
+const DATA_MIGRATIONS: ReadonlyArray<[version: number, sql: string]> = [
+  // 1: histories move from the sessions.messages column (a JSON array) into the messages table.
+  [
+    1,
+    `INSERT INTO messages (session_id, idx, body) SELECT s.id, CAST(j.key AS INTEGER), j.value FROM sessions s, json_each(s.messages) j WHERE s.messages != '[]';
+     UPDATE sessions SET messages = '[]' WHERE messages != '[]';`,
+  ],
+]
+
 export function migrate(db: Database.Database): void {
   const have = new Set((db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name))
   for (const [column, ddl] of MIGRATIONS) if (!have.has(column)) db.exec(ddl)
+  const version = db.pragma('user_version', { simple: true }) as number
+  for (const [to, sql] of DATA_MIGRATIONS) {
+    if (version >= to) continue
+    db.transaction(() => {
+      db.exec(sql)
+      db.pragma(`user_version = ${to}`)
+    })()
+  }
 }
 
 type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>
@@ -69,7 +95,9 @@ export interface Statements {
   selectJournal: Stmt<[], { id: number; body: string }>
   upsertSession: Stmt<[string, string, string, number, number, number, string | null]>
   updateState: Stmt<[string, string]>
-  updateMessages: Stmt<[string, string]>
+  deleteMessages: Stmt<[string, number]>
+  insertMessage: Stmt<[string, number, string]>
+  selectMessages: Stmt<[string], string>
   updateQueue: Stmt<[string, string]>
   updateForkedFrom: Stmt<[string, string]>
   selectBlockStart: Stmt<[string, number], number>
@@ -98,7 +126,9 @@ export function prepareStatements(db: Database.Database): Statements {
        last_seq = excluded.last_seq, active_run_id = excluded.active_run_id`,
   )
   const updateState = db.prepare<[string, string]>('UPDATE sessions SET state = ? WHERE id = ?')
-  const updateMessages = db.prepare<[string, string]>('UPDATE sessions SET messages = ? WHERE id = ?')
+  const deleteMessages = db.prepare<[string, number]>('DELETE FROM messages WHERE session_id = ? AND idx >= ?')
+  const insertMessage = db.prepare<[string, number, string]>('INSERT INTO messages (session_id, idx, body) VALUES (?, ?, ?)')
+  const selectMessages = db.prepare<[string], string>('SELECT body FROM messages WHERE session_id = ? ORDER BY idx').pluck()
   const updateQueue = db.prepare<[string, string]>('UPDATE sessions SET queue = ? WHERE id = ?')
   const updateForkedFrom = db.prepare<[string, string]>('UPDATE sessions SET forked_from = ? WHERE id = ?')
   const selectBlockStart = db
@@ -121,11 +151,11 @@ export function prepareStatements(db: Database.Database): Statements {
     "SELECT id, owner FROM sessions WHERE active_run_id IS NOT NULL OR queue != '[]' LIMIT ?",
   )
 
-  return { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, updateMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, selectUnfinished }
+  return { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, deleteMessages, insertMessage, selectMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, selectUnfinished }
 }
 
-/** A sessions row as a record; `lastSeq` is the log's when it is ahead of the row's. */
-export function recordOf(row: SessionRow, logLastSeq: number): SessionRecord {
+/** A sessions row and its history's rows as a record; `lastSeq` is the log's when it is ahead of the row's. */
+export function recordOf(row: SessionRow, logLastSeq: number, messages: readonly string[]): SessionRecord {
   return {
     id: row.id,
     agent: row.agent,
@@ -135,7 +165,7 @@ export function recordOf(row: SessionRow, logLastSeq: number): SessionRecord {
     lastSeq: Math.max(row.last_seq, logLastSeq),
     activeRunId: row.active_run_id,
     state: JSON.parse(row.state) as SessionRecord['state'],
-    messages: JSON.parse(row.messages) as SessionRecord['messages'],
+    messages: JSON.parse(`[${messages.join(',')}]`) as SessionRecord['messages'],
     queue: JSON.parse(row.queue) as SessionRecord['queue'],
     forkedFrom: row.forked_from ? (JSON.parse(row.forked_from) as ForkOrigin) : null,
   }

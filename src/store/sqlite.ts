@@ -120,7 +120,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   const compactAfterMs = options.compactAfterMs ?? 2_000
   const directEvents = Math.min(options.directEvents ?? 16, compactEvents)
 
-  const { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, updateMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, selectUnfinished } = prepareStatements(db)
+  const { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, deleteMessages, insertMessage, selectMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, selectUnfinished } = prepareStatements(db)
   /** The block a page ended in, parsed: the next page of a replay starts there without parsing it again. */
   let lastBlock: { sessionId: string; firstSeq: number; events: StoredEvent[] } | null = null
 
@@ -194,7 +194,12 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
         records.push(r)
       }
       if (r.state !== undefined) updateState.run(JSON.stringify(r.state), r.id)
-      if (r.messages !== undefined) updateMessages.run(JSON.stringify(r.messages), r.id)
+      if (r.messages !== undefined) {
+        // Only what changed: the history past the entries this session's earlier writes stored unchanged.
+        const kept = Math.min(r.messagesKept ?? 0, r.messages.length)
+        deleteMessages.run(r.id, kept)
+        for (let i = kept; i < r.messages.length; i++) insertMessage.run(r.id, i, JSON.stringify(r.messages[i]))
+      }
       if (r.queue !== undefined) updateQueue.run(JSON.stringify(r.queue), r.id)
       if (r.forkedFrom !== undefined) updateForkedFrom.run(JSON.stringify(r.forkedFrom), r.id)
     }
@@ -354,7 +359,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     },
     async getSession(id) {
       const row = selectSession.get(id)
-      return row ? recordOf(row, lastSeqOf(id)) : undefined
+      return row ? recordOf(row, lastSeqOf(id), selectMessages.all(id)) : undefined
     },
     async listSessions(limit) {
       return selectSessions.all(limit).map(

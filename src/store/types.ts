@@ -34,6 +34,11 @@ export interface SessionRecord {
 export type SessionWrite = Omit<SessionRecord, 'state' | 'messages' | 'queue' | 'forkedFrom'> & {
   state?: Json
   messages?: HistoryMessage[]
+  /**
+   * With `messages`: how many of its leading entries the store already has, unchanged, from this session's
+   * earlier writes. A backend may write only the rest (and drop what it held past them); absent: none.
+   */
+  messagesKept?: number
   queue?: QueuedMessage[]
   forkedFrom?: ForkOrigin
 }
