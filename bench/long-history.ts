@@ -113,7 +113,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     limits:
       'A turn writes its own messages only: SQLite keeps a history as one row per message (a turn inserts two rows), the memory store copies only the new messages. ' +
       'Before, each turn rewrote the whole history, twice (this benchmark on the previous commit, same machine and day: SQLite 1.00 ms per turn at ≤ 1,200 messages and 4.61 ms at 6,000, 4.6×; memory 0.90 → 4.08 ms). ' +
-      'What a turn still costs is its ~25 events (the run, the 20 chunks) and the session record; the Redis store (not measured here) still rewrites the history.',
+      'What a turn still costs is its ~25 events (the run, the 20 chunks) and the session record. The Redis store (not measured here) appends to a list per session the same way.',
     notes: [],
   }
 }

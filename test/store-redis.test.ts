@@ -57,3 +57,32 @@ test('redis store: ping is false and commits fail clearly while Redis is unreach
     await store.close()
   }
 })
+
+test('redis store: a history is a list a turn appends to; one an older version kept whole in the record is read, then written whole once', async () => {
+  const p = prefix()
+  const keys = redisKeys(p)
+  const store = createRedisStore({ prefix: p })
+  const m = (id: string) => ({ id, role: 'user' as const, content: `content of ${id}` })
+  try {
+    await store.commit({ events: [], sessions: [rec('s1', { messages: [m('a'), m('b')] })] })
+    await store.commit({ events: [], sessions: [rec('s1', { messages: [m('a'), m('b'), m('c')], messagesKept: 2 })] })
+    assert.deepEqual(await store.redis.lrange(keys.history('s1'), 0, -1), [m('a'), m('b'), m('c')].map((x) => JSON.stringify(x)))
+    // As an older version left s2: the history whole in the record's `messages` field, no list.
+    await store.commit({ events: [], sessions: [rec('s2')] })
+    await store.redis.hset(keys.meta('s2'), 'messages', JSON.stringify([m('x'), m('y')]))
+    assert.deepEqual((await store.getSession('s2'))?.messages, [m('x'), m('y')])
+    // A write that keeps those two finds no list to keep them in: the unit (s1's turn with it) is sent again
+    // with s2's history whole; nothing is lost on either session.
+    await store.commit({
+      events: [ev('s1', 1)],
+      sessions: [rec('s1', { lastSeq: 1, messages: [m('a'), m('b'), m('c'), m('d')], messagesKept: 3 }), rec('s2', { messages: [m('x'), m('y'), m('z')], messagesKept: 2 })],
+    })
+    assert.deepEqual((await store.getSession('s2'))?.messages, [m('x'), m('y'), m('z')])
+    assert.equal(await store.redis.hget(keys.meta('s2'), 'messages'), '[]')
+    assert.equal(await store.redis.llen(keys.history('s2')), 3)
+    assert.deepEqual((await store.getSession('s1'))?.messages.map((x) => x.id), ['a', 'b', 'c', 'd'])
+    assert.deepEqual((await store.readEvents('s1', 0, 10)).map((e) => e.seq), [1], 'the retried unit wrote its events once')
+  } finally {
+    await store.close()
+  }
+})

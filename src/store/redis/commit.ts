@@ -7,9 +7,13 @@ import type { RedisKeys } from './keys.js'
 /**
  * One commit unit as one Lua script, so it is atomic like a SQLite transaction: every check (lease, seq
  * continuity) runs before any write. KEYS: the sessions index, the leases index, then per session its record,
- * log and lease (and, with a record, its owner's set). ARGV: nodeId ('' = no fencing), maxlen, leaseMs, group
- * count, then per session: id, event count, has-record flag, its event channel, the events as (seq, json)
- * pairs, the record's 14 fields. Events travel as the JSON the server produced; the script never decodes them.
+ * log and lease (and, with a record, its owner's set and its history). ARGV: nodeId ('' = no fencing), maxlen,
+ * leaseMs, group count, then per session: id, event count, has-record flag, its event channel, the events as
+ * (seq, json) pairs, the record's 15 fields, then the history's new messages (their count is field 11). Events
+ * and messages travel as the JSON the server produced; the script never decodes them. A history write keeps the
+ * first `kept` entries of the list and appends the rest; a list shorter than that (a session an older version
+ * wrote, whose history is meta's `messages`) refuses the unit with HISTORY before anything is written, and the
+ * unit is sent again writing those histories whole.
  * It is cross-slot (the global indexes, and every session of the unit): why it stays one script is in keys.ts.
  */
 const COMMIT_LUA = `
@@ -25,7 +29,7 @@ for g = 1, ngroups do
   local hasRec = ARGV[i + 2]
   i = i + 4 + grp.nev * 2
   k = k + 3
-  if hasRec == '1' then grp.rec = i; i = i + 14; grp.owner = KEYS[k]; k = k + 1 end
+  if hasRec == '1' then grp.rec = i; i = i + 15 + tonumber(ARGV[i + 10]); grp.owner = KEYS[k]; grp.hist = KEYS[k + 1]; k = k + 2 end
   groups[g] = grp
 end
 local fenced = {}
@@ -51,6 +55,14 @@ for _, grp in ipairs(groups) do
   end
 end
 if #fenced > 0 then return redis.error_reply('FENCED ' .. table.concat(fenced, ' ')) end
+local behind = {}
+for _, grp in ipairs(groups) do
+  if grp.rec and ARGV[grp.rec + 8] == '1' then
+    local kept = tonumber(ARGV[grp.rec + 9])
+    if kept > 0 and redis.call('LLEN', grp.hist) < kept then behind[#behind + 1] = grp.sid end
+  end
+end
+if #behind > 0 then return redis.error_reply('HISTORY ' .. table.concat(behind, ' ')) end
 if #retake > 0 then
   local t = redis.call('TIME')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -82,9 +94,18 @@ for _, grp in ipairs(groups) do
     end
     redis.call('HSET', grp.meta, 'agent', ARGV[r], 'updatedAt', ARGV[r + 3], 'lastSeq', ARGV[r + 4], 'activeRunId', ARGV[r + 5])
     if ARGV[r + 6] == '1' then redis.call('HSET', grp.meta, 'state', ARGV[r + 7]) end
-    if ARGV[r + 8] == '1' then redis.call('HSET', grp.meta, 'messages', ARGV[r + 9]) end
-    if ARGV[r + 10] == '1' then redis.call('HSET', grp.meta, 'queue', ARGV[r + 11]) end
-    if ARGV[r + 12] == '1' then redis.call('HSET', grp.meta, 'forkedFrom', ARGV[r + 13]) end
+    if ARGV[r + 8] == '1' then
+      local kept = tonumber(ARGV[r + 9])
+      if kept == 0 then
+        redis.call('DEL', grp.hist)
+        redis.call('HSET', grp.meta, 'messages', '[]')
+      else
+        redis.call('LTRIM', grp.hist, 0, kept - 1)
+      end
+      for m = r + 15, r + 14 + tonumber(ARGV[r + 10]) do redis.call('RPUSH', grp.hist, ARGV[m]) end
+    end
+    if ARGV[r + 11] == '1' then redis.call('HSET', grp.meta, 'queue', ARGV[r + 12]) end
+    if ARGV[r + 13] == '1' then redis.call('HSET', grp.meta, 'forkedFrom', ARGV[r + 14]) end
     redis.call('ZADD', KEYS[1], ARGV[r + 3], grp.sid)
   end
 end
@@ -114,11 +135,21 @@ export function defineCommit(redis: Redis, keys: RedisKeys, options: CommitOptio
   redis.defineCommand('parlanceCommit', { lua: COMMIT_LUA })
   const cmd = redis as unknown as CommitCommand
   const { nodeId, maxEventsPerSession, leaseMs } = options
-  return async (unit) => {
-    const args = unitArgs(unit, keys)
+  const send = async (unit: CommitUnit, whole: ReadonlySet<string>): Promise<void> => {
+    const args = unitArgs(unit, keys, whole)
     if (args.groups === 0) return
+    await cmd.parlanceCommit(args.keys.length, ...args.keys, nodeId, maxEventsPerSession, leaseMs, args.groups, ...args.argv)
+  }
+  return async (unit) => {
     try {
-      await cmd.parlanceCommit(args.keys.length, ...args.keys, nodeId, maxEventsPerSession, leaseMs, args.groups, ...args.argv)
+      try {
+        await send(unit, NONE)
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err)
+        // Histories an older version kept in meta (nothing was written): this time they are written whole.
+        if (message.startsWith('HISTORY ')) await send(unit, new Set(message.slice(8).split(' ')))
+        else throw err
+      }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err)
       if (message.startsWith('FENCED ')) throw new StoreConflict(message.slice(7).split(' '))
@@ -128,8 +159,13 @@ export function defineCommit(redis: Redis, keys: RedisKeys, options: CommitOptio
   }
 }
 
-/** The script's keys and arguments for a unit: events grouped per session (checked consecutive here), then records. */
-function unitArgs(unit: CommitUnit, k: RedisKeys): { groups: number; keys: string[]; argv: Array<string | number> } {
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * The script's keys and arguments for a unit: events grouped per session (checked consecutive here), then
+ * records; the histories of the sessions in `whole` are written whole, whatever their write says it kept.
+ */
+function unitArgs(unit: CommitUnit, k: RedisKeys, whole: ReadonlySet<string>): { groups: number; keys: string[]; argv: Array<string | number> } {
   const bySession = new Map<SessionId, { events: StoredEvent[]; record?: SessionWrite }>()
   for (const e of unit.events) {
     let g = bySession.get(e.sessionId)
@@ -147,11 +183,13 @@ function unitArgs(unit: CommitUnit, k: RedisKeys): { groups: number; keys: strin
   const keys = [k.sessions, k.leases]
   for (const [id, g] of bySession) {
     keys.push(k.meta(id), k.log(id), k.lease(id))
-    if (g.record) keys.push(k.owner(g.record.owner))
+    if (g.record) keys.push(k.owner(g.record.owner), k.history(id))
     argv.push(id, g.events.length, g.record ? '1' : '0', k.channel(id))
     for (const e of g.events) argv.push(e.seq, JSON.stringify(e))
     const r = g.record
     if (r) {
+      const kept = r.messages === undefined || whole.has(id) ? 0 : Math.min(r.messagesKept ?? 0, r.messages.length)
+      const added = r.messages === undefined ? 0 : r.messages.length - kept
       argv.push(
         r.agent,
         r.owner,
@@ -162,12 +200,14 @@ function unitArgs(unit: CommitUnit, k: RedisKeys): { groups: number; keys: strin
         r.state !== undefined ? '1' : '0',
         r.state !== undefined ? JSON.stringify(r.state) : '',
         r.messages !== undefined ? '1' : '0',
-        r.messages !== undefined ? JSON.stringify(r.messages) : '',
+        kept,
+        added,
         r.queue !== undefined ? '1' : '0',
         r.queue !== undefined ? JSON.stringify(r.queue) : '',
         r.forkedFrom !== undefined ? '1' : '0',
         r.forkedFrom !== undefined ? JSON.stringify(r.forkedFrom) : '',
       )
+      for (let i = kept; i < kept + added; i++) argv.push(JSON.stringify(r.messages![i]))
     }
   }
   return { groups: bySession.size, keys, argv }

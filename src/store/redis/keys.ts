@@ -10,7 +10,8 @@
  * | name | type | holds | slot |
  * |---|---|---|---|
  * | `p{s:<session>}:log` | stream | the session's events, entry id `<seq>-0` | the session's |
- * | `p{s:<session>}:meta` | hash | the session's record (agent, owner, lastSeq, logSeq, state, messages…) | the session's |
+ * | `p{s:<session>}:meta` | hash | the session's record (agent, owner, lastSeq, logSeq, state, queue…) | the session's |
+ * | `p{s:<session>}:history` | list | the session's history, one JSON message per entry (a turn appends its own) | the session's |
  * | `p{s:<session>}:lease` | string, PX | the node writing the session (cluster mode) | the session's |
  * | `p{s:<session>}:ev` | channel | committed events, for replicas (published by the commit script) | the session's |
  * | `p{s:<session>}:confirming` | hash | nodes with subscribers that confirm delivery (HUMA): node → count | the session's |
@@ -36,8 +37,8 @@
  *
  * | operation | keys | single-slot |
  * |---|---|---|
- * | commit (script) | sessions, leases; per session of the unit: meta, log, lease, and owner on a record write | no |
- * | readEvents (XRANGE), getSession (HGETALL) | the session's log / meta | yes |
+ * | commit (script) | sessions, leases; per session of the unit: meta, log, lease, and owner and history on a record write | no |
+ * | readEvents (XRANGE), getSession (HGETALL, LRANGE) | the session's log / meta and history | yes |
  * | listSessions | sessions (ZREVRANGE), then each listed meta (HMGET, pipelined) | each command yes, the pipeline spans slots |
  * | countSessions (SCARD) | owner | yes |
  * | acquire, renew, release (scripts; renew pipelined per session) | the session's lease, leases | no |
@@ -75,6 +76,8 @@ export function redisKeys(prefix: string) {
     log: (id: string) => `${session(id)}log`,
     /** The session's record (hash). */
     meta: (id: string) => `${session(id)}meta`,
+    /** The session's history (list of JSON messages; a version before it kept them whole in meta's `messages`). */
+    history: (id: string) => `${session(id)}history`,
     /** The session's write lease (cluster mode). */
     lease: (id: string) => `${session(id)}lease`,
     /** Channel of a session's committed events. */

@@ -67,7 +67,12 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
       return out
     },
     async getSession(id) {
-      const h = await unreachable(redis.hgetall(keys.meta(id)))
+      // One MULTI: the record and the history as one commit left them.
+      const replies = await unreachable(redis.multi().hgetall(keys.meta(id)).lrange(keys.history(id), 0, -1).exec())
+      if (!replies) throw new Error(`redis: reading session ${id} was aborted`)
+      for (const [err] of replies) if (err) throw err
+      const h = replies[0]![1] as Record<string, string>
+      const list = replies[1]![1] as string[]
       if (h.owner === undefined) return undefined
       return {
         id,
@@ -78,7 +83,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
         lastSeq: Number(h.lastSeq ?? 0),
         activeRunId: h.activeRunId ? h.activeRunId : null,
         state: JSON.parse(h.state ?? '{}') as SessionRecord['state'],
-        messages: JSON.parse(h.messages ?? '[]') as SessionRecord['messages'],
+        // The list; an older version kept the history whole in meta (its first write here moves it to the list).
+        messages: JSON.parse(list.length ? `[${list.join(',')}]` : (h.messages ?? '[]')) as SessionRecord['messages'],
         queue: JSON.parse(h.queue ?? '[]') as SessionRecord['queue'],
         forkedFrom: h.forkedFrom ? (JSON.parse(h.forkedFrom) as ForkOrigin) : null,
       } satisfies SessionRecord
