@@ -123,7 +123,8 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       `All ${n.toLocaleString('en-US')} messages arrive within a few milliseconds and one server thread works through them in arrival order on a 2-core machine whose other core runs the load generator, ` +
       'so the p99 first chunk is the time to admit, decode, open (create and commit) and start nearly every session ahead of it: it measures the burst, not per-session latency. ' +
       `The last chunk comes much later than the first because all ${n.toLocaleString('en-US')} runs stream at once: ${(n * (chunks + 2)).toLocaleString('en-US')} events go through one thread, ` +
-      'in commits that each carry a little of every session (a session record upsert and an event row per session per commit) rather than long runs of one session; compare the memory-store row to see the store\'s share. ' +
+      'Each answer is committed whole and in arrival order, as the raw server sends it (store back-pressure is per session, so a burst of 20 chunks is not split across commits); with SQLite an answer of 16 events or more in one commit goes straight into its session\'s blocks, serialized once (`directEvents`). ' +
+      'What each session still costs is its record (created, then its active run set and cleared), its two history rows, its block, the HAI encoding and the socket write; compare the memory-store row to see the store\'s share. ' +
       `Server RSS: raw ws ${mb(raw.rssStart)} at start, ${mb(raw.rssIdle)} idle with the connections; Parlance SQLite ${mb(par.rssStart)} → ${mb(par.rssIdle)} idle → ${mb(par.rssAfterRuns)} after the runs (${n.toLocaleString('en-US')} sessions loaded); memory store ${mb(mem.rssStart)} → ${mb(mem.rssIdle)} → ${mb(mem.rssAfterRuns)}. ` +
       `\`ulimit -n\` is ${machine().nofile} (hard limit too), enough for ${n.toLocaleString('en-US')} sockets per process.`,
     notes: [],
