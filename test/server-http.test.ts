@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -70,4 +71,23 @@ test('with the SQLite store the signing secret is generated once, kept 0600 in t
   const again = await startServer({ store: 'sqlite', dataDir: s.dataDir })
   await again.close()
   assert.equal(readFileSync(file, 'utf8'), first)
+})
+
+test('the listening socket queues 4,096 connections by default, or listenBacklog (as the kernel reports it)', async () => {
+  /** The listening socket's accept-queue size as the kernel reports it (`ss`: Send-Q of a LISTEN socket). */
+  const backlogOf = (url: string): number => {
+    const port = new URL(url).port
+    const line = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim()
+    return Number(line.split(/\s+/)[2])
+  }
+  const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'))
+  const byDefault = await startServer()
+  const set = await startServer({ listenBacklog: 1234 })
+  try {
+    assert.equal(backlogOf(byDefault.url), Math.min(4096, somaxconn))
+    assert.equal(backlogOf(set.url), Math.min(1234, somaxconn))
+  } finally {
+    await byDefault.close()
+    await set.close()
+  }
 })
