@@ -9,7 +9,10 @@ export interface WsTransportOptions {
   hardMaxPayloadBytes: number
   /** Outbound bytes buffered before a connection is dropped as a slow consumer (close 4008). */
   maxOutboundBufferBytes: number
-  /** Ping interval to detect dead peers (ms); 0 disables. @default 15000 */
+  /**
+   * Each socket is pinged once per interval to detect dead peers (ms); one that has not answered the previous
+   * ping is dropped. 0 disables. @default 15000
+   */
   heartbeatIntervalMs?: number
   /** The client address of an upgrade request. @default the socket's remote address */
   clientAddress?: (req: IncomingMessage) => string
@@ -17,6 +20,11 @@ export interface WsTransportOptions {
 
 /** A frame the WebSocket transport writes: text, or text already converted to UTF-8 bytes (sent as a text frame). */
 export type WsFrame = string | Buffer
+
+/** Heartbeat slots at most (a 15 s interval pings a sixtieth of the sockets every 250 ms)… */
+const HEARTBEAT_SLOTS = 60
+/** …and at most one tick per this many ms (a 1 s interval: 10 slots). */
+const MIN_TICK_MS = 100
 
 /** Send options for a Buffer that holds text. */
 const TEXT = { binary: false } as const
@@ -35,30 +43,52 @@ export class WsTransport {
   private readonly wss: WebSocketServer
   private readonly heartbeat: NodeJS.Timeout | undefined
   private readonly alive = new WeakSet<WebSocket>()
+  /**
+   * Sockets by heartbeat slot. A tick pings one slot, so each interval pings every socket once, spread over it:
+   * pinging 10,000 sockets at once stalled every stream for ~150 ms per interval (a syscall each).
+   */
+  private readonly slots: Array<Set<WebSocket>> = []
+  /** Slot the next socket joins (round robin, so slots stay even), and slot the next tick pings. */
+  private nextSlot = 0
+  private tickSlot = 0
 
   constructor(private readonly options: WsTransportOptions) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: options.hardMaxPayloadBytes, perMessageDeflate: false })
     const interval = options.heartbeatIntervalMs ?? 15_000
     if (interval > 0) {
-      this.heartbeat = setInterval(() => {
-        for (const ws of this.wss.clients) {
-          if (!this.alive.has(ws)) {
-            ws.terminate()
-            continue
-          }
-          this.alive.delete(ws)
-          ws.ping()
-        }
-      }, interval)
+      const n = Math.max(1, Math.min(HEARTBEAT_SLOTS, Math.floor(interval / MIN_TICK_MS)))
+      for (let i = 0; i < n; i++) this.slots.push(new Set())
+      this.heartbeat = setInterval(() => this.pingSlot(), interval / n)
       this.heartbeat.unref()
+    }
+  }
+
+  /** Pings the sockets of the slot whose turn it is; drops those that did not answer its previous ping. */
+  private pingSlot(): void {
+    const slot = this.slots[this.tickSlot]!
+    this.tickSlot = (this.tickSlot + 1) % this.slots.length
+    for (const ws of slot) {
+      if (!this.alive.has(ws)) {
+        slot.delete(ws)
+        ws.terminate()
+        continue
+      }
+      this.alive.delete(ws)
+      ws.ping()
     }
   }
 
   /** Completes an upgrade and hands the new connection over. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, principal: Principal, onConnection: (conn: Connection<WsFrame>) => void): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      this.alive.add(ws)
-      ws.on('pong', () => this.alive.add(ws))
+      if (this.slots.length > 0) {
+        const slot = this.slots[this.nextSlot]!
+        this.nextSlot = (this.nextSlot + 1) % this.slots.length
+        slot.add(ws)
+        this.alive.add(ws)
+        ws.on('pong', () => this.alive.add(ws))
+        ws.once('close', () => slot.delete(ws))
+      }
       onConnection(this.wrap(ws, principal, this.options.clientAddress?.(req) ?? req.socket.remoteAddress ?? ''))
     })
   }
