@@ -78,7 +78,7 @@ test('sqlite store: a file from before the messages table has its histories move
   }
   const check = new Database(path, { readonly: true })
   try {
-    assert.equal(check.pragma('user_version', { simple: true }), 1)
+    assert.equal(check.pragma('user_version', { simple: true }), 2, 'migrated to this version (1: the messages table, 2: compact blocks)')
     assert.equal(check.prepare("SELECT messages FROM sessions WHERE id = 's1'").pluck().get(), '[]')
   } finally {
     check.close()
@@ -89,6 +89,59 @@ test('sqlite store: a file from before the messages table has its histories move
   } finally {
     await third.close()
   }
+})
+
+test('sqlite store: a block holds each event without its session id and repeated run ids, and reads back whole; blocks an older version wrote read the same', async () => {
+  const path = file()
+  const s = createSqliteStore({ file: path, directEvents: 4 })
+  // Run ids change within the block, and a session-level event (runId '') sits between two runs.
+  const events = [ev('s1', 1), { ...ev('s1', 2), runId: 'run_2' }, { ...ev('s1', 3), runId: '' }, { ...ev('s1', 4), runId: 'run_2' }, { ...ev('s1', 5), runId: 'run_2' }]
+  await s.commit({ events, sessions: [rec('s1', { lastSeq: 5 })] })
+  await s.close()
+  const db = new Database(path)
+  try {
+    const body = db.prepare<[], string>("SELECT body FROM event_blocks WHERE session_id = 's1'").pluck().get()!
+    const stored = JSON.parse(body) as Array<Record<string, unknown>>
+    assert.ok(stored.every((e) => !('sessionId' in e)), body)
+    assert.deepEqual(
+      stored.map((e) => e.runId),
+      ['run_1', 'run_2', '', 'run_2', undefined],
+      'a run id is written where it changes',
+    )
+    // As an older version wrote a block: every event whole.
+    db.prepare('INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES (?, ?, ?, ?)').run('s2', 1, 2, JSON.stringify([ev('s2', 1), { ...ev('s2', 2), runId: '' }]))
+    db.prepare("INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, state, messages) VALUES ('s2', 'echo', 'alice', 1, 1, 2, '{}', '[]')").run()
+  } finally {
+    db.close()
+  }
+  const again = createSqliteStore({ file: path })
+  try {
+    assert.deepEqual(await again.readEvents('s1', 0, 10), events)
+    assert.deepEqual(await again.readEvents('s1', 2, 2), events.slice(2, 4), 'a page starting inside the block gets the run ids of the events before it')
+    assert.deepEqual(await again.readEvents('s2', 0, 10), [ev('s2', 1), { ...ev('s2', 2), runId: '' }])
+  } finally {
+    await again.close()
+  }
+})
+
+test('sqlite store: a file a newer version wrote is refused with a clear error and left untouched', async () => {
+  const path = file()
+  await createSqliteStore({ file: path }).close()
+  const db = new Database(path)
+  db.pragma('user_version = 99')
+  db.close()
+  const size = statSync(path).size
+  for (let i = 0; i < 2; i++) {
+    // Twice: the first refusal released the data directory's lock.
+    assert.throws(() => createSqliteStore({ file: path }), /data format is version 99, written by a newer Parlance; this one reads up to version 2/)
+  }
+  const check = new Database(path, { readonly: true })
+  try {
+    assert.equal(check.pragma('user_version', { simple: true }), 99)
+  } finally {
+    check.close()
+  }
+  assert.equal(statSync(path).size, size)
 })
 
 test('sqlite store: :memory: works as a throwaway database', async () => {

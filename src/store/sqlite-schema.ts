@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import Database from 'better-sqlite3'
 import type { ForkOrigin, SessionRecord } from './types.js'
 
 // The SQLite store's tables, their migrations, its prepared statements and the row → record mapping
@@ -69,12 +69,40 @@ const DATA_MIGRATIONS: ReadonlyArray<[version: number, sql: string]> = [
     `INSERT INTO messages (session_id, idx, body) SELECT s.id, CAST(j.key AS INTEGER), j.value FROM sessions s, json_each(s.messages) j WHERE s.messages != '[]';
      UPDATE sessions SET messages = '[]' WHERE messages != '[]';`,
   ],
+  // 2: blocks this version writes omit each event's sessionId and repeated runIds (sqlite-blocks.ts); older
+  // blocks stay as they are and read the same. Nothing moves: the version marks files an older reader must not open.
+  [2, ''],
 ]
 
-export function migrate(db: Database.Database): void {
+/** The newest `user_version` this version knows; a file past it was written by a newer version and is refused. */
+const SCHEMA_VERSION = DATA_MIGRATIONS[DATA_MIGRATIONS.length - 1]![0]
+
+/**
+ * Opens the database file (created if missing) in WAL mode with this version's tables, an older file migrated;
+ * a file a newer version wrote is refused before anything is written to it. Closed again if any of it fails.
+ */
+export function openDatabase(file: string, synchronous: 'normal' | 'full'): Database.Database {
+  const db = new Database(file)
+  try {
+    const version = db.pragma('user_version', { simple: true }) as number
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`its data format is version ${version}, written by a newer Parlance; this one reads up to version ${SCHEMA_VERSION}: run that newer version (data is never downgraded)`)
+    }
+    db.pragma('journal_mode = WAL')
+    db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+    db.pragma('busy_timeout = 5000')
+    db.exec(SCHEMA)
+    migrate(db, version)
+    return db
+  } catch (err) {
+    db.close()
+    throw err
+  }
+}
+
+function migrate(db: Database.Database, version: number): void {
   const have = new Set((db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name))
   for (const [column, ddl] of MIGRATIONS) if (!have.has(column)) db.exec(ddl)
-  const version = db.pragma('user_version', { simple: true }) as number
   for (const [to, sql] of DATA_MIGRATIONS) {
     if (version >= to) continue
     db.transaction(() => {

@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import type { StoredEvent } from '../core/index.js'
 import { lockFile } from './file-lock.js'
+import { decodeBlock, encodeBlock } from './sqlite-blocks.js'
 import { checkpointInBackground, type Checkpointer } from './sqlite-checkpointer.js'
-import { migrate, prepareStatements, recordOf, SCHEMA } from './sqlite-schema.js'
+import { openDatabase, prepareStatements, recordOf } from './sqlite-schema.js'
 import type { CommitUnit, ForkOrigin, SessionSummary, SessionWrite, StoreBackend } from './types.js'
 
 /** Options of the SQLite backend. */
@@ -106,16 +107,11 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   }
   let db: Database.Database
   try {
-    db = new Database(options.file)
+    db = openDatabase(options.file, options.synchronous ?? 'normal')
   } catch (err) {
     unlock()
     throw new Error(`cannot open the SQLite database ${options.file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
   }
-  db.pragma('journal_mode = WAL')
-  db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
-  db.pragma('busy_timeout = 5000')
-  db.exec(SCHEMA)
-  migrate(db)
   const compactEvents = options.compactEvents ?? 128
   const compactAfterMs = options.compactAfterMs ?? 2_000
   const directEvents = Math.min(options.directEvents ?? 16, compactEvents)
@@ -139,7 +135,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     while (i < events.length) {
       let j = i + 1
       while (j < events.length && events[j]!.seq === events[j - 1]!.seq + 1) j++
-      insertBlock.run(sid, events[i]!.seq, events[j - 1]!.seq, JSON.stringify(i === 0 && j === events.length ? events : events.slice(i, j)))
+      insertBlock.run(sid, events[i]!.seq, events[j - 1]!.seq, encodeBlock(events, i, j))
       i = j
     }
   }
@@ -341,7 +337,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       // iterate() materializes one block at a time, so a page parses only the blocks it returns.
       for (const b of selectBlocks.iterate(sessionId, from)) {
         const cached = lastBlock !== null && lastBlock.sessionId === sessionId && lastBlock.firstSeq === b.first_seq
-        const events = cached ? lastBlock!.events : (JSON.parse(b.body) as StoredEvent[])
+        const events = cached ? lastBlock!.events : decodeBlock(b.body, sessionId)
         for (let i = Math.max(0, afterSeq + 1 - b.first_seq); i < events.length; i++) {
           out.push(events[i]!)
           if (out.length >= limit) {
