@@ -18,6 +18,7 @@ import * as storeAppend from './store-append.js'
 import * as longHistory from './long-history.js'
 import * as fanout from './fanout.js'
 import * as concurrency from './concurrency.js'
+import * as heartbeat from './heartbeat.js'
 import * as validation from './validation.js'
 import * as cluster from './cluster.js'
 import * as paced from './paced.js'
@@ -39,6 +40,7 @@ const BENCHMARKS: Record<string, Bench> = {
   'long-history': longHistory,
   fanout,
   concurrency,
+  heartbeat,
   validation,
   cluster,
   paced,

@@ -1,6 +1,6 @@
 // A Parlance server for benchmarks: the demo agent (or the default export of --agent MODULE) on 127.0.0.1,
 // port 0, no logging.
-// Usage: parlance.ts --store memory|sqlite [--data DIR] [--limits '{"typingMsPerChar":0}'] [--agent bench/agents/paced.ts]
+// Usage: parlance.ts --store memory|sqlite [--data DIR] [--limits '{"typingMsPerChar":0}'] [--agent bench/agents/paced.ts] [--heartbeat MS]
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createServer, demoAgent, type AgentDefinition, type Limits } from '../../src/index.js'
@@ -13,7 +13,8 @@ const store = arg('--store') === 'memory' ? 'memory' : 'sqlite'
 const limits = JSON.parse(arg('--limits') ?? '{}') as Partial<Limits>
 const agentModule = arg('--agent')
 const agent = agentModule ? ((await import(pathToFileURL(resolve(agentModule)).href)) as { default: AgentDefinition }).default : demoAgent
-const server = await createServer({ agents: [agent], store, dataDir: arg('--data') ?? '.parlance-bench', limits, logger: false })
+const heartbeat = arg('--heartbeat')
+const server = await createServer({ agents: [agent], store, dataDir: arg('--data') ?? '.parlance-bench', limits, logger: false, ...(heartbeat ? { heartbeatIntervalMs: Number(heartbeat) } : {}) })
 const url = await server.listen(0, '127.0.0.1')
 process.stdout.write(`listening ${new URL(url).port}\n`)
 const stop = () => {
