@@ -25,7 +25,9 @@ async function measure(ctx: BenchContext, name: string, script: string, args: st
       const first: IteratorResult<string> = await lines.next()
       const connected = Number(/^connected (\d+)/.exec(first.done ? '' : first.value)?.[1] ?? 0)
       ctx.log(`    ${name}: ${connected} idle sockets, pinged every ${INTERVAL_MS / 1000} s`)
-      await sleep(1_000)
+      // One interval to settle: the first pings after the connections opened were sometimes cheap for the
+      // baseline (its clients still busy), which would understate its stall.
+      await sleep(INTERVAL_MS)
       await lagMs(server.port) // starts the first second afresh
       const perInterval: number[] = []
       for (let i = 0; i < INTERVALS; i++) {
