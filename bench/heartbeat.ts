@@ -77,10 +77,10 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       `for ${INTERVALS} intervals the benchmark reads the server's largest event-loop delay once a second (Parlance: \`parlance_nodejs_eventloop_lag_max_seconds\` on /metrics; the baseline: its own \`monitorEventLoopDelay\`, same 10 ms resolution) and keeps the largest per interval. ` +
       "Baseline: a bare `ws` server with the heartbeat of the `ws` README (one timer pings every socket). Parlance: the default heartbeat, a sixtieth of the sockets pinged each tick (here every 83 ms), with the interval shortened to 5 s to keep the run short.",
     tables: [t],
-    targets: [{ text: 'no stall from the heartbeat: largest delay per interval ≤ 0.25× the ping-all baseline', measured: `${ratio.toFixed(2)}× (${median(par.perInterval).toFixed(0)} vs ${median(raw.perInterval).toFixed(0)} ms)`, met: ratio <= 0.25 }],
+    targets: [{ text: 'no issue target: the heartbeat stalls no stream (largest delay per interval ≤ 0.25× the ping-all baseline)', measured: `${ratio.toFixed(2)}× (${median(par.perInterval).toFixed(0)} vs ${median(raw.perInterval).toFixed(0)} ms)`, met: ratio <= 0.25 }],
     limits:
       'A ping is one syscall per socket (~10–20 µs here), so pinging every socket from one timer stalls the loop for the whole set at once; spread over 60 ticks, each tick pings a sixtieth and the delay is what the rest of the server costs. ' +
-      'The 10 ms resolution of the delay monitor is the floor of both figures.',
+      'The 10 ms resolution of the delay monitor is the floor of both figures. The baseline stalls at nearly every interval, but not always (an interval with no stall shows as its min); the median per interval is what the ratio compares.',
     notes: [],
   }
 }
