@@ -117,7 +117,9 @@ export function createRunContext(
     get state() {
       return host.model.state
     },
-    signal: run.signal,
+    get signal() {
+      return run.signal
+    },
 
     // Always streamed, whoever watches: the log carries the stream, and each dialect renders it (HUMA as a
     // messaging burst of one whose delivery its client confirms; see recordDelivery in messaging.ts).

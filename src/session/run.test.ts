@@ -63,3 +63,22 @@ test('a run reports each request starting and stopping to wait, from its own sta
   assert.deepEqual(seen.at(-1), ['appr_1', false])
   assert.equal(seen.length, 4)
 })
+
+test('Run.signal: made when first read; read before abort it fires once with the reason, read after it is already aborted with it', () => {
+  const early = new Run('run_1', 'echo', input, 1, null)
+  const signal = early.signal
+  assert.equal(early.signal, signal, 'the same signal every read')
+  let fired: unknown
+  signal.addEventListener('abort', () => (fired = signal.reason as unknown), { once: true })
+  early.abort('interrupted', 'newer message', () => {})
+  assert.ok(isCode('interrupted')(fired))
+
+  const late = new Run('run_2', 'echo', input, 1, null)
+  late.abort('cancelled', 'stop it', () => {})
+  assert.ok(late.signal.aborted)
+  assert.ok(isCode('cancelled')(late.signal.reason))
+  assert.throws(() => late.signal.throwIfAborted(), isCode('cancelled'))
+
+  const never = new Run('run_3', 'echo', input, 1, null)
+  assert.equal(never.signal.aborted, false)
+})

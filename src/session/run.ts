@@ -18,7 +18,8 @@ export type AbortCode = 'interrupted' | 'cancelled' | 'unavailable'
  * every node); what the run waits for is read from the run itself (`waitsFor`).
  */
 export class Run {
-  readonly controller = new AbortController()
+  /** Made when the agent first reads `signal` (most runs never do; one cost ~4 µs, 5 % of opening a session in a burst). */
+  private controller: AbortController | null = null
   readonly approvals: PendingRequests<ApprovalResult, { toolName: string }>
   readonly clientTools: PendingRequests<ClientToolAnswer, { toolName: string }>
   /** Text and reasoning messages started and not yet ended (closed for the client if the run stops early). */
@@ -42,7 +43,12 @@ export class Run {
     this.clientTools = new PendingRequests(onPending)
   }
 
+  /** The agent's abort signal; already aborted, with the reason, when read after `abort`. */
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController()
+      if (this.abortReason) this.controller.abort(this.abortReason)
+    }
     return this.controller.signal
   }
 
@@ -60,7 +66,7 @@ export class Run {
       for (const [approvalId] of this.approvals.entries()) record({ type: 'approval.resolved', approvalId, approved: false, by: 'cancel' })
     }
     this.abortReason = reason
-    this.controller.abort(reason)
+    this.controller?.abort(reason)
     this.approvals.rejectAll(reason)
     this.clientTools.rejectAll(reason)
     this.close(record ?? (() => {}))
@@ -68,7 +74,7 @@ export class Run {
 
   /** Closes what the run left open (messaging bursts, reasoning and text messages), recording each close; once. */
   close(record: RecordEvent): void {
-    closeBursts(this, record, this.signal.reason)
+    closeBursts(this, record, this.abortReason ?? undefined)
     for (const messageId of this.openReasoning) record({ type: 'reasoning.end', messageId })
     for (const messageId of this.openText) record({ type: 'text.end', messageId, cut: true })
     this.openText.clear()
