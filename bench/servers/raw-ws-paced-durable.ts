@@ -1,0 +1,81 @@
+// Second baseline of the `paced` benchmark: raw-ws-paced.ts plus the least a server can do to keep every frame
+// durable before it is sent. The frames of one event-loop tick wait in a list; at the end of the tick
+// (setImmediate) their texts, joined by newlines, are appended as ONE row to a SQLite table keyed by rowid (one
+// statement, one implicit transaction), then they are sent. It is the floor of write-before-send, not a usable
+// store: nothing to read a session back by (a reader would scan every row), no session records, no
+// serialization of its own (the frame text is stored), SQLite's defaults for WAL checkpoints (inline, every
+// 1,000 pages). Parlance's journal is this append plus what a store needs.
+// Usage: raw-ws-paced-durable.ts --data FILE (listens on 127.0.0.1, port 0, path ignored)
+import { randomUUID } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
+import { WebSocket, WebSocketServer } from 'ws'
+import { parsePaced } from '../agents/paced.js'
+
+const i = process.argv.indexOf('--data')
+const file = i >= 0 ? process.argv[i + 1] : undefined
+if (!file) {
+  process.stderr.write('usage: raw-ws-paced-durable.ts --data FILE\n')
+  process.exit(2)
+}
+mkdirSync(dirname(file), { recursive: true })
+const db = new Database(file)
+db.pragma('journal_mode = WAL')
+db.pragma('synchronous = NORMAL')
+db.exec('CREATE TABLE IF NOT EXISTS ticks (body TEXT NOT NULL)')
+const insert = db.prepare('INSERT INTO ticks (body) VALUES (?)')
+
+/** This tick's frames, and the socket of each. */
+let texts: string[] = []
+let sockets: WebSocket[] = []
+function flush(): void {
+  const t = texts
+  const s = sockets
+  texts = []
+  sockets = []
+  insert.run(t.join('\n'))
+  for (let k = 0; k < t.length; k++) if (s[k]!.readyState === WebSocket.OPEN) s[k]!.send(t[k]!)
+}
+function send(ws: WebSocket, text: string): void {
+  if (texts.length === 0) setImmediate(flush)
+  texts.push(text)
+  sockets.push(ws)
+}
+
+const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', backlog: 4096, perMessageDeflate: false })
+wss.on('listening', () => {
+  const addr = wss.address()
+  process.stdout.write(`listening ${addr && typeof addr === 'object' ? addr.port : String(addr)}\n`)
+})
+
+wss.on('connection', (ws) => {
+  ws.on('error', () => {})
+  ws.on('message', (data) => {
+    const msg = JSON.parse((data as Buffer).toString('utf8')) as { content: string; session_id: string }
+    const [t, ms] = parsePaced(msg.content)
+    const sid = msg.session_id
+    // Parlance: seq 1 user message, 2 run started, 3 message started; the chunks follow.
+    const head = `{"type":"assistant_message_chunk","content":`
+    const tail = `,"message_id":"msg_${randomUUID().replaceAll('-', '')}","session_id":${JSON.stringify(sid)},"agent_id":"paced"`
+    let seq = 3
+    let k = 0
+    const start = performance.now()
+    const tick = () => {
+      if (ws.readyState !== ws.OPEN) return
+      send(ws, `${head}${JSON.stringify(`${++k} `)}${tail},"is_final":false,"seq":${++seq}}`)
+      if (k < t) return void setTimeout(tick, Math.max(0, start + (k + 1) * ms - performance.now()))
+      send(ws, `${head}""${tail},"is_final":true,"seq":${++seq}}`)
+      send(ws, `{"type":"status","status":"completed","session_id":${JSON.stringify(sid)},"agent_id":"paced","seq":${++seq}}`)
+    }
+    if (t > 0) setTimeout(tick, ms)
+  })
+})
+
+const stop = () => {
+  wss.close()
+  db.close()
+  process.exit(0)
+}
+process.once('SIGTERM', stop)
+process.once('SIGINT', stop)
