@@ -10,7 +10,8 @@
 //   core            + Parlance's session, run and group commit, over a backend whose commit does nothing, no subscriber
 //   memory, sqlite  + that store (sqlite: a fresh file in the OS temp dir, checkpoints as configured by default)
 //   memory+hai, sqlite+hai   + a subscriber encoding every batch with the HAI encoder into Buffers (no socket)
-// Env: CHECKPOINT=inline runs SQLite's own checkpoints instead of the worker (to compare).
+// Env: CHECKPOINT=inline runs SQLite's own checkpoints instead of the worker (to compare); COMPACT=off never moves
+// the journal into blocks during the run (what compaction costs); WINDOW=MS sets the group-commit window (default 2).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -81,7 +82,7 @@ async function agentStream(i: number): Promise<void> {
 function backendOf(kind: string, dir: string): StoreBackend {
   if (kind === 'core') return { ...createMemoryStore(), commit: () => Promise.resolve() }
   if (kind === 'memory') return createMemoryStore()
-  return createSqliteStore({ file: join(dir, 'parlance.db'), checkpoint: process.env.CHECKPOINT === 'inline' ? 'inline' : 'worker' })
+  return createSqliteStore({ file: join(dir, 'parlance.db'), checkpoint: process.env.CHECKPOINT === 'inline' ? 'inline' : 'worker', ...(process.env.COMPACT === 'off' ? { compactEvents: 1e9, compactAfterMs: 1e9, directEvents: 1e9 } : {}) })
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'parlance-paced-core-'))
@@ -96,6 +97,7 @@ if (layer === 'raw' || layer === 'agent') {
   const [kind, encoded] = layer.split('+') as [string, string | undefined]
   backend = backendOf(kind, dir)
   const store = new EventStore(backend, {
+    ...(process.env.WINDOW ? { commitWindowMs: Number(process.env.WINDOW) } : {}),
     onCommit: (n, ms) => {
       commits.push(ms)
       commitEvents += n
