@@ -151,6 +151,15 @@ test('sqlite store: :memory: works as a throwaway database', async () => {
   await s.close()
 })
 
+test("sqlite store: commits every tick by default (a WAL append), and asks for a 2 ms commit window when synchronous 'full' fsyncs each commit", async () => {
+  const normal = createSqliteStore({ file: ':memory:' })
+  const full = createSqliteStore({ file: ':memory:', synchronous: 'full' })
+  assert.equal(normal.commitWindowMs, undefined)
+  assert.equal(full.commitWindowMs, 2)
+  await normal.close()
+  await full.close()
+})
+
 /** Rows of a table, read through a second connection (WAL lets it read while the store writes). */
 function rows(path: string, table: 'journal' | 'event_blocks'): number {
   const db = new Database(path, { readonly: true })

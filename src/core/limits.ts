@@ -11,7 +11,7 @@ export interface Limits {
   slowConsumerStallMs: number
   maxPendingEvents: number
   maxPendingEventsTotal: number
-  commitWindowMs: number
+  commitWindowMs: number | undefined
   storeStallMs: number
   earlyDecisionWindowMs: number
   mcpSessionIdleMs: number
@@ -62,9 +62,11 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   /**
    * Group-commit window: a store commit starts at least this long after the previous one started (or once 256
    * events wait), so thousands of sessions streaming a token each per tick share commits; the first commit
-   * after a quiet spell never waits. 0 commits every event-loop tick (ms).
+   * after a quiet spell never waits. 0 commits every event-loop tick (ms). Unset (undefined), the store's own:
+   * 0 for SQLite and memory (a commit is a local append; a window only delays tokens), 2 for Redis (a commit
+   * is a round trip) and for SQLite with `synchronous: 'full'` (an fsync).
    */
-  commitWindowMs: 2,
+  commitWindowMs: undefined,
   /**
    * Store commits failing this long in a row stop the runs whose events wait (run error 'unavailable', told to
    * their clients at once) and refuse new runs until a commit succeeds; the events are retried, none dropped.

@@ -375,3 +375,22 @@ test('commit window 0 commits every tick', async () => {
   assert.equal(backend.committed.length, 4)
   await store.flush()
 })
+
+test("the commit window defaults to the backend's: none for a backend without one, the backend's own otherwise; an explicit option wins", async () => {
+  const paced = async (store: EventStore, backend: RecordingBackend) => {
+    const a = new Writer('a')
+    for (let i = 0; i < 4; i++) {
+      store.append(a, a.event())
+      await ticks(2)
+    }
+    const commits = backend.committed.length
+    await store.flush()
+    return commits
+  }
+  const plain = new RecordingBackend()
+  assert.equal(await paced(new EventStore(plain), plain), 4, 'no window: a commit per tick')
+  const slow = Object.assign(new RecordingBackend(), { commitWindowMs: 60_000 })
+  assert.equal(await paced(new EventStore(slow), slow), 1, "the backend's window: the ticks after the first wait for it")
+  const overridden = Object.assign(new RecordingBackend(), { commitWindowMs: 60_000 })
+  assert.equal(await paced(new EventStore(overridden, { commitWindowMs: 0 }), overridden), 4, 'the option overrides the backend')
+})

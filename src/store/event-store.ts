@@ -34,7 +34,8 @@ export interface EventStoreOptions {
    * Group-commit window (ms): a commit starts at least this long after the previous one started, so when ticks
    * carry a few events each (many sessions streaming paced tokens) their events share one commit instead of
    * paying one transaction per tick. A commit after a quiet spell starts at once (no added latency for a lone
-   * client), and `commitWindowEvents` pending events start it early. 0 commits every tick. @default 2
+   * client), and `commitWindowEvents` pending events start it early. 0 commits every tick.
+   * @default the backend's `commitWindowMs`, else 0
    */
   commitWindowMs?: number
   /** Pending events that start a commit without waiting for the rest of the window. @default 256 */
@@ -89,7 +90,7 @@ export class EventStore {
   ) {
     this.highWater = options.highWaterEvents ?? 2048
     this.totalHighWater = Math.max(this.highWater, options.totalHighWaterEvents ?? 32_768)
-    this.windowMs = options.commitWindowMs ?? 2
+    this.windowMs = options.commitWindowMs ?? backend.commitWindowMs ?? 0
     this.windowEvents = options.commitWindowEvents ?? 256
     this.stallMs = options.stallMs ?? 10_000
   }

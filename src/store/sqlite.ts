@@ -327,6 +327,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
 
   return {
     kind: 'sqlite',
+    // With WAL and synchronous NORMAL a commit is an append to the WAL file, cheap enough for every tick; FULL fsyncs it.
+    ...(options.synchronous === 'full' ? { commitWindowMs: 2 } : {}),
     async commit(unit) {
       commitUnit(unit)
     },

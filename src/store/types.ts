@@ -68,6 +68,12 @@ export interface SessionSummary {
  */
 export interface StoreBackend {
   readonly kind: string
+  /**
+   * The group-commit window this backend wants when the server does not set one (ms; see EventStoreOptions
+   * `commitWindowMs`): a backend whose every commit pays a fixed cost that dwarfs the events' (a network round
+   * trip, an fsync) batches ticks; one whose commit is a cheap local append commits every tick. Absent: 0.
+   */
+  readonly commitWindowMs?: number
   /** Writes the unit atomically (all or nothing). */
   commit(unit: CommitUnit): Promise<void>
   /** Events of a session with seq > afterSeq, ascending, at most `limit`. */

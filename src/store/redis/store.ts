@@ -53,6 +53,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
 
   return {
     kind: 'redis',
+    // A commit is a round trip: under load, ticks share one (see StoreBackend.commitWindowMs).
+    commitWindowMs: 2,
     redis,
     prefix,
     async commit(unit: CommitUnit) {
