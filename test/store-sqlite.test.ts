@@ -78,7 +78,7 @@ test('sqlite store: a file from before the messages table has its histories move
   }
   const check = new Database(path, { readonly: true })
   try {
-    assert.equal(check.pragma('user_version', { simple: true }), 2, 'migrated to this version (1: the messages table, 2: compact blocks)')
+    assert.equal(check.pragma('user_version', { simple: true }), 3, 'migrated to this version (1: the messages table, 2: compact blocks, 3: blocks by rowid)')
     assert.equal(check.prepare("SELECT messages FROM sessions WHERE id = 's1'").pluck().get(), '[]')
   } finally {
     check.close()
@@ -124,6 +124,55 @@ test('sqlite store: a block holds each event without its session id and repeated
   }
 })
 
+test('sqlite store: a version 2 file (blocks clustered on session and seq) has its blocks moved into the rowid table on open, once, and reads the same', async () => {
+  const path = file()
+  // As version 2 left it: event_blocks WITHOUT ROWID keyed by (session_id, first_seq), user_version 2.
+  mkdirSync(dirname(path), { recursive: true })
+  const old = new Database(path)
+  old.exec(`CREATE TABLE event_blocks (session_id TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, first_seq)) WITHOUT ROWID;
+    CREATE TABLE sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, owner TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, last_seq INTEGER NOT NULL, active_run_id TEXT, state TEXT NOT NULL, messages TEXT NOT NULL, queue TEXT NOT NULL DEFAULT '[]', forked_from TEXT);
+    CREATE TABLE messages (session_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, idx)) WITHOUT ROWID;`)
+  const put = old.prepare('INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES (?, ?, ?, ?)')
+  put.run('s2', 1, 2, JSON.stringify([ev('s2', 1), ev('s2', 2)]))
+  put.run('s1', 3, 3, JSON.stringify([ev('s1', 3)]))
+  put.run('s1', 1, 2, JSON.stringify([ev('s1', 1), ev('s1', 2)]))
+  old.prepare("INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, active_run_id, state, messages) VALUES ('s1', 'demo', 'anonymous', 1, 1, 3, NULL, '{}', '[]')").run()
+  old.pragma('user_version = 2')
+  old.close()
+
+  const store = createSqliteStore({ file: path })
+  try {
+    assert.deepEqual((await store.readEvents('s1', 0, 10)).map((e) => e.seq), [1, 2, 3])
+    assert.deepEqual((await store.readEvents('s1', 1, 10)).map((e) => e.seq), [2, 3], 'a page starting inside a block')
+    assert.deepEqual((await store.readEvents('s2', 0, 10)).map((e) => e.seq), [1, 2])
+    assert.equal((await store.getSession('s1'))?.lastSeq, 3)
+    // The log continues where the moved blocks end, and a gap is still refused.
+    await store.commit({ events: [ev('s1', 4)], sessions: [rec('s1', { lastSeq: 4 })] })
+    await assert.rejects(store.commit({ events: [ev('s2', 4)], sessions: [] }), /seq gap in s2: 2 then 4/)
+  } finally {
+    await store.close()
+  }
+  const check = new Database(path, { readonly: true })
+  try {
+    assert.equal(check.pragma('user_version', { simple: true }), 3)
+    const sql = check.prepare<[], string>("SELECT sql FROM sqlite_master WHERE name = 'event_blocks'").pluck().get()!
+    assert.doesNotMatch(sql, /WITHOUT ROWID/)
+    assert.deepEqual(
+      check.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'event_blocks' AND type = 'index'").pluck().all(),
+      ['event_blocks_key'],
+    )
+    // A second (session, first seq) is refused by the index, as the old primary key refused it.
+    const rw = new Database(path)
+    try {
+      assert.throws(() => rw.prepare("INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES ('s2', 1, 1, '[]')").run(), /UNIQUE constraint failed/)
+    } finally {
+      rw.close()
+    }
+  } finally {
+    check.close()
+  }
+})
+
 test('sqlite store: a file a newer version wrote is refused with a clear error and left untouched', async () => {
   const path = file()
   await createSqliteStore({ file: path }).close()
@@ -133,7 +182,7 @@ test('sqlite store: a file a newer version wrote is refused with a clear error a
   const size = statSync(path).size
   for (let i = 0; i < 2; i++) {
     // Twice: the first refusal released the data directory's lock.
-    assert.throws(() => createSqliteStore({ file: path }), /data format is version 99, written by a newer Parlance; this one reads up to version 2/)
+    assert.throws(() => createSqliteStore({ file: path }), /data format is version 99, written by a newer Parlance; this one reads up to version 3/)
   }
   const check = new Database(path, { readonly: true })
   try {

@@ -19,13 +19,18 @@ export interface SessionRow {
 }
 
 export const SCHEMA = `
+-- A session's events, a block (a JSON array of consecutive seqs) per row. Rows go in commit order (rowid) and
+-- event_blocks_key (made by data migration 3) finds a session's: blocks are 1-20 KB, and a table clustered on
+-- (session_id, first_seq), as before version 3, inserted each at a random place with page splits and made
+-- every lookup of a session without blocks read a leaf of block bodies (measured: 54 against 21 µs an insert of
+-- a 2.8 KB block, 16 against 3 µs to find that a new session has none).
 CREATE TABLE IF NOT EXISTS event_blocks (
+  id INTEGER PRIMARY KEY,
   session_id TEXT NOT NULL,
   first_seq INTEGER NOT NULL,
   last_seq INTEGER NOT NULL,
-  body TEXT NOT NULL,
-  PRIMARY KEY (session_id, first_seq)
-) WITHOUT ROWID;
+  body TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS journal (
   id INTEGER PRIMARY KEY,
   body TEXT NOT NULL
@@ -72,6 +77,16 @@ const DATA_MIGRATIONS: ReadonlyArray<[version: number, sql: string]> = [
   // 2: blocks this version writes omit each event's sessionId and repeated runIds (sqlite-blocks.ts); older
   // blocks stay as they are and read the same. Nothing moves: the version marks files an older reader must not open.
   [2, ''],
+  // 3: event_blocks becomes a rowid table with an index on (session_id, first_seq) instead of a table clustered
+  // on that key (see SCHEMA). Its rows are copied once, in key order; a new file copies nothing.
+  [
+    3,
+    `CREATE TABLE event_blocks_v3 (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, body TEXT NOT NULL);
+     INSERT INTO event_blocks_v3 (session_id, first_seq, last_seq, body) SELECT session_id, first_seq, last_seq, body FROM event_blocks ORDER BY session_id, first_seq;
+     DROP TABLE event_blocks;
+     ALTER TABLE event_blocks_v3 RENAME TO event_blocks;
+     CREATE UNIQUE INDEX event_blocks_key ON event_blocks(session_id, first_seq);`,
+  ],
 ]
 
 /** The newest `user_version` this version knows; a file past it was written by a newer version and is refused. */
