@@ -140,8 +140,12 @@ test('sqlite store: a version 2 file (blocks clustered on session and seq) has i
   old.pragma('user_version = 2')
   old.close()
 
-  const store = createSqliteStore({ file: path })
+  const told: string[] = []
+  const store = createSqliteStore({ file: path, onMigration: (m) => told.push(m) })
   try {
+    assert.equal(told.length, 2, 'told before and after')
+    assert.match(told[0]!, /upgrading the data to version 3: moving 3 rows, once/)
+    assert.match(told[1]!, /data version 3: 3 rows moved in \d+\.\d s/)
     assert.deepEqual((await store.readEvents('s1', 0, 10)).map((e) => e.seq), [1, 2, 3])
     assert.deepEqual((await store.readEvents('s1', 1, 10)).map((e) => e.seq), [2, 3], 'a page starting inside a block')
     assert.deepEqual((await store.readEvents('s2', 0, 10)).map((e) => e.seq), [1, 2])
@@ -152,6 +156,9 @@ test('sqlite store: a version 2 file (blocks clustered on session and seq) has i
   } finally {
     await store.close()
   }
+  const again: string[] = []
+  await createSqliteStore({ file: path, onMigration: (m) => again.push(m) }).close()
+  assert.deepEqual(again, [], 'nothing to move the second time')
   const check = new Database(path, { readonly: true })
   try {
     assert.equal(check.pragma('user_version', { simple: true }), 3)

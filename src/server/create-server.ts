@@ -123,7 +123,11 @@ async function openBackend(store: Exclude<ServerOptions['store'], RedisUrl>, dat
   if (store === 'memory') return createMemoryStore()
   if (store === undefined || store === 'sqlite') {
     const { createSqliteStore } = await import('../store/sqlite.js')
-    return createSqliteStore({ file: join(dataDir, 'parlance.db'), onCheckpointError: (message) => log.warn({ message }, 'SQLite WAL checkpoint') })
+    return createSqliteStore({
+      file: join(dataDir, 'parlance.db'),
+      onCheckpointError: (message) => log.warn({ message }, 'SQLite WAL checkpoint'),
+      onMigration: (message) => log.info({ file: join(dataDir, 'parlance.db') }, message),
+    })
   }
   return store
 }

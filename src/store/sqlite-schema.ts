@@ -66,13 +66,17 @@ const MIGRATIONS: ReadonlyArray<[column: string, ddl: string]> = [
   ['forked_from', 'ALTER TABLE sessions ADD COLUMN forked_from TEXT'],
 ]
 
-/** Data migrations, by the `user_version` they bring the file to (each runs once, in its own transaction). */
-const DATA_MIGRATIONS: ReadonlyArray<[version: number, sql: string]> = [
+/**
+ * Data migrations, by the `user_version` they bring the file to (each runs once, in its own transaction), with
+ * a query counting the rows it moves (told before and after, as it may take a while on a large file).
+ */
+const DATA_MIGRATIONS: ReadonlyArray<[version: number, sql: string, rows?: string]> = [
   // 1: histories move from the sessions.messages column (a JSON array) into the messages table.
   [
     1,
     `INSERT INTO messages (session_id, idx, body) SELECT s.id, CAST(j.key AS INTEGER), j.value FROM sessions s, json_each(s.messages) j WHERE s.messages != '[]';
      UPDATE sessions SET messages = '[]' WHERE messages != '[]';`,
+    "SELECT COUNT(*) FROM sessions WHERE messages != '[]'",
   ],
   // 2: blocks this version writes omit each event's sessionId and repeated runIds (sqlite-blocks.ts); older
   // blocks stay as they are and read the same. Nothing moves: the version marks files an older reader must not open.
@@ -86,6 +90,7 @@ const DATA_MIGRATIONS: ReadonlyArray<[version: number, sql: string]> = [
      DROP TABLE event_blocks;
      ALTER TABLE event_blocks_v3 RENAME TO event_blocks;
      CREATE UNIQUE INDEX event_blocks_key ON event_blocks(session_id, first_seq);`,
+    'SELECT COUNT(*) FROM event_blocks',
   ],
 ]
 
@@ -95,8 +100,9 @@ const SCHEMA_VERSION = DATA_MIGRATIONS[DATA_MIGRATIONS.length - 1]![0]
 /**
  * Opens the database file (created if missing) in WAL mode with this version's tables, an older file migrated;
  * a file a newer version wrote is refused before anything is written to it. Closed again if any of it fails.
+ * `onMigration` hears what a data migration moves, before and once it is done.
  */
-export function openDatabase(file: string, synchronous: 'normal' | 'full'): Database.Database {
+export function openDatabase(file: string, synchronous: 'normal' | 'full', onMigration?: (message: string) => void): Database.Database {
   const db = new Database(file)
   try {
     const version = db.pragma('user_version', { simple: true }) as number
@@ -107,7 +113,7 @@ export function openDatabase(file: string, synchronous: 'normal' | 'full'): Data
     db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
     db.pragma('busy_timeout = 5000')
     db.exec(SCHEMA)
-    migrate(db, version)
+    migrate(db, version, onMigration)
     return db
   } catch (err) {
     db.close()
@@ -115,15 +121,19 @@ export function openDatabase(file: string, synchronous: 'normal' | 'full'): Data
   }
 }
 
-function migrate(db: Database.Database, version: number): void {
+function migrate(db: Database.Database, version: number, onMigration?: (message: string) => void): void {
   const have = new Set((db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name))
   for (const [column, ddl] of MIGRATIONS) if (!have.has(column)) db.exec(ddl)
-  for (const [to, sql] of DATA_MIGRATIONS) {
+  for (const [to, sql, rows] of DATA_MIGRATIONS) {
     if (version >= to) continue
+    const n = rows && onMigration ? (db.prepare<[], number>(rows).pluck().get() ?? 0) : 0
+    const started = performance.now()
+    if (n > 0) onMigration!(`upgrading the data to version ${to}: moving ${n.toLocaleString('en-US')} rows, once`)
     db.transaction(() => {
       db.exec(sql)
       db.pragma(`user_version = ${to}`)
     })()
+    if (n > 0) onMigration!(`data version ${to}: ${n.toLocaleString('en-US')} rows moved in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }
 }
 

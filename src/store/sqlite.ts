@@ -39,6 +39,8 @@ export interface SqliteStoreOptions {
   checkpoint?: 'worker' | 'inline'
   /** Told when a background checkpoint fails or its worker stops (the store then checkpoints inline). */
   onCheckpointError?: (message: string) => void
+  /** Told before and after opening the file upgrades its data (a migration that moves rows). */
+  onMigration?: (message: string) => void
 }
 
 /**
@@ -107,7 +109,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   }
   let db: Database.Database
   try {
-    db = openDatabase(options.file, options.synchronous ?? 'normal')
+    db = openDatabase(options.file, options.synchronous ?? 'normal', options.onMigration)
   } catch (err) {
     unlock()
     throw new Error(`cannot open the SQLite database ${options.file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
