@@ -48,7 +48,7 @@ interface Config {
   args: string[]
 }
 
-/** The raw ws server made durable (bench/servers/raw-ws-paced-durable.ts). */
+/** The raw ws server made durable (bench/servers/raw-ws-paced.ts --data FILE). */
 const FLOOR = 'raw ws + SQLite (durable floor)'
 
 /** p99 delay at or under which a step passes (ms). */
@@ -137,7 +137,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const parlance = (data: string) => ['--store', 'sqlite', '--data', join(ctx.tmp, data), '--agent', 'bench/agents/paced.ts', '--limits', limits]
   const configs: Config[] = [
     { name: 'raw ws', transport: 'HAI /ws', role: 'raw', mode: 'ws', path: '/', script: 'bench/servers/raw-ws-paced.ts', args: [] },
-    { name: FLOOR, transport: 'HAI /ws', role: 'floor', mode: 'ws', path: '/', script: 'bench/servers/raw-ws-paced-durable.ts', args: ['--data', join(ctx.tmp, 'floor', 'frames.db')] },
+    { name: FLOOR, transport: 'HAI /ws', role: 'floor', mode: 'ws', path: '/', script: 'bench/servers/raw-ws-paced.ts', args: ['--data', join(ctx.tmp, 'floor', 'frames.db')] },
     { name: 'Parlance HAI, SQLite', transport: 'HAI /ws', role: 'parlance', mode: 'ws', path: '/ws', script: 'bench/servers/parlance.ts', args: parlance('hai') },
     { name: 'raw SSE', transport: 'AG-UI SSE', role: 'raw', mode: 'sse', path: '/agui', script: 'bench/servers/raw-sse-paced.ts', args: [] },
     { name: 'Parlance AG-UI, SQLite', transport: 'AG-UI SSE', role: 'parlance', mode: 'sse', path: '/agui', script: 'bench/servers/parlance.ts', args: parlance('agui') },
@@ -252,7 +252,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     description:
       `N sessions (${sizes.map((n) => n.toLocaleString('en-US')).join(' and ')}), each streaming ${p.tokens} tokens one every ${p.ms} ms: Parlance (SQLite store) runs bench/agents/paced.ts, whose \`run\` makes one \`ctx.say\` of an async iterable that awaits one timer per token, token i due i·${p.ms} ms after the run started (an LLM-like stream), ` +
       'over HAI (`/ws`) and over AG-UI (`POST /agui`, SSE). Baselines: a bare `ws` server pacing the identical HAI `assistant_message_chunk` frames, and a bare node:http SSE server pacing the identical AG-UI `TEXT_MESSAGE_CONTENT` events, on the same timer-per-token schedule. ' +
-      `For HAI, a second reference: the same bare ws server made durable at the least cost (${FLOOR}, bench/servers/raw-ws-paced-durable.ts): the frames of one event-loop tick are appended in one SQLite transaction (WAL, synchronous NORMAL, a row per frame holding its text, no index, SQLite's own checkpoints) before they are sent — write-before-send with nothing else, the floor under any durable gateway; its ratios are to the raw ws server like the others'. ` +
+      `For HAI, a second reference: the same bare ws server made durable at the least cost (${FLOOR}, bench/servers/raw-ws-paced.ts --data): the frames of one event-loop tick are appended in one SQLite transaction (WAL, synchronous NORMAL, a row per frame holding its text, no index, SQLite's own checkpoints) before they are sent — write-before-send with nothing else, the floor under any durable gateway; its ratios are to the raw ws server like the others'. ` +
       'The schedule is absolute, not chained (MS after the previous token): chained timers add up each timer\'s sub-millisecond lateness along a run (one session on a bare ws server: p99 36 ms over 200 tokens), so the figure would measure timer granularity; with an absolute schedule a late server finds overdue tokens ready, as with a model\'s stream, and its lag shows at the client. ' +
       `One load-generator process drives every configuration (ws: the N sockets are connected first, not measured); the session starts are spread evenly over ${p.rampMs.toLocaleString('en-US')} ms, and Parlance's rate limits are raised instead (\`--limits\`: per-connection and per-address rates, \`maxConcurrentRuns\` and \`maxSessionsPerPrincipal\` off), so the default limits do not shape the load. ` +
       'Server CPU = utime+stime of the server process from /proc/<pid>/stat before `go` and after the last run ended, over the tokens received. ' +
