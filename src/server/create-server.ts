@@ -123,10 +123,11 @@ async function openBackend(store: Exclude<ServerOptions['store'], RedisUrl>, dat
   if (store === 'memory') return createMemoryStore()
   if (store === undefined || store === 'sqlite') {
     const { createSqliteStore } = await import('../store/sqlite.js')
+    const file = join(dataDir, 'parlance.db')
     return createSqliteStore({
-      file: join(dataDir, 'parlance.db'),
+      file,
       onCheckpointError: (message) => log.warn({ message }, 'SQLite WAL checkpoint'),
-      onMigration: (message) => log.info({ file: join(dataDir, 'parlance.db') }, message),
+      onMigration: (message) => log.info({ file }, message),
     })
   }
   return store

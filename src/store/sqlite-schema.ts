@@ -127,13 +127,14 @@ function migrate(db: Database.Database, version: number, onMigration?: (message:
   for (const [to, sql, rows] of DATA_MIGRATIONS) {
     if (version >= to) continue
     const n = rows && onMigration ? (db.prepare<[], number>(rows).pluck().get() ?? 0) : 0
+    const tell = n > 0 ? onMigration : undefined
     const started = performance.now()
-    if (n > 0) onMigration!(`upgrading the data to version ${to}: moving ${n.toLocaleString('en-US')} rows, once`)
+    tell?.(`upgrading the data to version ${to}: moving ${n.toLocaleString('en-US')} rows, once`)
     db.transaction(() => {
       db.exec(sql)
       db.pragma(`user_version = ${to}`)
     })()
-    if (n > 0) onMigration!(`data version ${to}: ${n.toLocaleString('en-US')} rows moved in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    tell?.(`data version ${to}: ${n.toLocaleString('en-US')} rows moved in ${((performance.now() - started) / 1000).toFixed(1)} s`)
   }
 }
 

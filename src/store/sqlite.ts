@@ -6,7 +6,7 @@ import { lockFile } from './file-lock.js'
 import { decodeBlock, encodeBlock } from './sqlite-blocks.js'
 import { checkpointInBackground, type Checkpointer } from './sqlite-checkpointer.js'
 import { openDatabase, prepareStatements, recordOf } from './sqlite-schema.js'
-import type { CommitUnit, ForkOrigin, SessionSummary, SessionWrite, StoreBackend } from './types.js'
+import { COSTLY_COMMIT_WINDOW_MS, type CommitUnit, type ForkOrigin, type SessionSummary, type SessionWrite, type StoreBackend } from './types.js'
 
 /** Options of the SQLite backend. */
 export interface SqliteStoreOptions {
@@ -330,7 +330,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   return {
     kind: 'sqlite',
     // With WAL and synchronous NORMAL a commit is an append to the WAL file, cheap enough for every tick; FULL fsyncs it.
-    ...(options.synchronous === 'full' ? { commitWindowMs: 2 } : {}),
+    ...(options.synchronous === 'full' ? { commitWindowMs: COSTLY_COMMIT_WINDOW_MS } : {}),
     async commit(unit) {
       commitUnit(unit)
     },

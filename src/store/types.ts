@@ -61,6 +61,9 @@ export interface SessionSummary {
   forkedFrom?: ForkOrigin
 }
 
+/** The commit window a backend asks for when each commit pays a round trip or an fsync (ms). */
+export const COSTLY_COMMIT_WINDOW_MS = 2
+
 /**
  * Storage only: seq assignment, per-tick batching and replay paging live in
  * shared code (`EventStore`), so a backend implements just these calls and

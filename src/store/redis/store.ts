@@ -1,7 +1,7 @@
 import type { Redis, RedisOptions } from 'ioredis'
 import type { Principal, SessionId, StoredEvent } from '../../core/index.js'
 import { StoreConflict } from '../conflict.js'
-import type { CommitUnit, ForkOrigin, SessionRecord, SessionSummary, StoreBackend } from '../types.js'
+import { COSTLY_COMMIT_WINDOW_MS, type CommitUnit, type ForkOrigin, type SessionRecord, type SessionSummary, type StoreBackend } from '../types.js'
 import { defineCommit } from './commit.js'
 import { connectRedis, unreachable, withTimeout } from './connection.js'
 import { redisKeys } from './keys.js'
@@ -54,7 +54,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
   return {
     kind: 'redis',
     // A commit is a round trip: under load, ticks share one (see StoreBackend.commitWindowMs).
-    commitWindowMs: 2,
+    commitWindowMs: COSTLY_COMMIT_WINDOW_MS,
     redis,
     prefix,
     async commit(unit: CommitUnit) {
