@@ -5,25 +5,44 @@ import type { StoredEvent } from '../core/index.js'
 // is ~115 bytes instead of ~188 (its session id and run id were 40 % of it), which the store writes, the WAL
 // and checkpoints copy, and a replay parses. Blocks an older version wrote carry both on every event and read
 // the same way: a field present is kept.
+//
+// Streamed deltas — nearly every event of a paced stream — are serialized by hand: their shape is fixed
+// (`type`, `messageId`, `delta`, then the stored fields), so no copy of the event without its ids is needed
+// (0.44 instead of 0.66 µs per event, the insert included). Every other event is copied and JSON.stringify'd.
+// (The journal row stays JSON.stringify of the whole events: built by hand, the string costs as much to
+// flatten for the insert as JSON.stringify saves.)
+
+const json = JSON.stringify
+
+/** A streamed delta's JSON with `ids` (`,"runId":…` or nothing) spliced in; null for any other event. */
+function deltaJson(e: StoredEvent, ids: string): string | null {
+  if (e.type !== 'text.delta' && e.type !== 'reasoning.delta') return null
+  return `{"type":"${e.type}","messageId":${json(e.messageId)},"delta":${json(e.delta)}${ids},"seq":${e.seq},"ts":${e.ts}}`
+}
 
 /** The body of a block holding `events[from..to)` (one session's, consecutive). */
 export function encodeBlock(events: readonly StoredEvent[], from: number, to: number): string {
-  const out = new Array<Record<string, unknown>>(to - from)
+  let s = '['
   let run: string | undefined
   for (let i = from; i < to; i++) {
-    const e = events[i]! as unknown as Record<string, unknown>
-    const r: Record<string, unknown> = {}
-    for (const k in e) {
-      if (k === 'sessionId') continue
-      if (k === 'runId') {
-        if (e.runId === run) continue
-        run = e.runId as string
-      }
-      r[k] = e[k]
-    }
-    out[i - from] = r
+    const e = events[i]!
+    const newRun = e.runId !== run
+    run = e.runId
+    if (i > from) s += ','
+    s += deltaJson(e, newRun ? `,"runId":${json(run)}` : '') ?? json(withoutIds(e, newRun))
   }
-  return JSON.stringify(out)
+  return s + ']'
+}
+
+/** `e` without `sessionId`, and without `runId` unless `keepRun`. */
+function withoutIds(e: StoredEvent, keepRun: boolean): Record<string, unknown> {
+  const src = e as unknown as Record<string, unknown>
+  const r: Record<string, unknown> = {}
+  for (const k in src) {
+    if (k === 'sessionId' || (k === 'runId' && !keepRun)) continue
+    r[k] = src[k]
+  }
+  return r
 }
 
 /** The events of a block of `sessionId`, whole again. */
