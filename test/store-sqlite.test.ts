@@ -256,6 +256,33 @@ test('sqlite store: each commit is one journal row; a session\'s events move int
   }
 })
 
+test('sqlite store: once commits stop, the tails they left are compacted without waiting for the next commit, a slice per macrotask', async () => {
+  const path = file()
+  const s = createSqliteStore({ file: path, compactAfterMs: 40, directEvents: 1000 })
+  try {
+    // 100 sessions with 3 journaled events each: more tails than one commit compacts (32).
+    for (let seq = 1; seq <= 3; seq++) {
+      const ids = Array.from({ length: 100 }, (_, i) => `q${i}`)
+      await s.commit({ events: ids.map((id) => ev(id, seq)), sessions: ids.map((id) => rec(id, { lastSeq: seq })) })
+    }
+    assert.equal(rows(path, 'journal'), 3)
+    assert.equal(rows(path, 'event_blocks'), 0)
+    // Watched from the same phase the slices run in, so the event loop turns between them are seen.
+    const seen = new Set<number>()
+    const deadline = Date.now() + 5_000
+    while (rows(path, 'journal') > 0 && Date.now() < deadline) {
+      seen.add(rows(path, 'event_blocks'))
+      await new Promise((r) => setImmediate(r))
+    }
+    assert.equal(rows(path, 'journal'), 0, 'every tail was compacted while no commit came')
+    assert.equal(rows(path, 'event_blocks'), 100)
+    assert.ok([...seen].some((n) => n > 0 && n < 100), `the event loop ran between slices (block counts seen: ${[...seen].join(', ')})`)
+    assert.deepEqual((await s.readEvents('q99', 0, 10)).map((e) => e.seq), [1, 2, 3])
+  } finally {
+    await s.close()
+  }
+})
+
 test('sqlite store: a session with compactEvents or more in one commit skips the journal (its events are written once, as a block, with its tail)', async () => {
   const path = file()
   const s = createSqliteStore({ file: path, compactEvents: 4, compactAfterMs: 60_000 })
