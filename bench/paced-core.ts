@@ -11,7 +11,7 @@
 //   memory, sqlite  + that store (sqlite: a fresh file in the OS temp dir, checkpoints as configured by default)
 //   memory+hai, sqlite+hai   + a subscriber encoding every batch with the HAI encoder into Buffers (no socket)
 // Env: CHECKPOINT=inline runs SQLite's own checkpoints instead of the worker (to compare); COMPACT=off never moves
-// the journal into blocks during the run (what compaction costs); WINDOW=MS sets the group-commit window (default 2).
+// the journal into blocks during the run (what compaction costs); WINDOW=MS sets the group-commit window (default: the store's, 0 for SQLite).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -156,7 +156,7 @@ process.stdout.write(
     cpuMsPer1kTokens: r1((cpuMs / Math.max(1, tokens)) * 1000),
     gc: { count: gcCount, ms: Math.round(gcMs) },
     loopDelayMs: { p50: r1(loop.percentile(50) / 1e6), p99: r1(loop.percentile(99) / 1e6), max: r1(loop.max / 1e6) },
-    ...(commits.length ? { commits: { count: commits.length, eventsPerCommit: r1(commitEvents / commits.length), p99Ms: r1(q(0.99)), maxMs: r1(q(1)), over5ms: sorted.filter((m) => m > 5).length } } : {}),
+    ...(commits.length ? { commits: { count: commits.length, eventsPerCommit: r1(commitEvents / commits.length), msPer1kTokens: r1((commits.reduce((a, b) => a + b, 0) / Math.max(1, tokens)) * 1000), p99Ms: r1(q(0.99)), maxMs: r1(q(1)), over5ms: sorted.filter((m) => m > 5).length } } : {}),
   })}\n`,
 )
 process.exit(0)

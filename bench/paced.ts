@@ -149,6 +149,11 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const searched = new Map<string, { lo: number; hi: number; trail: string[]; cpuShare: number }>()
   try {
     for (const c of configs) servers.push(await startServer(c.script, c.args))
+    // One unmeasured step per server first: a fresh process's first streams run while V8 is still compiling
+    // their code (Parlance at 400 sessions, 20 s idle before each step: p99 15–39 ms on a fresh server's first
+    // step, 5–13 ms on the next ones), and a gateway in service is warm. Every configuration gets the same.
+    const warm: Params = { tokens: 40, ms: p.ms, rampMs: p.rampMs / 5 }
+    for (const [i, c] of configs.entries()) await load.step(servers[i]!, c, quick ? 20 : 200, warm, `paced-${process.pid}-warm-${i}`)
     const measure = async (i: number, n: number): Promise<Step> => {
       const c = configs[i]!
       const s = await load.step(servers[i]!, c, n, p, `paced-${process.pid}-${++stepNo}`)
@@ -254,7 +259,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       'over HAI (`/ws`) and over AG-UI (`POST /agui`, SSE). Baselines: a bare `ws` server pacing the identical HAI `assistant_message_chunk` frames, and a bare node:http SSE server pacing the identical AG-UI `TEXT_MESSAGE_CONTENT` events, on the same timer-per-token schedule. ' +
       `For HAI, a second reference: the same bare ws server made durable at the least cost (${FLOOR}, bench/servers/raw-ws-paced.ts --data): the frames of one event-loop tick are appended in one SQLite transaction (WAL, synchronous NORMAL, a row per frame holding its text, no index, SQLite's own checkpoints) before they are sent — write-before-send with nothing else, the floor under any durable gateway; its ratios are to the raw ws server like the others'. ` +
       'The schedule is absolute, not chained (MS after the previous token): chained timers add up each timer\'s sub-millisecond lateness along a run (one session on a bare ws server: p99 36 ms over 200 tokens), so the figure would measure timer granularity; with an absolute schedule a late server finds overdue tokens ready, as with a model\'s stream, and its lag shows at the client. ' +
-      `One load-generator process drives every configuration (ws: the N sockets are connected first, not measured); the session starts are spread evenly over ${p.rampMs.toLocaleString('en-US')} ms, and Parlance's rate limits are raised instead (\`--limits\`: per-connection and per-address rates, \`maxConcurrentRuns\` and \`maxSessionsPerPrincipal\` off), so the default limits do not shape the load. ` +
+      `One load-generator process drives every configuration (ws: the N sockets are connected first, not measured), and each server first gets one unmeasured warm-up step (${quick ? 20 : 200} sessions × 40 tokens), so no figure includes a fresh process compiling its code; the session starts are spread evenly over ${p.rampMs.toLocaleString('en-US')} ms, and Parlance's rate limits are raised instead (\`--limits\`: per-connection and per-address rates, \`maxConcurrentRuns\` and \`maxSessionsPerPrincipal\` off), so the default limits do not shape the load. ` +
       'Server CPU = utime+stime of the server process from /proc/<pid>/stat before `go` and after the last run ended, over the tokens received. ' +
       `Token delay: delay_i = arrival_i − (arrival_r + (i − r)·${p.ms} ms) at the client for every token i of a run, where r is the run's least-delayed token (the r minimising arrival_r − r·${p.ms} ms; usually the first, and then this is arrival_i − (arrival_0 + i·${p.ms} ms)): the client cannot know the server's schedule, and a first token that was itself late would make later delays negative. p50/p99 over all tokens of all sessions, one figure per repetition; a token that never arrived counts from its expected time to the end of the step (a lower bound). ` +
       `Largest N: from the fixed sizes, doubling up (to ${searchCap.toLocaleString('en-US')}) or halving down, then geometric bisection, one run per step, at most ${searchSteps} steps per configuration; a step passes when p99 ≤ ${P99_MAX_MS} ms with no token missing.`,
