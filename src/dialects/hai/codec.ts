@@ -1,16 +1,24 @@
 import type { Codec, Command, StoredEvent } from '../../core/index.js'
 import { decode } from './decode.js'
-import { encode as encodeEvent, encodeError, encodeHistory, haiView, type HaiView } from './encode.js'
+import { chunkFrame, chunkView, encode as encodeEvent, encodeError, encodeHistory, haiView, type HaiView } from './encode.js'
 import { HAI_ERROR_CODES } from './errors.js'
 
 /**
  * Encodes a batch for one view. The view names the session and the agent of the run being streamed; a
- * `run.started` for another agent yields a new view, so every frame of that run carries its `agent_id`.
+ * `run.started` for another agent yields a new view, so every frame of that run carries its `agent_id`. A
+ * streamed token (`text.delta`) is the hot path: its frame is its content spliced before the tail its message
+ * shares, which the view keeps from one batch to the next.
  */
 function encode(events: readonly StoredEvent[], view: HaiView): { frames: string[]; view: HaiView } {
   const frames: string[] = []
   let v = view
   for (const e of events) {
+    if (e.type === 'text.delta') {
+      const cv = chunkView(v, e.messageId)
+      v = cv
+      frames.push(chunkFrame(e.delta, e.seq, cv.chunk))
+      continue
+    }
     if (e.type === 'run.started' && e.agent !== v.agentId) v = haiView(v.sessionId, e.agent)
     for (const f of encodeEvent(e, v)) frames.push(f)
   }

@@ -8,6 +8,28 @@ export interface HaiView {
   readonly agentId: string
   /** `"session_id":…,"agent_id":…` ready to splice into a frame. */
   readonly ids: string
+  /**
+   * The frame tail of the message being streamed, made once per message instead of once per token (a memo:
+   * not part of what the view means, nor of its share key).
+   */
+  readonly chunk?: ChunkTail
+}
+
+/** Everything of a streamed chunk's frame after its content, up to its seq. */
+export interface ChunkTail {
+  readonly messageId: string
+  readonly tail: string
+}
+
+/** The view with `messageId`'s chunk tail memoized (the same view when it already has it). */
+export function chunkView(view: HaiView, messageId: string): HaiView & { readonly chunk: ChunkTail } {
+  if (view.chunk?.messageId === messageId) return view as HaiView & { readonly chunk: ChunkTail }
+  return { ...view, chunk: { messageId, tail: `,"message_id":${json(messageId)},${view.ids},"is_final":false,"seq":` } }
+}
+
+/** A `text.delta`'s frame. */
+export function chunkFrame(delta: string, seq: number, chunk: ChunkTail): string {
+  return `{"type":"assistant_message_chunk","content":${json(delta)}${chunk.tail}${seq}}`
 }
 
 /** Builds the view the encoder needs for one session. */
@@ -26,7 +48,7 @@ const json = JSON.stringify
 export function encode(e: StoredEvent, view: HaiView): string[] {
   switch (e.type) {
     case 'text.delta':
-      return [`{"type":"assistant_message_chunk","content":${json(e.delta)},"message_id":${json(e.messageId)},${view.ids},"is_final":false,"seq":${e.seq}}`]
+      return [chunkFrame(e.delta, e.seq, chunkView(view, e.messageId).chunk)]
     case 'text.end':
       return [`{"type":"assistant_message_chunk","content":"","message_id":${json(e.messageId)},${view.ids},"is_final":true,"seq":${e.seq}}`]
     case 'status':
