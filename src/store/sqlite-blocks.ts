@@ -6,30 +6,36 @@ import type { StoredEvent } from '../core/index.js'
 // and checkpoints copy, and a replay parses. Blocks an older version wrote carry both on every event and read
 // the same way: a field present is kept.
 //
-// Streamed deltas — nearly every event of a paced stream — are serialized by hand: their shape is fixed
-// (`type`, `messageId`, `delta`, then the stored fields), so no copy of the event without its ids is needed
-// (0.44 instead of 0.66 µs per event, the insert included). Every other event is copied and JSON.stringify'd.
+// Streamed deltas — nearly every event of a stream — are serialized by hand: their shape is fixed (`type`,
+// `messageId`, `delta`, then the stored fields), so no copy of the event without its ids is needed, and the
+// part before the text is made once per message (0.44 instead of 0.66 µs per event, the insert included,
+// before that memo). Every other event is copied and JSON.stringify'd.
 // (The journal row stays JSON.stringify of the whole events: built by hand, the string costs as much to
 // flatten for the insert as JSON.stringify saves.)
 
 const json = JSON.stringify
 
-/** A streamed delta's JSON with `ids` (`,"runId":…` or nothing) spliced in; null for any other event. */
-function deltaJson(e: StoredEvent, ids: string): string | null {
-  if (e.type !== 'text.delta' && e.type !== 'reasoning.delta') return null
-  return `{"type":"${e.type}","messageId":${json(e.messageId)},"delta":${json(e.delta)}${ids},"seq":${e.seq},"ts":${e.ts}}`
-}
-
 /** The body of a block holding `events[from..to)` (one session's, consecutive). */
 export function encodeBlock(events: readonly StoredEvent[], from: number, to: number): string {
   let s = '['
   let run: string | undefined
+  // A delta's JSON up to its text, made once per streamed message instead of once per token.
+  let headType = ''
+  let headId = ''
+  let head = ''
   for (let i = from; i < to; i++) {
     const e = events[i]!
     const newRun = e.runId !== run
     run = e.runId
     if (i > from) s += ','
-    s += deltaJson(e, newRun ? `,"runId":${json(run)}` : '') ?? json(withoutIds(e, newRun))
+    if (e.type === 'text.delta' || e.type === 'reasoning.delta') {
+      if (e.type !== headType || e.messageId !== headId) {
+        headType = e.type
+        headId = e.messageId
+        head = `{"type":"${e.type}","messageId":${json(e.messageId)},"delta":`
+      }
+      s += `${head}${json(e.delta)}${newRun ? `,"runId":${json(run)}` : ''},"seq":${e.seq},"ts":${e.ts}}`
+    } else s += json(withoutIds(e, newRun))
   }
   return s + ']'
 }
