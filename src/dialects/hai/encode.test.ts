@@ -375,3 +375,27 @@ test('the batch codec: frames as per event; a run of another agent names that ag
   const again = hai.encode([ev({ type: 'text.delta', messageId: 'm2', delta: 'c' })], out.view)
   assert.equal(again.view, out.view, 'a batch that learns nothing returns the same view')
 })
+
+test('the batch codec: chunks of messages in any order, over any batches, are the frames each event makes alone (the view memoizes a tail per message)', () => {
+  const piece = fc.record({ messageId: fc.constantFrom('m1', 'm2', 'msg "3"'), delta: fc.string({ unit: 'binary' }), cut: fc.boolean() })
+  fc.assert(
+    fc.property(fc.array(piece, { minLength: 1, maxLength: 20 }), (pieces) => {
+      const events = pieces.map((p, i) => ({ ...ev({ type: 'text.delta', messageId: p.messageId, delta: p.delta }), seq: i + 1 }))
+      const alone = events.flatMap((e) => encode(e, haiView('s "1"', 'demo')))
+      let view = hai.view('s "1"', 'demo')
+      const frames: string[] = []
+      let batch: StoredEvent[] = []
+      events.forEach((e, i) => {
+        batch.push(e)
+        if (pieces[i]!.cut || i === events.length - 1) {
+          const out = hai.encode(batch, view)
+          frames.push(...out.frames)
+          view = out.view
+          batch = []
+        }
+      })
+      assert.deepEqual(frames, alone)
+      assert.equal(hai.shareKey(view), haiView('s "1"', 'demo').ids, 'the memo is not part of the share key')
+    }),
+  )
+})
