@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, WebSocket, type RawData } from 'ws'
 import { newId, type CloseReason, type Connection, type Principal } from '../core/index.js'
+import { textFrames } from './ws-frames.js'
 
 /** Options of the WebSocket transport. */
 export interface WsTransportOptions {
@@ -29,14 +30,19 @@ const MIN_TICK_MS = 100
 /** Send options for a Buffer that holds text. */
 const TEXT = { binary: false } as const
 
-/** The one private member of `ws` we touch: the socket, to cork a batch of frames into one write. */
-interface Corkable {
-  _socket?: { cork(): void; uncork(): void }
+/**
+ * The one private member of `ws` we touch: its socket, to write a batch of frames framed here in one write.
+ * Safe because the server disables permessage-deflate (so `ws` never queues frames while compressing) and
+ * every write, ours or `ws`'s, is whole frames from this thread; `ws.bufferedAmount` counts the socket's
+ * buffer, so flow control sees our bytes too.
+ */
+interface WithSocket {
+  _socket?: { write(data: Buffer): boolean } | null
 }
 
 /**
  * WebSocket transport on `ws`: upgrades requests, exposes each socket as a
- * `Connection`, writes a batch of frames corked into one syscall, drops slow
+ * `Connection`, writes a batch of frames framed into one Buffer and one write, drops slow
  * consumers and pings to find dead peers. Knows nothing about agents.
  */
 export class WsTransport {
@@ -110,8 +116,25 @@ export class WsTransport {
     this.wss.close()
   }
 
+  /**
+   * The last batch framed, by identity: a session's subscribers with equal views are sent the very same frames
+   * array one after another (see `EncodeCache`), so a batch fanned out to many sockets is framed once.
+   */
+  private lastFrames: readonly WsFrame[] | null = null
+  private lastBytes: Buffer | null = null
+
+  /** `frames` framed into one Buffer (the last batch's, when it is the same array). */
+  private framed(frames: readonly WsFrame[]): Buffer {
+    if (frames !== this.lastFrames) {
+      this.lastBytes = textFrames(frames)
+      this.lastFrames = frames
+    }
+    return this.lastBytes!
+  }
+
   private wrap(ws: WebSocket, principal: Principal, remoteAddress: string): Connection<WsFrame> {
     const maxBuffered = this.options.maxOutboundBufferBytes
+    const framed = (frames: readonly WsFrame[]) => this.framed(frames)
     const conn: Connection<WsFrame> = {
       id: newId('conn'),
       principal,
@@ -122,14 +145,9 @@ export class WsTransport {
           ws.close(4008, `slow consumer: more than ${maxBuffered} bytes unread; reconnect and resume from your last seq`)
           return false
         }
-        if (frames.length === 1) {
-          ws.send(frames[0]!, TEXT)
-          return true
-        }
-        const sock = (ws as unknown as Corkable)._socket
-        sock?.cork()
-        for (const f of frames) ws.send(f, TEXT)
-        sock?.uncork()
+        const sock = (ws as unknown as WithSocket)._socket
+        if (sock) sock.write(framed(frames))
+        else for (const f of frames) ws.send(f, TEXT)
         return true
       },
       get bufferedBytes() {
