@@ -38,7 +38,8 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     limits:
       'CPU. Server and client share 2 cores, and the client parses nothing, so the server thread is the bottleneck: per event Parlance runs the agent generator, ' +
       'folds the event into the conversation model, stamps seq/ts, batches it into the group commit (SQLite: one transaction per tick, storing the tick\'s events of a session as one JSON-array row), ' +
-      'then encodes the HAI frame and writes it. The raw server only builds the frame string.',
+      'then encodes the HAI frame; the WebSocket transport frames a committed batch into one Buffer and writes it once (src/transports/ws-frames.ts). ' +
+      'The raw server only builds the frame string and sends each through `ws.send`, corked per batch; that per-frame path (a header Buffer, an options object and two buffered writes per frame) is what Parlance\'s own framing avoids.',
     notes: [],
   }
 }

@@ -53,7 +53,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     tables: [t],
     targets: [{ text: 'replay ≥ 200,000 events/s from SQLite', measured: `${Math.round(r.median).toLocaleString('en-US')} events/s (${r.ratio.toFixed(2)}× live)`, met: r.median >= 200_000 }],
     limits:
-      'CPU in the server: replay reads pages of `replayPageSize` (5,000) events from SQLite, parses each row\'s JSON, encodes each as a HAI frame and writes corked; no agent and no commit run. ' +
+      'CPU in the server: replay reads pages of `replayPageSize` (5,000) events from SQLite, parses each row\'s JSON, encodes each as a HAI frame and writes each page as one framed Buffer; no agent and no commit run. ' +
       'The client on the other core has to receive and scan every frame.',
     notes: [],
   }
