@@ -308,12 +308,16 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   let commits = 0
   const quiet = setTimeout(function compactQuiet(seen = commits): void {
     if (!db.open || tails.size === 0 || commits !== seen) return
+    const before = tails.size
     try {
       commitUnit(NOTHING)
     } catch {
       return
     }
-    if (tails.size > 0) setImmediate(compactQuiet, seen)
+    // None due yet (the wall clock is behind the timer's): wait again rather than spin.
+    if (tails.size === 0) return
+    if (tails.size < before) setImmediate(compactQuiet, seen)
+    else quiet.refresh()
   }, compactAfterMs).unref()
 
   return {

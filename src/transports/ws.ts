@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, WebSocket, type RawData } from 'ws'
 import { newId, type CloseReason, type Connection, type Principal } from '../core/index.js'
-import { textFrames } from './ws-frames.js'
+import { textFrames, type TextFrame } from './ws-frames.js'
 
 /** Options of the WebSocket transport. */
 export interface WsTransportOptions {
@@ -20,7 +20,7 @@ export interface WsTransportOptions {
 }
 
 /** A frame the WebSocket transport writes: text, or text already converted to UTF-8 bytes (sent as a text frame). */
-export type WsFrame = string | Buffer
+export type WsFrame = TextFrame
 
 /** Heartbeat slots at most (a 15 s interval pings a sixtieth of the sockets every 250 ms)… */
 const HEARTBEAT_SLOTS = 60
