@@ -208,7 +208,7 @@ test('append returns true at the high-water mark; drained() resolves after the c
   await store.flush()
 })
 
-test('the high-water mark is per session: a burst of many sessions commits each whole; the total mark holds them all', async () => {
+test('the high-water mark is per session: a burst of many sessions commits each whole; at the total mark the commit starts at once, or, with one in flight, everyone waits', async () => {
   const backend = new RecordingBackend()
   const store = new EventStore(backend, { highWaterEvents: 3, totalHighWaterEvents: 8 })
   const writers = ['a', 'b', 'c'].map((id) => new Writer(id))
@@ -216,24 +216,30 @@ test('the high-water mark is per session: a burst of many sessions commits each 
   // Two events each: under a session's mark (3), although together (6) over it.
   for (const w of writers) for (let i = 0; i < 2; i++) assert.equal(store.append(w, w.event()), false)
   await store.drained(a) // resolves at once
+  const release = backend.hold()
   assert.equal(store.append(a, a.event()), true, "a's third event reaches its own mark")
-  let aGoes = false
-  const aWait = store.drained(a).then(() => (aGoes = true))
-  await store.drained(b) // b is still under its mark
-  assert.equal(store.append(b, b.event()), true, 'b reaches its own mark (3), the total (8) is not reached')
-  assert.equal(store.append(c, c.event()), true, 'c too; and now 9 ≥ 8 pending in all')
+  assert.equal(backend.attempts, 0, 'nothing is committed before the total mark or the end of the tick')
+  assert.equal(store.append(b, b.event()), true, 'b reaches its own mark (3); 8 pending in all reach the total…')
+  assert.equal(backend.attempts, 1, '…so their commit starts at once, inside the append')
+  assert.equal(backend.committed.length, 0, 'still in flight (held)')
+  // With that commit in flight, a new burst that reaches the total mark makes everyone wait.
+  for (let i = 0; i < 2; i++) assert.equal(store.append(c, c.event()), false, 'c starts over below its mark')
+  for (const w of [a, b]) for (let i = 0; i < 2; i++) store.append(w, w.event())
+  assert.equal(store.append(c, c.event()), true, 'c reaches its mark')
+  assert.equal(store.append(a, a.event()), true, '8 pending again, with a commit in flight: everyone waits')
   let anyGoes = false
-  const cWait = store.drained().then(() => (anyGoes = true))
-  await backend.nextCommit()
-  assert.equal(aGoes || anyGoes, false, 'nobody goes on before the commit')
+  const anyWait = store.drained().then(() => (anyGoes = true))
+  assert.equal(backend.attempts, 1, 'no second commit while one is in flight')
+  await new Promise((r) => setImmediate(r))
+  assert.equal(anyGoes, false, 'nobody goes on before the commit')
+  release()
   await store.flush()
-  await Promise.all([aWait, cWait])
-  // Every session's burst went in the one commit, in order.
-  assert.equal(backend.committed.length, 1)
-  assert.deepEqual(ids(backend.committed[0]!.events), ['a#1', 'a#2', 'a#3', 'b#1', 'b#2', 'b#3', 'c#1', 'c#2', 'c#3'])
+  await anyWait
+  assert.deepEqual(ids(backend.committed[0]!.events), ['a#1', 'a#2', 'a#3', 'b#1', 'b#2', 'b#3', 'c#1', 'c#2'], 'the first burst, each session whole, in order')
+  assert.deepEqual(ids(backend.committed[1]!.events), ['c#3', 'c#4', 'c#5', 'a#4', 'a#5', 'a#6', 'b#4', 'b#5'])
   assert.deepEqual(
     writers.map((w) => w.delivered.length),
-    [3, 3, 3],
+    [6, 5, 5],
   )
 })
 

@@ -95,12 +95,25 @@ export class EventStore {
     this.stallMs = options.stallMs ?? 10_000
   }
 
-  /** Queues one event; returns true when the caller should `await drained(owner)` before producing more. */
+  /**
+   * Queues one event; returns true when the caller should `await drained(owner)` before producing more.
+   *
+   * When the pending events of all listeners reach the total mark and no commit is in flight, that commit
+   * starts now, inside this call, instead of at the end of the tick, and producers go on: in a burst of
+   * thousands of sessions answering at once, waiting instead split every answer after the first ~1,300 across
+   * commits (journaled, then written again) and held every last chunk back (10,000 × `count 20`: last chunk
+   * p50 1.07–1.34 s → 0.50–0.64 s; the first chunk p99 rose from 0.56–0.80 to 0.95–1.09 s, as answers now
+   * go out whole, in arrival order, like the raw server's). With a commit in flight, everyone still waits.
+   */
   append(owner: CommitListener, event: StoredEvent): boolean {
     let list = this.batch.get(owner)
     if (list) list.push(event)
     else this.batch.set(owner, (list = [event]))
     this.batchSize++
+    if (this.batchSize >= this.totalHighWater && !this.inFlight) {
+      this.commitNext()
+      return list.length >= this.highWater
+    }
     if (this.windowTimer !== null && this.batchSize >= this.windowEvents) this.commitNow()
     else this.schedule()
     return list.length >= this.highWater || this.batchSize >= this.totalHighWater
