@@ -123,8 +123,8 @@ export class WsTransport {
   private lastFrames: readonly WsFrame[] | null = null
   private lastBytes: Buffer | null = null
 
-  /** `frames` framed into one Buffer (the last batch's, when it is the same array). */
-  private framed(frames: readonly WsFrame[]): Buffer {
+  /** `frames` framed into one Buffer (the last batch's, when it is the same array); one function for every connection. */
+  private readonly framed = (frames: readonly WsFrame[]): Buffer => {
     if (frames !== this.lastFrames) {
       this.lastBytes = textFrames(frames)
       this.lastFrames = frames
@@ -134,7 +134,7 @@ export class WsTransport {
 
   private wrap(ws: WebSocket, principal: Principal, remoteAddress: string): Connection<WsFrame> {
     const maxBuffered = this.options.maxOutboundBufferBytes
-    const framed = (frames: readonly WsFrame[]) => this.framed(frames)
+    const framed = this.framed
     const conn: Connection<WsFrame> = {
       id: newId('conn'),
       principal,
