@@ -53,6 +53,13 @@ const FLOOR = 'raw ws + SQLite (durable floor)'
 
 /** p99 delay at or under which a step passes (ms). */
 const P99_MAX_MS = 100
+/**
+ * Share of a core under which a server whose step failed was not what failed it: the load generator, on the
+ * same 2 cores, was. (On a slow day here the raw ws server's largest passing N was 808 sessions, at 66 % of a
+ * core, and Parlance's 731 at 87 %: "0.90×, met", against a baseline the client had capped. A ratio to a
+ * client-bound baseline is only an upper bound.)
+ */
+const SATURATED_SHARE = 0.85
 
 /** Waits until the server uses under 5 % of a core over 300 ms (at most 15 s): the previous step's runs are over. */
 async function settle(pid: number): Promise<void> {
@@ -146,7 +153,10 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const load = loadGenerator()
   let stepNo = 0
   const steps = new Map<string, Step[]>() // `${config}@${n}` → repetitions
-  const searched = new Map<string, { lo: number; hi: number; trail: string[]; cpuShare: number }>()
+  const searched = new Map<string, { lo: number; hi: number; trail: string[]; cpuShare: number; failShare: number }>()
+  /** Server CPU share (of a core) of every measured step, fixed sizes and search alike: `${config}@${n}` → shares. */
+  const shares = new Map<string, number[]>()
+  const shareAt = (name: string, n: number) => (shares.has(`${name}@${n}`) ? median(shares.get(`${name}@${n}`)!) : NaN)
   try {
     for (const c of configs) servers.push(await startServer(c.script, c.args))
     // One unmeasured step per server first: a fresh process's first streams run while V8 is still compiling
@@ -157,6 +167,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     const measure = async (i: number, n: number): Promise<Step> => {
       const c = configs[i]!
       const s = await load.step(servers[i]!, c, n, p, `paced-${process.pid}-${++stepNo}`)
+      shares.set(`${c.name}@${n}`, [...(shares.get(`${c.name}@${n}`) ?? []), s.cpuMs / 1000 / s.seconds])
       const note = `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, first-token p99 ${s.firstP99.toFixed(0)} ms, ${cpuPer1k(s).toFixed(1)} ms CPU/1k tokens (server ${(s.cpuMs / 10 / s.seconds).toFixed(0)} %, client ${(s.clientCpuMs / 10 / s.seconds).toFixed(0)} % of a core), ${s.received.toLocaleString('en-US')} tokens in ${s.seconds.toFixed(1)} s`
       ctx.log(`    ${c.name} N=${n}: ${note}${s.errors ? `; ${s.errors} errors (${s.errorSamples[0] ?? ''})` : ''}${s.missing ? `; ${s.missing} tokens missing` : ''}${s.connectError ? `; connect: ${s.connectError}` : ''}`)
       return s
@@ -200,7 +211,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
           cpuShare = s.cpuMs / 1000 / s.seconds
         } else hi = n
       }
-      searched.set(c.name, { lo, hi, trail, cpuShare })
+      searched.set(c.name, { lo, hi, trail, cpuShare: Number.isFinite(cpuShare) ? cpuShare : shareAt(c.name, lo), failShare: shareAt(c.name, hi) })
     }
   } finally {
     load.close()
@@ -223,7 +234,8 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const bracket = (name: string) => {
     const s = searched.get(name)!
     const range = s.hi === Infinity ? `≥ ${s.lo.toLocaleString('en-US')} (the search stops at ${searchCap.toLocaleString('en-US')})` : s.lo === 0 ? `< ${s.hi.toLocaleString('en-US')}` : `${s.lo.toLocaleString('en-US')}–${s.hi.toLocaleString('en-US')}`
-    return `${name}: ${range}${s.trail.length ? ` (steps ${s.trail.join(', ')})` : ''}${Number.isFinite(s.cpuShare) ? `; server at ${(s.cpuShare * 100).toFixed(0)} % of a core at the largest passing N` : ''}`
+    const pct = (x: number) => `${(x * 100).toFixed(0)} %`
+    return `${name}: ${range}${s.trail.length ? ` (steps ${s.trail.join(', ')})` : ''}${Number.isFinite(s.cpuShare) ? `; server at ${pct(s.cpuShare)} of a core at the largest passing N` : ''}${Number.isFinite(s.failShare) ? `, ${pct(s.failShare)} at the smallest failing one` : ''}`
   }
   // Issue 17's targets, per transport: Parlance over the raw server of the same run (medians).
   const targets: BenchResult['targets'] = []
@@ -235,9 +247,25 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     const at = sizes.map((n) => [n, ratio(n, cpuPer1k), ratio(n, (s) => s.p99)] as const)
     const fmt = (xs: ReadonlyArray<readonly [number, number, number]>, k: 1 | 2) => xs.map((x) => `${x[0].toLocaleString('en-US')}: ${x[k].toFixed(2)}×`).join(', ')
     targets.push({ text: `${transport}: CPU per token ≤ 1.5× the raw server's (issue 17)`, measured: fmt(at, 1), met: at.every((x) => x[1] <= 1.5) })
-    targets.push({ text: `${transport}: p99 token delay ≤ 2× the raw server's (issue 17)`, measured: fmt(at, 2), met: at.every((x) => x[2] <= 2) })
-    const maxN = searched.get(ours.name)!.lo / Math.max(1, searched.get(raw.name)!.lo)
-    targets.push({ text: `${transport}: largest N with p99 ≤ ${P99_MAX_MS} ms ≥ 0.7× the raw server's (issue 17)`, measured: `${maxN.toFixed(2)}×`, met: maxN >= 0.7 })
+    // A size where the raw server itself is past the p99 limit compares two overloaded servers: left out of the verdict.
+    const overloaded = sizes.filter((n) => median(samples(raw.name, n, (s) => s.p99)) > P99_MAX_MS)
+    const p99s = at.filter((x) => !overloaded.includes(x[0]))
+    targets.push({
+      text: `${transport}: p99 token delay ≤ 2× the raw server's (issue 17)`,
+      measured: fmt(at, 2) + (overloaded.length ? ` (not comparable at ${overloaded.map((n) => n.toLocaleString('en-US')).join(', ')}: the raw server's own p99 is over ${P99_MAX_MS} ms there)` : ''),
+      met: p99s.some((x) => x[2] > 2) ? false : overloaded.length ? null : true,
+    })
+    // The raw server's largest N is its capacity only if its core was full where it failed; else the load
+    // generator stopped it first, its N is a lower bound, and the ratio an upper bound (it can show "not met", never "met").
+    const rawS = searched.get(raw.name)!
+    const clientBound = rawS.hi === Infinity || !(rawS.failShare >= SATURATED_SHARE)
+    const maxN = searched.get(ours.name)!.lo / Math.max(1, rawS.lo)
+    const why = rawS.hi === Infinity ? 'the raw server passed every N tried' : Number.isFinite(rawS.failShare) ? `the raw server used ${(rawS.failShare * 100).toFixed(0)} % of a core where it failed, so the load generator limited it` : 'the raw server\'s CPU where it failed was not measured'
+    targets.push({
+      text: `${transport}: largest N with p99 ≤ ${P99_MAX_MS} ms ≥ 0.7× the raw server's (issue 17)`,
+      measured: `${maxN.toFixed(2)}×${clientBound ? ` (an upper bound: ${why})` : ''}`,
+      met: maxN < 0.7 ? false : clientBound ? null : true,
+    })
   }
   // Parlance HAI against the durable floor: what write-before-send costs at its cheapest, and what Parlance adds to it.
   const vsFloor = (name: string, n: number, f: (s: Step) => number) => median(samples(name, n, f)) / median(samples('raw ws', n, f))
@@ -285,7 +313,8 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       'automatic WAL checkpoint (every 1,000 pages, copying them and waiting for two fsyncs inside a commit: 30–45 ms); checkpoints now run in a worker thread ' +
       '(event-loop delay p99 at 400 sessions 12–16 → 6–8.5 ms in that harness). ' +
       `Time to the first token beyond its ${p.ms} ms timer (session open and run start; not part of the delay figure), p99 at ${big.toLocaleString('en-US')} sessions: ${configs.map((c) => `${c.name} ${firstToken(c.name, big)}`).join(', ')}. ` +
-      'The load generator shares the 2 cores with the server; near the largest N it receives tens of thousands of frames a second itself, so a baseline\'s largest N may be the client\'s limit rather than the server\'s. ' +
+      'The load generator shares the 2 cores with the server; near the largest N it receives tens of thousands of frames a second itself, so a baseline\'s largest N may be the client\'s limit rather than the server\'s: ' +
+      `when the raw server used under ${SATURATED_SHARE * 100} % of a core at its smallest failing N (or passed every N tried), the largest-N ratio is reported as an upper bound and cannot count as met, and a size where the raw server's own p99 is over ${P99_MAX_MS} ms is left out of the p99 verdict. ` +
       `Largest N found: ${configs.map((c) => bracket(c.name)).join('; ')}.`,
     notes: [],
   }
