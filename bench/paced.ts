@@ -305,7 +305,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       'each event twice (journal row, then its session\'s block), which is what keeps a commit one B-tree append when a commit carries one event each of hundreds of sessions. ' +
       'The commit itself, timed inside that harness at 400 sessions (SQLite, 2026-11-26 evening; ~18 events per commit): JSON of the journal row ~2 µs per event, the row\'s insert and ' +
       'BEGIN/COMMIT ~30 and ~55 µs per commit, the loop over the records ~1–1.5 µs per session in the unit, blocks ~1.7 µs per event compacted. Appending the journal to a plain file instead of an SQLite row ' +
-      '(one write(2) per commit, no transaction when no record or block changes: 73 % of commits) was tried: 65 µs per commit against ~70–80, commit time per 1,000 tokens 10.1 → 9.1 ms, ' +
+      '(one write(2) per commit, no transaction when no record or block changes: 73 % of commits) was tried: 65 µs per commit against ~90 (by difference), commit time per 1,000 tokens 10.1 → 9.1 ms, ' +
       'CPU per token −2 % (2,000 sessions: within noise), so the SQLite journal stayed; the cost is in making each event\'s JSON and the bookkeeping around it, not in the append. ' +
       'Latency: the p99 delay at 400 sessions is set by stalls of the event loop, not by the average cost: young-generation GCs (3–30 ms; over sockets at 400 sessions, ' +
       '`--trace-gc-nvp`: a scavenge every ~13 MB allocated, 3–5 ms each, copying ~750 KB and promoting ~400 KB, mostly events held in the tails until compaction; ' +
