@@ -52,6 +52,33 @@ test('sqlite store: events and records survive closing and reopening the file', 
   }
 })
 
+test('sqlite store: the per-owner session count, kept in memory once asked, counts sessions of an earlier process once and every new one', async () => {
+  const path = file()
+  const first = createSqliteStore({ file: path })
+  await first.commit({ events: [], sessions: [rec('a1'), rec('b1', { owner: 'bob' })] })
+  await first.close()
+
+  const second = createSqliteStore({ file: path })
+  try {
+    assert.equal(await second.countSessions('alice'), 1)
+    // a1 is not new, though this process never wrote it; a2 and a3 are; a failed unit counts nothing.
+    await second.commit({ events: [], sessions: [rec('a1', { updatedAt: 5000 }), rec('a2')] })
+    await assert.rejects(second.commit({ events: [ev('a3', 2)], sessions: [rec('a3')] }))
+    assert.equal(await second.countSessions('alice'), 2)
+    await second.commit({ events: [], sessions: [rec('a3'), rec('b2', { owner: 'bob' })] })
+    assert.equal(await second.countSessions('alice'), 3)
+    assert.equal(await second.countSessions('bob'), 2)
+  } finally {
+    await second.close()
+  }
+  const third = createSqliteStore({ file: path })
+  try {
+    assert.equal(await third.countSessions('alice'), 3)
+  } finally {
+    await third.close()
+  }
+})
+
 test('sqlite store: a file from before the messages table has its histories moved into it on open, once', async () => {
   const path = file()
   const first = createSqliteStore({ file: path })

@@ -16,6 +16,8 @@ function keptAndNew(held: HistoryMessage[] | undefined, messages: readonly Histo
 export function createMemoryStore(): StoreBackend {
   const logs = new Map<SessionId, StoredEvent[]>()
   const sessions = new Map<SessionId, SessionRecord>()
+  /** Sessions per owner, kept as records are created: counting by a scan cost every new session O(all sessions). */
+  const owned = new Map<string, number>()
   let closed = false
 
   return {
@@ -43,6 +45,7 @@ export function createMemoryStore(): StoreBackend {
       }
       for (const { w, state, messages, queue } of records) {
         const prev = sessions.get(w.id)
+        if (!prev) owned.set(w.owner, (owned.get(w.owner) ?? 0) + 1)
         // Fields listed, not `{ ...w, … }`: spreading a record and overriding its fields took V8's slow path,
         // ~13 µs per record (most of this backend's cost per commit with many sessions streaming).
         sessions.set(w.id, {
@@ -91,9 +94,7 @@ export function createMemoryStore(): StoreBackend {
       return out
     },
     async countSessions(owner) {
-      let n = 0
-      for (const r of sessions.values()) if (r.owner === owner) n++
-      return n
+      return owned.get(owner) ?? 0
     },
     async ping() {
       return !closed

@@ -159,6 +159,7 @@ export interface Statements {
   selectSession: Stmt<[string], SessionRow>
   selectSessions: Stmt<[number], SessionRow>
   countOwned: Stmt<[string], number>
+  sessionExists: Stmt<[string], number>
   selectUnfinished: Stmt<[number], { id: string; owner: string }>
 }
 
@@ -201,11 +202,12 @@ export function prepareStatements(db: Database.Database): Statements {
      FROM sessions ORDER BY updated_at DESC LIMIT ?`,
   )
   const countOwned = db.prepare<[string], number>('SELECT COUNT(*) FROM sessions WHERE owner = ?').pluck()
+  const sessionExists = db.prepare<[string], number>('SELECT 1 FROM sessions WHERE id = ?').pluck()
   const selectUnfinished = db.prepare<[number], { id: string; owner: string }>(
     "SELECT id, owner FROM sessions WHERE active_run_id IS NOT NULL OR queue != '[]' LIMIT ?",
   )
 
-  return { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, deleteMessages, insertMessage, selectMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, selectUnfinished }
+  return { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, deleteMessages, insertMessage, selectMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, sessionExists, selectUnfinished }
 }
 
 /** A sessions row and its history's rows as a record; `lastSeq` is the log's when it is ahead of the row's. */
