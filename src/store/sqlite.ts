@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import type Database from 'better-sqlite3'
 import type { StoredEvent } from '../core/index.js'
 import { lockFile } from './file-lock.js'
+import { OwnerCounts } from './sqlite-owners.js'
 import { decodeBlock, encodeBlock } from './sqlite-blocks.js'
 import { checkpointInBackground, type Checkpointer } from './sqlite-checkpointer.js'
 import { openDatabase, prepareStatements, recordOf } from './sqlite-schema.js'
@@ -98,12 +99,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   /** Sessions whose tail holds `compactEvents` or more: due for compaction whatever their age. */
   const full = new Set<string>()
   const written = new Map<string, Written>()
-  /**
-   * Sessions per owner, for the owners the session limit has asked about: counted once, then kept as this
-   * process (the only writer) creates sessions. Counting at every new session walked the owner's index entries,
-   * one per session it owns (36 µs per new session at 2,000 sessions of one owner, measured).
-   */
-  const owned = new Map<string, number>()
+  const owned = new OwnerCounts((owner) => countOwned.get(owner) ?? 0, (id) => sessionExists.get(id) !== undefined, MAX_REMEMBERED)
   /** Last seq of sessions whose events are all in blocks (their tail was compacted), so checking a commit needs no query. */
   const blockedLast = new Map<string, number>()
 
@@ -162,8 +158,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     const journalId = journal.length ? Number(insertJournal.run(JSON.stringify(journal)).lastInsertRowid) : 0
     for (const r of unit.sessions) {
       const w = written.get(r.id)
-      // A record this process has not written may be a new session: counted when its owner's count is kept.
-      if (w === undefined && owned.has(r.owner) && sessionExists.get(r.id) === undefined) created.push(r.owner)
+      if (w === undefined) owned.creates(r.id, r.owner, created)
       const unchanged = w !== undefined && w.agent === r.agent && w.owner === r.owner && w.createdAt === r.createdAt && w.activeRunId === r.activeRunId && r.updatedAt - w.updatedAt < RECORD_REFRESH_MS
       if (!unchanged) {
         upsertSession.run(r.id, r.agent, r.owner, r.createdAt, r.updatedAt, r.lastSeq, r.activeRunId)
@@ -219,7 +214,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     const records: SessionWrite[] = []
     const created: string[] = []
     const journalId = writeUnit(unit, journal, records, created, blocks, floor)
-    for (const owner of created) owned.set(owner, owned.get(owner)! + 1)
+    owned.created(created)
     if (blockedLast.size > MAX_REMEMBERED) blockedLast.clear()
     for (const [sid, list] of blocks) {
       blockedLast.set(sid, list[list.length - 1]!.seq)
@@ -383,12 +378,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       return selectUnfinished.all(limit)
     },
     async countSessions(owner) {
-      let n = owned.get(owner)
-      if (n === undefined) {
-        if (owned.size >= MAX_REMEMBERED) owned.clear()
-        owned.set(owner, (n = countOwned.get(owner) ?? 0))
-      }
-      return n
+      return owned.get(owner)
     },
     async ping() {
       return db.open
