@@ -301,7 +301,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       '(memory store 13.0); + the HAI encoder and a Buffer per frame 22.3 (memory 17.2). The socket write per token, which the raw server pays too, is the rest of the raw ws figure ' +
       '(per thread, from /proc/PID/task at 400 sessions: 91 % of the raw ws server\'s CPU and 84 % of Parlance\'s is the main thread; V8\'s GC helper threads and the checkpoint worker are the rest). ' +
       '`perf` of that process: no single function over 2.5 % of the samples; V8 runtime 60 % (Map lookups, megamorphic property loads, generator resumption, promise ' +
-      'resolution, JSON.stringify of the journal and of the blocks), kernel 10–15 % (WAL writes and page faults), SQLite\'s own code 4 %. The store serializes and writes ' +
+      'resolution, JSON.stringify of the journal and of the blocks), kernel 10–15 % (WAL writes and page faults), SQLite\'s own code 4 %. ' +
+      'Over sockets (`perf record -g -p PID` of each server for 5 s of a 1,500-session step driven by bench/load/paced.ts, 2026-11-27): the write system call that sends a token\'s frame is 54–62 % of the raw ws server\'s cycles and 26–28 % of Parlance\'s, about 6 µs per token in both (of 10.4 and 22.1 µs per token by /proc in those runs), so the raw server spends ~4.4 µs per token on everything else and Parlance ~16: CPU per token ≤ 1.5× the raw server\'s leaves Parlance ~9.6 µs besides the write, every layer above cut by ~40 %. ' +
+      'The store serializes and writes ' +
       'each event twice (journal row, then its session\'s block), which is what keeps a commit one B-tree append when a commit carries one event each of hundreds of sessions. ' +
       'The commit itself, timed inside that harness at 400 sessions (SQLite, 2026-11-26 evening; ~18 events per commit): JSON of the journal row ~2 µs per event, the row\'s insert and ' +
       'BEGIN/COMMIT ~30 and ~55 µs per commit, the loop over the records ~1–1.5 µs per session in the unit, blocks ~1.7 µs per event compacted. Appending the journal to a plain file instead of an SQLite row ' +
