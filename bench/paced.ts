@@ -195,7 +195,6 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       for (const n of sizes) if (ok(n)) lo = Math.max(lo, n)
       for (const n of sizes) if (!ok(n) && n > lo) hi = Math.min(hi, n)
       const trail: string[] = []
-      let cpuShare = NaN
       const searchStarted = performance.now()
       const budget = Math.min(searchBudgetMs, (totalBudgetMs - (searchStarted - began)) / (configs.length - i))
       for (let k = 0; k < searchSteps && performance.now() - searchStarted < budget; k++) {
@@ -206,12 +205,10 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
         if ((hi !== Infinity && hi / Math.max(1, lo) <= 1.15) || n === lo || n === hi || (hi === Infinity && lo >= searchCap)) break
         const s = await measure(i, n)
         trail.push(`${n}: p99 ${s.p99.toFixed(0)} ms${passes(s) ? '' : ' ✗'}`)
-        if (passes(s)) {
-          lo = n
-          cpuShare = s.cpuMs / 1000 / s.seconds
-        } else hi = n
+        if (passes(s)) lo = n
+        else hi = n
       }
-      searched.set(c.name, { lo, hi, trail, cpuShare: Number.isFinite(cpuShare) ? cpuShare : shareAt(c.name, lo), failShare: shareAt(c.name, hi) })
+      searched.set(c.name, { lo, hi, trail, cpuShare: shareAt(c.name, lo), failShare: shareAt(c.name, hi) })
     }
   } finally {
     load.close()
@@ -231,10 +228,10 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     tables.push(table(`${transport}: largest N with p99 delay ≤ ${P99_MAX_MS} ms (one server thread)`, 'sessions', true, cs.map((c) => [c.name, [searched.get(c.name)!.lo]] as const)))
   }
 
+  const pct = (x: number) => `${(x * 100).toFixed(0)} %`
   const bracket = (name: string) => {
     const s = searched.get(name)!
     const range = s.hi === Infinity ? `≥ ${s.lo.toLocaleString('en-US')} (the search stops at ${searchCap.toLocaleString('en-US')})` : s.lo === 0 ? `< ${s.hi.toLocaleString('en-US')}` : `${s.lo.toLocaleString('en-US')}–${s.hi.toLocaleString('en-US')}`
-    const pct = (x: number) => `${(x * 100).toFixed(0)} %`
     return `${name}: ${range}${s.trail.length ? ` (steps ${s.trail.join(', ')})` : ''}${Number.isFinite(s.cpuShare) ? `; server at ${pct(s.cpuShare)} of a core at the largest passing N` : ''}${Number.isFinite(s.failShare) ? `, ${pct(s.failShare)} at the smallest failing one` : ''}`
   }
   // Issue 17's targets, per transport: Parlance over the raw server of the same run (medians).
@@ -260,7 +257,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     const rawS = searched.get(raw.name)!
     const clientBound = rawS.hi === Infinity || !(rawS.failShare >= SATURATED_SHARE)
     const maxN = searched.get(ours.name)!.lo / Math.max(1, rawS.lo)
-    const why = rawS.hi === Infinity ? 'the raw server passed every N tried' : Number.isFinite(rawS.failShare) ? `the raw server used ${(rawS.failShare * 100).toFixed(0)} % of a core where it failed, so the load generator limited it` : 'the raw server\'s CPU where it failed was not measured'
+    const why = rawS.hi === Infinity ? 'the raw server passed every N tried' : Number.isFinite(rawS.failShare) ? `the raw server used ${pct(rawS.failShare)} of a core where it failed, so the load generator limited it` : 'the raw server\'s CPU where it failed was not measured'
     targets.push({
       text: `${transport}: largest N with p99 ≤ ${P99_MAX_MS} ms ≥ 0.7× the raw server's (issue 17)`,
       measured: `${maxN.toFixed(2)}×${clientBound ? ` (an upper bound: ${why})` : ''}`,
