@@ -17,6 +17,8 @@ options:
   --store KIND          sqlite (default) | memory | redis://HOST:PORT (a node of a cluster)
   --data DIR            directory of the SQLite file (default ./.parlance)
   --token TOKEN         require a bearer token (env PARLANCE_TOKEN)
+  --no-auth             serve a non-loopback --host without auth (refused otherwise: something in front must authenticate)
+  --no-inspector        serve no inspector page or API (404)
   --limit NAME=VALUE    change a limit, repeatable (README "Configuration"), e.g. --limit maxConcurrentRuns=5000
   --trust-proxy         behind a reverse proxy: rate limits key on X-Forwarded-For's first address
   --on-busy POLICY      a message arriving during a run: interrupt (default) | enqueue | reject | rollback
@@ -103,6 +105,8 @@ async function main(argv: string[]): Promise<void> {
         limit: { type: 'string', multiple: true },
         'trust-proxy': { type: 'boolean' },
         'on-busy': { type: 'string' },
+        'no-auth': { type: 'boolean' },
+        'no-inspector': { type: 'boolean' },
       },
     })
     const port = Number(values.port ?? process.env.PORT ?? 8000)
@@ -116,6 +120,8 @@ async function main(argv: string[]): Promise<void> {
     const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms'])
     if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) throw new Error(`--lease-ms must be an integer ≥ 100, not ${values['lease-ms']}`)
     const cluster = { nodeId: values['node-id'], prefix: values['redis-prefix'], leaseMs }
+    const token = values.token ?? process.env.PARLANCE_TOKEN
+    if (values['no-auth'] && token) throw new Error('--no-auth turns auth off, but a token is set (--token or PARLANCE_TOKEN): choose one')
     const onBusy = values['on-busy'] === undefined ? undefined : onBusyOf(values['on-busy'])
     if (values['on-busy'] !== undefined && !onBusy) throw new Error(`--on-busy must be one of ${ON_BUSY.join(', ')}, not ${values['on-busy']}`)
     return serve({
@@ -125,7 +131,9 @@ async function main(argv: string[]): Promise<void> {
       store: store as ServeOptions['store'],
       cluster,
       agents: values.agent ?? [],
-      token: values.token ?? process.env.PARLANCE_TOKEN,
+      token,
+      allowUnauthenticated: values['no-auth'] ?? false,
+      inspector: !values['no-inspector'],
       model: values.model,
       limits: parseLimits(values.limit ?? []),
       trustProxy: values['trust-proxy'] ?? false,

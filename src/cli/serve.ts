@@ -19,6 +19,10 @@ export interface ServeOptions {
   agents: string[]
   /** Static bearer token every client must present; absent: no auth. */
   token?: string
+  /** `--no-auth`: listen on a non-loopback address without auth (refused otherwise). */
+  allowUnauthenticated?: boolean
+  /** `--no-inspector` makes it false: no inspector page or API. */
+  inspector?: boolean
   /** Model of `--agent openai` (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY). */
   model?: string
   /** Limits changed from their defaults (`--limit NAME=VALUE`). */
@@ -115,14 +119,19 @@ export async function serve(options: ServeOptions): Promise<void> {
     dataDir: options.dataDir,
     cluster: options.cluster,
     auth: options.token ? { token: options.token } : undefined,
+    ...(options.allowUnauthenticated ? { allowUnauthenticated: true } : {}),
+    ...(options.inspector === false ? { inspector: false } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),
     ...(options.onBusy ? { onBusy: options.onBusy } : {}),
   })
-  const url = await server.listen(options.port, options.host)
+  const url = await server.listen(options.port, options.host).catch(async (err: unknown) => {
+    await server.close() // the store is open (its data directory locked) even though nothing listens
+    throw err
+  })
   const ws = url.replace('http', 'ws')
   process.stdout.write(
-    `parlance listening on ${url}\n  inspector: ${url}/ (open it in a browser)\n  agents: ${agents.map((a) => a.name).join(', ')}\n` +
+    `parlance listening on ${url}\n${options.inspector === false ? '' : `  inspector: ${url}/ (open it in a browser)\n`}  agents: ${agents.map((a) => a.name).join(', ')}\n` +
       (server.sessions.nodeId ? `  node:    ${server.sessions.nodeId} (cluster on ${options.store})\n` : '') +
       `  HAI:     ${ws}/ws\n  AG-UI:   POST ${url}/agui\n  HUMA:    Socket.IO ${url}/socket.io/\n  MyAgent: ${ws}/myagent\n  HugAI:   ${ws}/rpc, POST ${url}/rpc\n  AI SDK:  POST ${url}/api/chat\n  MCP:     ${url}/mcp\n  A2A:     POST ${url}/a2a (card: ${url}/.well-known/agent-card.json)\n` +
       `  health:  ${url}/healthz  metrics: ${url}/metrics\n` +

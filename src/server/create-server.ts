@@ -18,6 +18,7 @@ import type { Dialect, Endpoint, EndpointDeps } from '../binding/index.js'
 import { withDialects } from '../dialects/registry.js'
 import { inspectorEndpoint, type InspectorDeps } from './inspector-endpoint.js'
 import { sessionsEndpoint } from './sessions-endpoint.js'
+import { protectedModeError } from './protected-mode.js'
 import { RateLimiter } from '../binding/rate-limit.js'
 import { sendJson } from '../binding/http-util.js'
 import { createMetrics, type Metrics } from '../binding/metrics.js'
@@ -48,6 +49,10 @@ export interface ServerOptions {
   secret?: string
   /** Authentication (off by default: everyone is `anonymous`). See README "Auth". */
   auth?: AuthOptions
+  /** Protected mode: with auth off, `listen()` refuses non-loopback addresses unless this opts in. @default false */
+  allowUnauthenticated?: boolean
+  /** false: no inspector page or API (they answer 404). @default true */
+  inspector?: boolean
   /** Cluster settings, used with a Redis store. */
   cluster?: ClusterOptions
   /** Directory of the built inspector page served at `GET /`. @default this package's `dist/inspector` */
@@ -287,7 +292,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       throw new ParlanceError('unauthorized', 'request was not authenticated')
     },
   }
-  const endpoints: Endpoint[] = [...withDialects(options.dialects).map((d) => d.endpoint(deps)), sessionsEndpoint(deps), inspectorEndpoint(deps)]
+  const endpoints: Endpoint[] = [...withDialects(options.dialects).map((d) => d.endpoint(deps)), sessionsEndpoint(deps), ...(options.inspector === false ? [] : [inspectorEndpoint(deps)])]
   const protectMetrics = auth !== null && options.auth?.protectMetrics !== false
   const ownUpgrades = endpoints.flatMap((e) => e.ownUpgradePaths ?? [])
 
@@ -353,6 +358,8 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     metrics,
     limits,
     async listen(port = 8000, host = '127.0.0.1') {
+      const refused = protectedModeError(host, auth !== null, options.allowUnauthenticated === true)
+      if (refused) throw refused // before anything is bound
       for (const e of endpoints) if (e.ready) await e.ready()
       return new Promise((resolve, reject) => {
         http.once('error', reject)
