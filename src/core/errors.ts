@@ -28,6 +28,30 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
+/**
+ * Parlance's JSON-RPC codes for canonical errors the protocol itself has no number for, shared by the JSON-RPC
+ * dialects that do not define their own (A2A, MCP; HugAI has its hub's). They sit in JSON-RPC's
+ * implementation-defined range (-32000…-32099) clear of A2A's -32001…-32009 and of the MCP SDK's -32000, -32001
+ * and -32042. `rateLimited` is tRPC's TOO_MANY_REQUESTS.
+ */
+export const PARLANCE_RPC_CODES = {
+  rateLimited: -32029,
+  unauthorized: -32030,
+  forbidden: -32031,
+  conflict: -32032,
+  busy: -32033,
+  cancelled: -32034,
+  timeout: -32035,
+  executionFailed: -32036,
+  unavailable: -32037,
+} as const
+
+/** A canonical code on a JSON-RPC-over-HTTP dialect: the JSON-RPC `code`, and the HTTP status when answered outside the protocol handler. */
+export interface RpcWireError {
+  readonly code: number
+  readonly status: number
+}
+
 /** Error with a stable machine-readable code; only `code`, `message` and `details` cross the wire. */
 export class ParlanceError extends Error {
   override readonly name = 'ParlanceError'

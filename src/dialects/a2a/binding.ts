@@ -2,10 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { A2A_VERSION_HEADER } from '@a2a-js/sdk'
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
 import { DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
-import type { Principal } from '../../core/index.js'
-import { readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { ParlanceError, type Principal } from '../../core/index.js'
+import { BodyError, readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
 import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './codec.js'
+import { A2A_ERRORS, a2aRpcError } from './errors.js'
 import { ParlanceExecutor } from './executor.js'
 import { RetryingPushSender } from './push.js'
 import { WELL_KNOWN_CARD } from './wire.js'
@@ -65,7 +66,7 @@ function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
       if (!rpc) return false
       void serveRpc(deps, req, res, rpc[1] ?? defaultAgent(), service).catch((err: unknown) => {
         deps.log.error({ err }, 'A2A request failed')
-        if (!res.headersSent) rpcError(res, 500, null, -32603, 'Internal error')
+        if (!res.headersSent) rpcError(res, null, new ParlanceError('internal', 'Internal error'))
         else res.end()
       })
       return true
@@ -74,36 +75,37 @@ function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
 }
 
 async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, agent: string, service: (agent: string, base: string) => AgentService): Promise<void> {
-  if (req.method !== 'POST') return rpcError(res, 405, null, -32600, 'Invalid Request: POST a JSON-RPC 2.0 request to this URL')
-  if (!deps.sessions.agent(agent)) return rpcError(res, 404, null, -32001, `no agent named "${agent}"`)
+  if (req.method !== 'POST') return rpcError(res, null, new ParlanceError('invalid_message', 'Invalid Request: POST a JSON-RPC 2.0 request to this URL'), 405)
+  if (!deps.sessions.agent(agent)) return rpcError(res, null, new ParlanceError('not_found', `no agent named "${agent}"`, { agent }))
   const principal = deps.principal(req)
   const refused = deps.admission(principal, deps.clientAddress(req))()
-  if (refused) return rpcError(res, 429, null, -32603, refused.message)
+  if (refused) return rpcError(res, null, refused)
   let text: string
   try {
     text = await readBody(req, deps.limits.maxFrameBytes, { json: true })
   } catch (err) {
-    return rpcError(res, (err as { status?: number }).status ?? 400, null, -32600, `Invalid Request: ${(err as Error).message}`)
+    const status = err instanceof BodyError ? err.status : 400
+    return rpcError(res, null, new ParlanceError(status === 413 ? 'frame_too_large' : 'invalid_message', `Invalid Request: ${(err as Error).message}`), status)
   }
   let body: unknown
   try {
     body = JSON.parse(text)
   } catch (err) {
-    return rpcError(res, 200, null, -32700, `Parse error: ${(err as Error).message}`)
+    return rpcError(res, null, new ParlanceError('invalid_json', `Parse error: ${(err as Error).message}`))
   }
   const id = (body as { id?: string | number } | null)?.id ?? null
   // The SDK passes message metadata through unread: the policy a message asks for is checked here, as a param.
   const call = body as { method?: unknown; params?: { message?: { metadata?: unknown } } } | null
   if (typeof call?.method === 'string' && SEND_METHODS.has(call.method)) {
     const asked = onBusyOfMessage(call.params?.message?.metadata)
-    if (!asked.ok) return rpcError(res, 200, id, -32602, asked.message, { field: asked.field })
+    if (!asked.ok) return rpcError(res, id, new ParlanceError('invalid_message', asked.message, { field: asked.field }))
   }
   const s = service(agent, baseUrl(req))
   const context = defaultServerCallContextBuilder({ extensions: undefined, user: userOf(principal, deps.authOn), headers: req.headers, requestedVersion: header(req, A2A_VERSION_HEADER) })
   try {
     validateVersion(context.requestedVersion, await s.handler.getAgentCard(), 'JSONRPC')
   } catch (err) {
-    return rpcError(res, 200, id, JsonRpcTransportHandler.mapToJSONRPCError(err).code, (err as Error).message)
+    return sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: JsonRpcTransportHandler.mapToJSONRPCError(err).code, message: (err as Error).message } })
   }
   const legacy = isLegacy(context.requestedVersion)
   const out = legacy ? await s.legacy.handle(body as Record<string, unknown>, context) : await s.rpc.handle(body as Record<string, unknown>, context)
@@ -141,6 +143,7 @@ function baseUrl(req: IncomingMessage): string {
   return `${proto}://${header(req, 'x-forwarded-host') ?? req.headers.host ?? '127.0.0.1'}`
 }
 
-function rpcError(res: ServerResponse, status: number, id: string | number | null, code: number, message: string, data?: Record<string, unknown>): void {
-  sendJson(res, status, { jsonrpc: '2.0', id, error: { code, message, ...(data ? { data } : {}) } })
+/** Answers `e` outside the SDK's handler: the JSON-RPC error and HTTP status of A2A's error table (`status` overrides it). */
+function rpcError(res: ServerResponse, id: string | number | null, e: ParlanceError, status = A2A_ERRORS[e.code].status): void {
+  sendJson(res, status, { jsonrpc: '2.0', id, error: a2aRpcError(e) })
 }

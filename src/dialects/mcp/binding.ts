@@ -3,15 +3,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { z } from 'zod'
-import type { OnBusy, Principal } from '../../core/index.js'
+import { ParlanceError, type OnBusy, type Principal } from '../../core/index.js'
 import { sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { ask } from './ask.js'
 import { askToolName } from './codec.js'
 import { ResumeBuffer } from './events.js'
 import { capabilities } from './capabilities.js'
-
-/** JSON-RPC error codes of the streamable HTTP transport's own answers (as the SDK answers them). */
-const CODE = { badRequest: -32000, sessionNotFound: -32001, forbidden: -32003, rateLimited: -32029 } as const
+import { MCP_ERRORS, mcpRpcError } from './errors.js'
 
 interface McpSession {
   transport: StreamableHTTPServerTransport
@@ -49,7 +47,7 @@ function mcpEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
       if (url.pathname !== '/mcp' && url.pathname !== '/mcp/') return false
       void serve(deps, open, req, res).catch((err: unknown) => {
         deps.log.error({ err }, 'MCP request failed')
-        if (!res.headersSent) rpcError(res, 500, -32603, 'Internal error')
+        if (!res.headersSent) rpcError(res, new ParlanceError('internal', 'Internal error'))
       })
       return true
     },
@@ -67,12 +65,12 @@ async function serve(deps: EndpointDeps, open: Map<string, McpSession>, req: Inc
   const id = req.headers['mcp-session-id']
   if (typeof id === 'string') {
     const s = open.get(id)
-    if (!s) return rpcError(res, 404, CODE.sessionNotFound, `MCP session not found: ${id} (it ended, or this server restarted): initialize a new one`)
-    if (s.principal !== principal) return rpcError(res, 403, CODE.forbidden, 'this MCP session belongs to someone else')
+    if (!s) return rpcError(res, new ParlanceError('not_found', `MCP session not found: ${id} (it ended, or this server restarted): initialize a new one`))
+    if (s.principal !== principal) return rpcError(res, new ParlanceError('forbidden', 'this MCP session belongs to someone else'))
     if (req.method === 'POST' && refused(deps, req, res, principal)) return
     return track(s, res, () => s.transport.handleRequest(req, res))
   }
-  if (req.method !== 'POST') return rpcError(res, 400, CODE.badRequest, 'no Mcp-Session-Id header: POST an initialize request first')
+  if (req.method !== 'POST') return rpcError(res, new ParlanceError('invalid_message', 'no Mcp-Session-Id header: POST an initialize request first'))
   if (refused(deps, req, res, principal)) return
   const s = create(deps, open, principal)
   // The transport answers a first request that is not `initialize` with its own 400; the session then never starts.
@@ -95,7 +93,7 @@ function track(s: McpSession, res: ServerResponse, handle: () => Promise<void>):
 function refused(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal): boolean {
   const err = deps.admission(principal, deps.clientAddress(req))()
   if (!err) return false
-  rpcError(res, 429, CODE.rateLimited, err.message)
+  rpcError(res, err)
   return true
 }
 
@@ -144,6 +142,7 @@ function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Pr
   return s
 }
 
-function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null })
+/** Answers `e` before the SDK's transport does: the HTTP status and JSON-RPC error of MCP's error table. */
+function rpcError(res: ServerResponse, e: ParlanceError): void {
+  sendJson(res, MCP_ERRORS[e.code].status, { jsonrpc: '2.0', error: mcpRpcError(e), id: null })
 }
