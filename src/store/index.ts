@@ -1,4 +1,4 @@
-export type { CommitUnit, ForkOrigin, SessionRecord, SessionSummary, SessionWrite, StoreBackend } from './types.js'
+export type { CommitUnit, ForkOrigin, SessionRecord, SessionSummary, SessionWrite, StoreBackend, StoredRecord } from './types.js'
 export { createMemoryStore } from './memory.js'
 export { EventStore } from './event-store.js'
 export type { CommitListener, EventStoreOptions } from './event-store.js'

@@ -1,5 +1,5 @@
-import type { HistoryMessage, SessionId, StoredEvent } from '../core/index.js'
-import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend } from './types.js'
+import type { HistoryMessage, Json, SessionId, StoredEvent } from '../core/index.js'
+import type { CommitUnit, SessionRecord, SessionSummary, StoreBackend, StoredRecord } from './types.js'
 
 /** A copy of `messages` that shares the first `kept` entries with what the store holds (copied once already). */
 function keptAndNew(held: HistoryMessage[] | undefined, messages: readonly HistoryMessage[], kept: number): HistoryMessage[] {
@@ -18,6 +18,7 @@ export function createMemoryStore(): StoreBackend {
   const sessions = new Map<SessionId, SessionRecord>()
   /** Sessions per owner, kept as records are created: counting by a scan cost every new session O(all sessions). */
   const owned = new Map<string, number>()
+  const records = new Map<string, Map<string, Json>>()
   let closed = false
 
   return {
@@ -92,6 +93,26 @@ export function createMemoryStore(): StoreBackend {
       const out: Array<{ id: SessionId; owner: string }> = []
       for (const r of sessions.values()) if (out.length < limit && (r.activeRunId !== null || r.queue.length > 0)) out.push({ id: r.id, owner: r.owner })
       return out
+    },
+    async getRecord(scope, key) {
+      const v = records.get(scope)?.get(key)
+      return v === undefined ? undefined : structuredClone(v)
+    },
+    async putRecord(scope, key, value) {
+      if (closed) throw new Error('memory store is closed')
+      let m = records.get(scope)
+      if (value !== undefined) {
+        if (!m) records.set(scope, (m = new Map<string, Json>()))
+        m.set(key, structuredClone(value))
+      } else if (m?.delete(key) && m.size === 0) records.delete(scope)
+    },
+    async listRecords(scope, afterKey, limit) {
+      const m = records.get(scope)
+      if (!m || limit <= 0) return []
+      const after = Buffer.from(afterKey)
+      const keys = [...m.keys()].map((k) => ({ k, b: Buffer.from(k) })).filter((x) => Buffer.compare(x.b, after) > 0)
+      keys.sort((x, y) => Buffer.compare(x.b, y.b))
+      return keys.slice(0, limit).map(({ k }): StoredRecord => ({ key: k, value: structuredClone(m.get(k)!) }))
     },
     async countSessions(owner) {
       return owned.get(owner) ?? 0

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
-import type { ForkOrigin, SessionRecord } from './types.js'
+import type { Json } from '../core/index.js'
+import type { ForkOrigin, SessionRecord, StoreBackend } from './types.js'
 
 // The SQLite store's tables, their migrations, its prepared statements and the row → record mapping
 // (src/store/sqlite.ts holds the store itself: the journal, the tails and the checkpoints).
@@ -55,6 +56,13 @@ CREATE TABLE IF NOT EXISTS messages (
   idx INTEGER NOT NULL,
   body TEXT NOT NULL,
   PRIMARY KEY (session_id, idx)
+) WITHOUT ROWID;
+-- Small JSON values beside the logs (StoreBackend.getRecord): a dialect's own index and settings.
+CREATE TABLE IF NOT EXISTS records (
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (scope, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(updated_at);
 CREATE INDEX IF NOT EXISTS sessions_owner ON sessions(owner);
@@ -224,5 +232,29 @@ export function recordOf(row: SessionRow, logLastSeq: number, messages: readonly
     messages: JSON.parse(`[${messages.join(',')}]`) as SessionRecord['messages'],
     queue: JSON.parse(row.queue) as SessionRecord['queue'],
     forkedFrom: row.forked_from ? (JSON.parse(row.forked_from) as ForkOrigin) : null,
+  }
+}
+
+/**
+ * `StoreBackend`'s records over the `records` table. Each write is its own statement (autocommit), so it is
+ * durable when it returns, like a commit.
+ */
+export function sqliteRecords(db: Database.Database): Pick<StoreBackend, 'getRecord' | 'putRecord' | 'listRecords'> {
+  const select = db.prepare<[string, string], string>('SELECT value FROM records WHERE scope = ? AND key = ?').pluck()
+  const upsert = db.prepare<[string, string, string]>('INSERT INTO records (scope, key, value) VALUES (?, ?, ?) ON CONFLICT(scope, key) DO UPDATE SET value = excluded.value')
+  const remove = db.prepare<[string, string]>('DELETE FROM records WHERE scope = ? AND key = ?')
+  const list = db.prepare<[string, string, number], { key: string; value: string }>('SELECT key, value FROM records WHERE scope = ? AND key > ? ORDER BY key LIMIT ?')
+  return {
+    async getRecord(scope, key) {
+      const v = select.get(scope, key)
+      return v === undefined ? undefined : (JSON.parse(v) as Json)
+    },
+    async putRecord(scope, key, value) {
+      if (value === undefined) remove.run(scope, key)
+      else upsert.run(scope, key, JSON.stringify(value))
+    },
+    async listRecords(scope, afterKey, limit) {
+      return limit <= 0 ? [] : list.all(scope, afterKey, limit).map((r) => ({ key: r.key, value: JSON.parse(r.value) as Json }))
+    },
   }
 }

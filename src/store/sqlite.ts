@@ -6,10 +6,9 @@ import { lockFile } from './file-lock.js'
 import { OwnerCounts } from './sqlite-owners.js'
 import { decodeBlock, encodeBlock } from './sqlite-blocks.js'
 import { checkpointInBackground, type Checkpointer } from './sqlite-checkpointer.js'
-import { openDatabase, prepareStatements, recordOf } from './sqlite-schema.js'
+import { openDatabase, prepareStatements, recordOf, sqliteRecords } from './sqlite-schema.js'
 import type { SqliteStoreOptions } from './sqlite-options.js'
 import { COSTLY_COMMIT_WINDOW_MS, type CommitUnit, type ForkOrigin, type SessionSummary, type SessionWrite, type StoreBackend } from './types.js'
-
 export type { SqliteStoreOptions }
 
 /**
@@ -377,6 +376,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     async unfinished(limit) {
       return selectUnfinished.all(limit)
     },
+    ...sqliteRecords(db),
     async countSessions(owner) {
       return owned.get(owner)
     },

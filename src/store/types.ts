@@ -61,6 +61,12 @@ export interface SessionSummary {
   forkedFrom?: ForkOrigin
 }
 
+/** One entry of a scope's records (`StoreBackend.listRecords`). */
+export interface StoredRecord {
+  key: string
+  value: Json
+}
+
 /** The commit window a backend asks for when each commit pays a round trip or an fsync (ms). */
 export const COSTLY_COMMIT_WINDOW_MS = 2
 
@@ -90,6 +96,16 @@ export interface StoreBackend {
    * repairs to the next open of each session.
    */
   unfinished?(limit: number): Promise<Array<{ id: SessionId; owner: Principal }>>
+  /**
+   * Small JSON values kept beside the logs, one per (scope, key): what a dialect must remember about its own ids
+   * that no event carries (A2A: the session a task id names, a task's webhooks). Outside commit units: each
+   * write is atomic on its own and durable when it resolves. Scopes and keys are non-empty strings.
+   */
+  getRecord(scope: string, key: string): Promise<Json | undefined>
+  /** Writes the record (`value`), or deletes it (`undefined`; absent already: nothing happens). */
+  putRecord(scope: string, key: string, value: Json | undefined): Promise<void>
+  /** A scope's records with keys after `afterKey` ('' from the first), in key order (UTF-8 bytes), at most `limit`. */
+  listRecords(scope: string, afterKey: string, limit: number): Promise<StoredRecord[]>
   /** Number of sessions `owner` owns (for the per-principal session limit). */
   countSessions(owner: Principal): Promise<number>
   /** Is the backend reachable (for /healthz)? */

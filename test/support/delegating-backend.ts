@@ -1,4 +1,4 @@
-import type { SessionId, StoredEvent } from '../../src/core/index.js'
+import type { Json, SessionId, StoredEvent } from '../../src/core/index.js'
 import { createMemoryStore, type CommitUnit, type StoreBackend } from '../../src/store/index.js'
 
 /** A promise with its resolve function, for tests that hold something open. */
@@ -28,6 +28,15 @@ export class DelegatingBackend implements StoreBackend {
   }
   listSessions(limit: number) {
     return this.inner.listSessions(limit)
+  }
+  getRecord(scope: string, key: string) {
+    return this.inner.getRecord(scope, key)
+  }
+  putRecord(scope: string, key: string, value: Json | undefined) {
+    return this.inner.putRecord(scope, key, value)
+  }
+  listRecords(scope: string, afterKey: string, limit: number) {
+    return this.inner.listRecords(scope, afterKey, limit)
   }
   countSessions(owner: string) {
     return this.inner.countSessions(owner)

@@ -15,6 +15,8 @@
  * | `p{s:<session>}:lease` | string, PX | the node writing the session (cluster mode) | the session's |
  * | `p{s:<session>}:ev` | channel | committed events, for replicas (published by the commit script) | the session's |
  * | `p{s:<session>}:confirming` | hash | nodes with subscribers that confirm delivery (HUMA): node → count | the session's |
+ * | `p{r:<scope>}:records` | hash | a scope's records (`getRecord`): key → JSON | the scope's |
+ * | `p{r:<scope>}:keys` | sorted set | the same keys, all scored 0, listed in byte order (`ZRANGEBYLEX`) | the scope's |
  * | `psessions` | sorted set | session ids by update time (listings) | global |
  * | `powner:<principal>` | set | a principal's session ids (the per-principal quota) | global |
  * | `pleases` | sorted set | leased session ids by expiry (orphaned runs found without a scan) | global |
@@ -41,6 +43,7 @@
  * | readEvents (XRANGE), getSession (HGETALL, LRANGE) | the session's log / meta and history | yes |
  * | listSessions | sessions (ZREVRANGE), then each listed meta (HMGET, pipelined) | each command yes, the pipeline spans slots |
  * | countSessions (SCARD) | owner | yes |
+ * | getRecord (HGET), putRecord (MULTI of HSET/HDEL and ZADD/ZREM), listRecords (ZRANGEBYLEX, HMGET) | the scope's records and keys | yes |
  * | acquire, renew, release (scripts; renew pipelined per session) | the session's lease, leases | no |
  * | claimOrphans: expired (script) | leases | yes |
  * | claimOrphans: claim (script, per session) | leases, the session's lease and meta | no |
@@ -84,6 +87,10 @@ export function redisKeys(prefix: string) {
     channel: (id: string) => `${session(id)}ev`,
     /** Nodes with subscribers of the session that confirm delivery (HUMA): node → how many. */
     confirming: (id: string) => `${session(id)}confirming`,
+    /** A scope's records (hash: key → JSON). */
+    records: (scope: string) => `${prefix}{r:${scope}}:records`,
+    /** The keys of a scope's records, in byte order (sorted set, every score 0). */
+    recordKeys: (scope: string) => `${prefix}{r:${scope}}:keys`,
     /** Session ids by update time. */
     sessions: `${prefix}sessions`,
     /** A principal's session ids. */

@@ -1,5 +1,5 @@
 import type { Redis, RedisOptions } from 'ioredis'
-import type { Principal, SessionId, StoredEvent } from '../../core/index.js'
+import type { Json, Principal, SessionId, StoredEvent } from '../../core/index.js'
 import { StoreConflict } from '../conflict.js'
 import { COSTLY_COMMIT_WINDOW_MS, type CommitUnit, type ForkOrigin, type SessionRecord, type SessionSummary, type StoreBackend } from '../types.js'
 import { defineCommit } from './commit.js'
@@ -133,6 +133,29 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
         })
         if (ids.length < PAGE) break
       }
+      return out
+    },
+    async getRecord(scope, key) {
+      const v = await unreachable(redis.hget(keys.records(scope), key))
+      return v === null ? undefined : (JSON.parse(v) as Json)
+    },
+    async putRecord(scope, key, value) {
+      const m = redis.multi()
+      if (value === undefined) m.hdel(keys.records(scope), key).zrem(keys.recordKeys(scope), key)
+      else m.hset(keys.records(scope), key, JSON.stringify(value)).zadd(keys.recordKeys(scope), 0, key)
+      const replies = await unreachable(m.exec())
+      for (const [err] of replies ?? []) if (err) throw err
+    },
+    async listRecords(scope, afterKey, limit) {
+      if (limit <= 0) return []
+      const found = await unreachable(redis.zrangebylex(keys.recordKeys(scope), afterKey ? `(${afterKey}` : '-', '+', 'LIMIT', 0, limit))
+      if (found.length === 0) return []
+      const values = await unreachable(redis.hmget(keys.records(scope), ...found))
+      const out: Array<{ key: string; value: Json }> = []
+      found.forEach((key, i) => {
+        const v = values[i]
+        if (v !== null && v !== undefined) out.push({ key, value: JSON.parse(v) as Json })
+      })
       return out
     },
     async countSessions(owner) {
