@@ -199,7 +199,7 @@ test('bad requests: JSON-RPC errors, the server stays up', async (t) => {
 })
 
 test('push notifications: each update POSTed to the webhook with its credentials, in order; a 503 is retried', async (t) => {
-  const s = await server()
+  const s = await startServer({ allowWebhookHosts: ['127.0.0.1'] }) // a local receiver must be allowed (webhook guard)
   t.after(() => s.close())
   const received: Array<{ auth: string | undefined; body: { statusUpdate?: { status?: { state?: string } }; artifactUpdate?: unknown; task?: unknown } }> = []
   let refused = 0

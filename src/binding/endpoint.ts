@@ -49,6 +49,8 @@ export interface EndpointDeps {
    * do not survive a restart (documented).
    */
   readonly secret: Buffer
+  /** Internal hosts A2A push-notification webhooks may reach (`ServerOptions.allowWebhookHosts`). */
+  readonly allowWebhookHosts?: readonly string[]
   /**
    * Cluster mode (a Redis store): this node's id, and the store's Redis connection and key prefix, for
    * transports that keep cross-node state of their own (the Socket.IO Redis streams adapter).

@@ -80,6 +80,12 @@ export interface ServerOptions {
    * @default 4096
    */
   listenBacklog?: number
+  /**
+   * Hosts A2A push-notification webhooks may reach although they are internal (loopback, private, link-local…):
+   * host names as the webhook URL spells them, or IP addresses. Any other internal address is refused.
+   * @default []
+   */
+  allowWebhookHosts?: readonly string[]
 }
 
 /** A Redis connection URL. */
@@ -269,6 +275,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     return p
   }
   const deps: EndpointDeps & InspectorDeps = {
+    allowWebhookHosts: options.allowWebhookHosts ?? [],
     sessions: manager,
     limits,
     metrics,

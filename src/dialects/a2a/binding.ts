@@ -8,7 +8,8 @@ import { capabilities } from './capabilities.js'
 import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './codec.js'
 import { A2A_ERRORS, a2aRpcError } from './errors.js'
 import { ParlanceExecutor } from './executor.js'
-import { RetryingPushSender } from './push.js'
+import { guardedPushStore, RetryingPushSender } from './push.js'
+import { WebhookGuard } from './webhook-guard.js'
 import { WELL_KNOWN_CARD } from './wire.js'
 
 const CARD_ROUTE = /^\/a2a\/([A-Za-z0-9_.-]{1,64})\/\.well-known\/agent-card\.json$/
@@ -32,6 +33,7 @@ export const a2aBinding: Dialect = { name: 'a2a', capabilities, endpoint: (deps)
 
 function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
   const services = new Map<string, AgentService>()
+  const guard = new WebhookGuard({ allowHosts: deps.allowWebhookHosts ?? [] })
   const service = (agent: string, base: string): AgentService => {
     let s = services.get(agent)
     if (!s) {
@@ -39,8 +41,9 @@ function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
       const input: CardInput = { name: agent, description: def.description ?? `The ${agent} agent`, tools: Object.keys(def.tools ?? {}), url: `${base}/a2a/${agent}`, auth: deps.authOn }
       const card = agentCard(input)
       const executor = new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous')
-      const pushes = new InMemoryPushNotificationStore()
-      const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor, undefined, pushes, new RetryingPushSender(pushes, deps.log))
+      // Webhooks are checked when a config is saved and again at each delivery (webhook-guard.ts).
+      const pushes = guardedPushStore(new InMemoryPushNotificationStore(), guard)
+      const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor, undefined, pushes, new RetryingPushSender(pushes, deps.log, guard))
       services.set(agent, (s = { handler, card: input, rpc: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) }))
     }
     return s

@@ -1,6 +1,11 @@
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { LookupFunction } from 'node:net'
 import type { StreamResponse, Task, TaskPushNotificationConfig } from '@a2a-js/sdk'
+import { RequestMalformedError } from '@a2a-js/sdk/errors'
 import { V1PushNotificationSerializer, type PushNotificationSender, type PushNotificationStore, type ServerCallContext } from '@a2a-js/sdk/server'
 import type { EndpointDeps } from '../../binding/index.js'
+import type { WebhookGuard, WebhookTarget } from './webhook-guard.js'
 
 /** How a webhook is retried: attempts in all, and the first backoff (doubled each time, with jitter). */
 export interface PushRetry {
@@ -12,12 +17,61 @@ export interface PushRetry {
 
 export const PUSH_RETRY: PushRetry = { attempts: 4, firstDelayMs: 250, timeoutMs: 5_000 }
 
+/** One POST of a webhook body to a checked target; resolves to the HTTP status. Tests inject their own. */
+export type PushPost = (target: WebhookTarget, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<number>
+
+/**
+ * POSTs to the address the guard checked and nowhere else: the request's `lookup` answers the host name with that
+ * address, so the name is not resolved again (no DNS rebinding between check and connect), while the Host header
+ * and TLS (SNI and certificate name) still use the URL's host.
+ */
+export const pinnedPost: PushPost = (target, headers, body, timeoutMs) =>
+  new Promise((resolve, reject) => {
+    const lookup: LookupFunction = (_host, options, callback) => {
+      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: target.address, family: target.family }])
+      else callback(null, target.address, target.family)
+    }
+    const u = target.url
+    const options: RequestOptions = { method: 'POST', host: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: u.port || undefined, path: `${u.pathname}${u.search}`, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, timeout: timeoutMs }
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(options, (res: IncomingMessage) => {
+      res.resume()
+      res.once('end', () => resolve(res.statusCode ?? 0))
+      res.once('error', reject)
+    })
+    req.once('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)))
+    req.once('error', reject)
+    req.end(body)
+  })
+
+/**
+ * The push-notification store the SDK's request handler is given: `store`, with every config checked by the
+ * webhook guard before it is saved (`CreateTaskPushNotificationConfig`, and a config inside `SendMessage`'s
+ * configuration, which the handler saves before the task runs). A refused URL is the SDK's invalid-params error
+ * (JSON-RPC -32602) saying why; nothing is saved and no task starts.
+ */
+export function guardedPushStore(store: PushNotificationStore, guard: WebhookGuard): PushNotificationStore {
+  const guarded: PushNotificationStore = {
+    async save(taskId, context, config) {
+      const checked = await guard.check(config.url)
+      if (!checked.ok) throw new RequestMalformedError(checked.reason)
+      return store.save(taskId, context, config)
+    },
+    load: (taskId, context) => store.load(taskId, context),
+    delete: (taskId, context, configId) => store.delete(taskId, context, configId),
+  }
+  const withMetadata = store.loadWithMetadata?.bind(store)
+  if (withMetadata) guarded.loadWithMetadata = withMetadata
+  return guarded
+}
+
 /**
  * Delivers a task's updates to the webhooks registered for it (A2A push notifications), in order per task: the
  * SDK's own v1.0 body (`StreamResponse` JSON, `application/a2a+json`), authenticated as the config says
  * (`authentication` → `Authorization: <scheme> <credentials>`, else `token` → `X-A2A-Notification-Token`).
- * A failed delivery (network error, timeout, 408/429/5xx) is retried with exponential backoff; a 4xx is final.
- * Failures are logged, never thrown: a webhook cannot stall or fail the task.
+ * Each delivery checks its URL again with the webhook guard (a name may resolve elsewhere since the config was
+ * saved) and connects to the address it checked. A failed delivery (network error, timeout, 408/429/5xx) is
+ * retried with exponential backoff; a 4xx or a refused URL is final. Failures are logged, never thrown: a
+ * webhook cannot stall or fail the task.
  */
 export class RetryingPushSender implements PushNotificationSender {
   private readonly serializer = new V1PushNotificationSerializer()
@@ -26,7 +80,9 @@ export class RetryingPushSender implements PushNotificationSender {
   constructor(
     private readonly store: PushNotificationStore,
     private readonly log: EndpointDeps['log'],
+    private readonly guard: WebhookGuard,
     private readonly retry: PushRetry = PUSH_RETRY,
+    private readonly post: PushPost = pinnedPost,
   ) {}
 
   async send(update: StreamResponse, context: ServerCallContext, task?: Task): Promise<void> {
@@ -49,11 +105,16 @@ export class RetryingPushSender implements PushNotificationSender {
     else if (config.token) headers['x-a2a-notification-token'] = config.token
     let last = ''
     for (let attempt = 1; attempt <= this.retry.attempts; attempt++) {
+      const checked = await this.guard.check(config.url)
+      if (!checked.ok) {
+        last = checked.reason
+        break
+      }
       try {
-        const res = await fetch(config.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.retry.timeoutMs) })
-        if (res.ok) return
-        last = `HTTP ${res.status}`
-        if (res.status < 500 && res.status !== 408 && res.status !== 429) break
+        const status = await this.post(checked.target, headers, body, this.retry.timeoutMs)
+        if (status >= 200 && status < 300) return
+        last = `HTTP ${status}`
+        if (status < 500 && status !== 408 && status !== 429) break
       } catch (err) {
         last = (err as Error).message
       }
