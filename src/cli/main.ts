@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { DEFAULT_LIMITS, ON_BUSY, onBusyOf, type Limits } from '../core/index.js'
 import { chat } from './chat.js'
+import { withConfig } from './config.js'
 import { serve, type ServeOptions } from './serve.js'
 
 const SERVE_USAGE = `usage: parlance serve [options]
@@ -10,6 +11,7 @@ const SERVE_USAGE = `usage: parlance serve [options]
 Serves agents over every dialect (HAI, AG-UI, HUMA, MyAgent, HugAI, AI SDK) from one process.
 
 options:
+  --config FILE         settings from a JSON file whose keys are these long flag names (below); flags and env override it
   --agent SPEC          demo | openai (with --model) | agui:URL | a2a:URL | ./path/to/agent.js — repeatable, the first is the default
   --model NAME          the model of --agent openai (OPENAI_BASE_URL, OPENAI_API_KEY)
   --port N              listen port (env PORT; default 8000; 0 picks a free one)
@@ -21,6 +23,12 @@ options:
   --no-inspector        serve no inspector page or API (404)
   --limit NAME=VALUE    change a limit, repeatable (README "Configuration"), e.g. --limit maxConcurrentRuns=5000
   --trust-proxy         behind a reverse proxy: rate limits key on X-Forwarded-For's first address
+  --allow-origin ORIGIN browser pages of this origin may call the server, repeatable (env PARLANCE_ALLOW_ORIGIN,
+                        comma-separated); * allows any page. default: loopback pages when --host is loopback
+  --allow-host NAME     answer this Host name too, repeatable (env PARLANCE_ALLOW_HOST); on a loopback --host
+                        other names are refused (DNS rebinding)
+  --allow-webhook-host HOST  A2A push webhooks may reach this internal host (a name or an IP), repeatable
+                        (env PARLANCE_ALLOW_WEBHOOK_HOST, comma-separated); other internal addresses are refused
   --on-busy POLICY      a message arriving during a run: interrupt (default) | enqueue | reject | rollback
   --node-id ID, --redis-prefix P, --lease-ms MS   cluster settings, with --store redis://…
   --help, --version
@@ -31,6 +39,13 @@ examples:
   parlance serve --agent agui:http://127.0.0.1:9000/agui any AG-UI agent, over every dialect
   parlance serve --agent a2a:http://127.0.0.1:9000       any A2A agent (its card's base URL), over every dialect
   parlance serve --store redis://127.0.0.1:6379          a node of a cluster sharing that Redis
+  parlance serve --config parlance.json --port 9001     the file's settings, this port
+
+config file: {"port": 9000, "host": "0.0.0.0", "token": "…", "agent": ["./dist/my-agent.js"],
+             "limit": {"maxConcurrentRuns": 5000}, "trust-proxy": true}
+             a value is a string or number, a repeatable flag an array, a switch true/false; unknown keys and wrong
+             types are errors naming the key. Environment variables override the file, flags override both
+             (--limit adds to the file's limits; other repeatable flags replace the file's list).
 
 environment: PORT, LOG_LEVEL (pino level, default info), PARLANCE_TOKEN, PARLANCE_SECRET (key for signed exports),
              PARLANCE_NODE_ID, PARLANCE_REDIS_PREFIX`
@@ -77,6 +92,21 @@ export function parseLimits(specs: readonly string[]): Partial<Limits> {
   return out
 }
 
+/** A comma-separated list from the environment; undefined when unset or empty. */
+function listEnv(name: string): string[] | undefined {
+  const list = (process.env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  return list.length ? list : undefined
+}
+
+/** `--allow-origin` (`*` alone: any page) and `--allow-host`, as serve options. */
+function originFlags(origins: string[] | undefined, hosts: string[] | undefined): Pick<ServeOptions, 'origins' | 'allowedHosts'> {
+  if (origins?.includes('*') && origins.length > 1) throw new Error('--allow-origin * allows every page already; give it alone, or list origins')
+  return {
+    ...(origins ? { origins: origins.includes('*') ? '*' : origins } : {}),
+    ...(hosts ? { allowedHosts: hosts } : {}),
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv
   if (command === '--version' || command === '-v' || rest.includes('--version')) {
@@ -89,26 +119,29 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'serve') {
     if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${SERVE_USAGE}\n`)
-    const { values } = parseArgs({
-      args: rest,
-      options: {
-        agent: { type: 'string', multiple: true },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        data: { type: 'string' },
-        store: { type: 'string' },
-        token: { type: 'string' },
-        model: { type: 'string' },
-        'node-id': { type: 'string' },
-        'redis-prefix': { type: 'string' },
-        'lease-ms': { type: 'string' },
-        limit: { type: 'string', multiple: true },
-        'trust-proxy': { type: 'boolean' },
-        'on-busy': { type: 'string' },
-        'no-auth': { type: 'boolean' },
-        'no-inspector': { type: 'boolean' },
-      },
-    })
+    const flags = {
+      config: { type: 'string' },
+      agent: { type: 'string', multiple: true },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      data: { type: 'string' },
+      store: { type: 'string' },
+      token: { type: 'string' },
+      model: { type: 'string' },
+      'node-id': { type: 'string' },
+      'redis-prefix': { type: 'string' },
+      'lease-ms': { type: 'string' },
+      limit: { type: 'string', multiple: true },
+      'trust-proxy': { type: 'boolean' },
+      'allow-origin': { type: 'string', multiple: true },
+      'allow-host': { type: 'string', multiple: true },
+      'allow-webhook-host': { type: 'string', multiple: true },
+      'on-busy': { type: 'string' },
+      'no-auth': { type: 'boolean' },
+      'no-inspector': { type: 'boolean' },
+    } as const
+    // The config file beneath the environment beneath the flags (src/cli/config.ts).
+    const values = withConfig(parseArgs({ args: rest, options: flags }).values, flags, process.env, Object.keys(DEFAULT_LIMITS))
     const port = Number(values.port ?? process.env.PORT ?? 8000)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${values.port ?? process.env.PORT}`)
     if (values.model !== undefined && !(values.agent ?? []).includes('openai')) throw new Error('--model applies to --agent openai only; add --agent openai, or drop --model')
@@ -137,7 +170,9 @@ async function main(argv: string[]): Promise<void> {
       model: values.model,
       limits: parseLimits(values.limit ?? []),
       trustProxy: values['trust-proxy'] ?? false,
+      ...originFlags(values['allow-origin'] ?? listEnv('PARLANCE_ALLOW_ORIGIN'), values['allow-host'] ?? listEnv('PARLANCE_ALLOW_HOST')),
       ...(onBusy ? { onBusy } : {}),
+      allowWebhookHosts: values['allow-webhook-host'] ?? listEnv('PARLANCE_ALLOW_WEBHOOK_HOST') ?? [],
     })
   }
   if (command === 'chat') {
