@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { A2A_VERSION_HEADER } from '@a2a-js/sdk'
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
-import { DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
+import { DefaultRequestHandler, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
 import { ParlanceError, type Principal } from '../../core/index.js'
 import { BodyError, readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
@@ -9,6 +9,8 @@ import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInp
 import { A2A_ERRORS, a2aRpcError } from './errors.js'
 import { ParlanceExecutor } from './executor.js'
 import { guardedPushStore, RetryingPushSender } from './push.js'
+import { RecordPushStore } from './push-store.js'
+import { LogTaskStore, taskLogOf } from './task-store.js'
 import { WebhookGuard } from './webhook-guard.js'
 import { WELL_KNOWN_CARD } from './wire.js'
 
@@ -40,10 +42,13 @@ function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
       const def = deps.sessions.agent(agent)!
       const input: CardInput = { name: agent, description: def.description ?? `The ${agent} agent`, tools: Object.keys(def.tools ?? {}), url: `${base}/a2a/${agent}`, auth: deps.authOn }
       const card = agentCard(input)
-      const executor = new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous')
+      // Tasks are read back from the session logs and webhooks kept as store records: both outlive this process.
+      const log = taskLogOf(deps.sessions.store)
+      const tasks = new LogTaskStore(log, agent)
+      const executor = new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous', tasks)
       // Webhooks are checked when a config is saved and again at each delivery (webhook-guard.ts).
-      const pushes = guardedPushStore(new InMemoryPushNotificationStore(), guard)
-      const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor, undefined, pushes, new RetryingPushSender(pushes, deps.log, guard))
+      const pushes = guardedPushStore(new RecordPushStore(log), guard)
+      const handler = new DefaultRequestHandler(card, tasks, executor, undefined, pushes, new RetryingPushSender(pushes, deps.log, guard))
       services.set(agent, (s = { handler, card: input, rpc: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) }))
     }
     return s

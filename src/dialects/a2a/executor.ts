@@ -5,6 +5,7 @@ import { newId, ParlanceError, type Command, type Json, type Principal, type Sto
 import { followMessage, followRun, type IdentifiedMessage } from '../../binding/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
 import { approvalAnswerOf, approvalQuestion, clientToolQuestion, newTask, onBusyOfMessage, toolAnswerOf, stateArtifact, status, textChunk, textOf, workingUpdate } from './codec.js'
+import type { LogTaskStore } from './task-store.js'
 
 /** A task (= a Parlance run) as this node knows it: its session, its run, and what it waits for. */
 interface Running {
@@ -33,11 +34,13 @@ export class ParlanceExecutor implements AgentExecutor {
     private readonly sessions: SessionManager,
     private readonly agent: string,
     private readonly principalOf: (rc: RequestContext) => Principal,
+    /** Where tasks are recorded and read back from (the log). */
+    private readonly store: LogTaskStore,
   ) {}
 
   execute = async (rc: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = rc
-    const known = this.tasks.get(taskId)
+    const known = this.tasks.get(taskId) ?? (rc.task ? await this.fromLog(taskId) : undefined)
     if (rc.task && known?.waiting) return this.answer(rc, known, bus)
     if (rc.task) throw new ParlanceError('conflict', `task ${taskId} is ${known ? 'running' : 'over'}: send a new message without taskId to start another`, { taskId })
     const session = await this.sessions.open(contextId, this.principalOf(rc), { agent: this.agent })
@@ -46,6 +49,8 @@ export class ParlanceExecutor implements AgentExecutor {
     const asked = onBusyOfMessage(rc.userMessage.metadata) // checked by the binding; a direct caller gets the default
     const messageId = newId('msg')
     const running: Running = { session, runId: null, messageId, waiting: null, following: true }
+    // The task's record goes first: from now on any node finds the task's session, and the log tells the rest.
+    await this.store.created(taskId, { sessionId: session.id, agent: this.agent, owner: session.owner, messageId, afterSeq: session.lastSeq, clientMessageId: rc.userMessage.messageId, createdAt: Date.now() })
     this.tasks.set(taskId, running)
     bus.publish(AgentEvent.task(newTask(taskId, contextId, rc.userMessage, { sessionId: session.id, runId: null, agent: this.agent })))
     const cmd: IdentifiedMessage = { type: 'user.message', sessionId: session.id, content: text, agent: this.agent, messageId, ...(asked.ok && asked.onBusy ? { onBusy: asked.onBusy } : {}) }
@@ -67,6 +72,17 @@ export class ParlanceExecutor implements AgentExecutor {
     this.tasks.delete(taskId)
     bus.publish(AgentEvent.statusUpdate(status(taskId, running.session.id, TaskState.TASK_STATE_CANCELED, 'cancelled by the A2A client')))
     bus.finished()
+  }
+
+  /**
+   * A task this node did not start (another node did, or this process before a restart) that waits for input,
+   * as the log shows it: the answer goes to its session, which forwards it to the session's writer.
+   */
+  private async fromLog(taskId: string): Promise<Running | undefined> {
+    const found = await this.store.waiting(taskId)
+    if (!found) return undefined
+    const session = await this.sessions.open(found.entry.sessionId, found.entry.owner)
+    return { session, runId: found.runId, messageId: found.entry.messageId, waiting: found.waiting, following: false }
   }
 
   /** The next message of an `input-required` task: the answer to its approval or client tool; the run goes on. */
@@ -165,8 +181,13 @@ export class ParlanceExecutor implements AgentExecutor {
         }
         if (!(err instanceof ParlanceError && err.code === 'busy')) return end(true, err)
         // Refused under the reject policy: the agent decides not to perform this task; the working one goes on.
-        bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_REJECTED, `busy: ${err.message}`, { code: 'busy', ...((err.details ?? {}) as Record<string, Json>) })))
-        end(true)
+        // The log never holds the message, so the refusal is recorded with the task's record first.
+        const text = `busy: ${err.message}`
+        const data: Json = { code: 'busy', ...((err.details ?? {}) as Record<string, Json>) }
+        void this.store.rejected(taskId, text, data).catch(() => {}).finally(() => {
+          bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_REJECTED, text, data)))
+          end(true)
+        })
       }
       const queued = () => bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_SUBMITTED, 'queued: waits for the working task of this context', { queued: true })))
       const follower =
