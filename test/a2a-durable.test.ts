@@ -12,7 +12,7 @@ import { connectA2a } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { spawnServe } from './support/serve-process.js'
 
-export const message = (text: string, extra: Partial<Message> = {}): Message => ({
+const message = (text: string, extra: Partial<Message> = {}): Message => ({
   messageId: randomUUID(),
   contextId: '',
   taskId: '',
@@ -23,12 +23,12 @@ export const message = (text: string, extra: Partial<Message> = {}): Message => 
   referenceTaskIds: [],
   ...extra,
 })
-export const asTask = (r: unknown): Task => {
+const asTask = (r: unknown): Task => {
   assert.ok(r && typeof r === 'object' && 'status' in r, `a task, not ${JSON.stringify(r)}`)
   return r as Task
 }
 /** The text of a task's response artifacts. */
-export const textOf = (t: Task) => t.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('').trim()
+const textOf = (t: Task) => t.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('').trim()
 const state = (t: Task) => TaskState[t.status!.state]
 const FIFTY = Array.from({ length: 50 }, (_, i) => i + 1).join(' ')
 
