@@ -62,7 +62,13 @@ async function submit(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
 }
 
 async function reattach(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, chatId: string): Promise<void> {
-  const session = await deps.sessions.open(chatId, deps.principal(req), { create: false })
+  // `useChat({ resume: true })` asks on every page load, before a new chat's first message: a chat the server has
+  // not seen has nothing to resume either (the AI SDK reads only 204 as "nothing", and shows an error otherwise).
+  const session = await deps.sessions.open(chatId, deps.principal(req), { create: false }).catch((err: unknown) => {
+    if (err instanceof ParlanceError && err.code === 'not_found') return null
+    throw err
+  })
+  if (session === null) return void res.writeHead(204).end()
   const startSeq = session.activeRunStartSeq
   if (startSeq === null) return void res.writeHead(204).end()
   respond(deps, res, session, startSeq - 1, session.activeRunId)
