@@ -29,8 +29,14 @@ export interface ServeOptions {
   limits?: Partial<Limits>
   /** Rate limits key on X-Forwarded-For's first address (`--trust-proxy`). */
   trustProxy?: boolean
+  /** `--allow-origin`: browser origins that may call the server ('*': any); default: loopback pages on a loopback host. */
+  origins?: readonly string[] | '*'
+  /** `--allow-host`: Host names answered besides loopback names. */
+  allowedHosts?: readonly string[]
   /** `--on-busy`: the server's policy for a message arriving during a run. */
   onBusy?: OnBusy
+  /** `--allow-webhook-host`: internal hosts A2A push webhooks may reach. */
+  allowWebhookHosts?: readonly string[]
 }
 
 /**
@@ -123,7 +129,10 @@ export async function serve(options: ServeOptions): Promise<void> {
     ...(options.inspector === false ? { inspector: false } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.trustProxy ? { trustProxy: true } : {}),
+    ...(options.origins ? { origins: options.origins } : {}),
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.onBusy ? { onBusy: options.onBusy } : {}),
+    ...(options.allowWebhookHosts?.length ? { allowWebhookHosts: options.allowWebhookHosts } : {}),
   })
   const url = await server.listen(options.port, options.host).catch(async (err: unknown) => {
     await server.close() // the store is open (its data directory locked) even though nothing listens
@@ -135,6 +144,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       (server.sessions.nodeId ? `  node:    ${server.sessions.nodeId} (cluster on ${options.store})\n` : '') +
       `  HAI:     ${ws}/ws\n  AG-UI:   POST ${url}/agui\n  HUMA:    Socket.IO ${url}/socket.io/\n  MyAgent: ${ws}/myagent\n  HugAI:   ${ws}/rpc, POST ${url}/rpc\n  AI SDK:  POST ${url}/api/chat\n  MCP:     ${url}/mcp\n  A2A:     POST ${url}/a2a (card: ${url}/.well-known/agent-card.json)\n` +
       `  health:  ${url}/healthz  metrics: ${url}/metrics\n` +
+      `  browser: ${server.originPolicy} (--allow-origin, --allow-host)\n` +
       (options.token ? '  auth:    bearer token required (Authorization: Bearer …, ?access_token=…, Socket.IO auth.token)\n' : ''),
   )
   for (const spec of specs) if (spec.startsWith('agui:')) void warnIfUnreachable(spec.slice('agui:'.length))

@@ -22,6 +22,8 @@ import { protectedModeError } from './protected-mode.js'
 import { RateLimiter } from '../binding/rate-limit.js'
 import { sendJson } from '../binding/http-util.js'
 import { createMetrics, type Metrics } from '../binding/metrics.js'
+import { isLoopbackHostname, originPolicy, type OriginSettings } from './origin-policy.js'
+import { OriginGate } from './origin-gate.js'
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -81,6 +83,18 @@ export interface ServerOptions {
    */
   listenBacklog?: number
   /**
+   * Browser origins whose pages may call the server (CORS, Socket.IO, WebSocket `Origin`): `https://app.example.com`,
+   * `http://localhost:3000`, `https://*.example.com`, or '*' for any page. Same-origin pages are always allowed;
+   * a request carrying any other `Origin` is refused with 403. README "Front ends in the browser".
+   * @default loopback origins (any port) when listening on a loopback address, else same-origin only
+   */
+  origins?: OriginSettings['origins']
+  /**
+   * Host names accepted in the `Host` header besides loopback names (`.example.com`: the domain and its
+   * subdomains). When the server listens on loopback, any other `Host` is refused with 403 (DNS rebinding).
+   */
+  allowedHosts?: OriginSettings['allowedHosts']
+  /**
    * Hosts A2A push-notification webhooks may reach although they are internal (loopback, private, link-local…):
    * host names as the webhook URL spells them, or IP addresses. Any other internal address is refused.
    * @default []
@@ -109,6 +123,8 @@ export interface ParlanceServer {
   readonly sessions: SessionManager
   readonly metrics: Metrics
   readonly limits: Limits
+  /** What the origin policy allows, in words (for a startup banner). */
+  readonly originPolicy: string
   /** Starts listening; resolves with the base URL (`http://host:port`). */
   listen(port?: number, host?: string): Promise<string>
   /** Stops accepting, interrupts active runs (recorded in the store), flushes and closes everything. */
@@ -185,6 +201,9 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     throw new TypeError(`onBusy must be one of ${ON_BUSY.join(', ')}; got "${String(options.onBusy)}"`)
   }
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits }
+  const originSettings: OriginSettings = { origins: options.origins, allowedHosts: options.allowedHosts }
+  // Strict until the server listens and knows its address (no request can arrive before that anyway).
+  const gate = new OriginGate(originPolicy(originSettings, true), options.trustProxy === true)
   const log = options.logger === false ? pino({ enabled: false }) : (options.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' }))
   let backend: StoreBackend
   let cluster: ClusterPort | undefined
@@ -358,12 +377,23 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     })
   })
 
+  // Last, so it stands in front of every listener: the router above and transports that attached themselves.
+  gate.install(http)
+  http.on('listening', () => {
+    const addr = http.address()
+    const loopback = addr !== null && typeof addr === 'object' && isLoopbackHostname(addr.family === 'IPv6' ? `[${addr.address}]` : addr.address)
+    gate.use(originPolicy(originSettings, loopback))
+  })
+
   let closed = false
   return {
     http,
     sessions: manager,
     metrics,
     limits,
+    get originPolicy() {
+      return gate.current.describe()
+    },
     async listen(port = 8000, host = '127.0.0.1') {
       const refused = protectedModeError(host, auth !== null, options.allowUnauthenticated === true)
       if (refused) throw refused // before anything is bound
