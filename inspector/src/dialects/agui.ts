@@ -40,7 +40,7 @@ export async function connectAgui(o: ConnectOptions, threadId = uid()): Promise<
         break
       }
       case 'TOOL_CALL_END':
-        break // server or client? RUN_FINISHED's pendingToolCallIds tells; a result tells the other way
+        break // server or client? A result tells; none by the end of the run makes it the client's
       case 'TOOL_CALL_RESULT': {
         const id = str(e.toolCallId)
         announce(id, false)
@@ -64,12 +64,14 @@ export async function connectAgui(o: ConnectOptions, threadId = uid()): Promise<
       }
       case 'RUN_FINISHED': {
         const outcome = (e.outcome ?? { type: 'success' }) as { type: string; pendingToolCallIds?: string[]; interrupts?: Array<Record<string, unknown>> }
-        for (const id of outcome.pendingToolCallIds ?? []) announce(id, true)
+        // Calls left without a result are the client's (as @ag-ui/client reads a RUN_FINISHED without pendingToolCallIds).
+        const pending = outcome.type === 'success' ? (outcome.pendingToolCallIds ?? [...args.keys()].filter((id) => !shown.has(id))) : []
+        for (const id of pending) announce(id, true)
         for (const i of outcome.interrupts ?? []) {
           const p = ((i.metadata as { parlance?: Record<string, unknown> } | undefined)?.parlance ?? {})
           sink.approval({ id: str(i.id), tool: str(p.toolName), args: p.args ?? {}, risk: str(p.risk) || 'medium', reasoning: str(i.message) })
         }
-        sink.runEnded(outcome.pendingToolCallIds?.length ? 'paused for a client tool' : outcome.type)
+        sink.runEnded(pending.length ? 'paused for a client tool' : outcome.type)
         break
       }
       case 'RUN_ERROR':

@@ -70,8 +70,8 @@ export function runFinished(view: AguiView, id?: number): string {
 /**
  * The event that ends this response after `e`, if `e` ends the Parlance run or pauses it for the client:
  * run.finished → RUN_FINISHED success; run.error `cancelled` → RUN_FINISHED cancelled; other run errors →
- * RUN_ERROR; a client tool call → RUN_FINISHED success with `pendingToolCallIds` (the next request carries
- * the tool message); an approval → RUN_FINISHED `interrupt` (the next request carries `resume`).
+ * RUN_ERROR; a client tool call → RUN_FINISHED success, the call left without a result (the next request
+ * carries the tool message); an approval → RUN_FINISHED `interrupt` (the next request carries `resume`).
  */
 export function ending(e: StoredEvent, view: AguiView): string | null {
   const { threadId, runId } = view
@@ -82,7 +82,9 @@ export function ending(e: StoredEvent, view: AguiView): string | null {
       if (e.code === 'cancelled') return sse({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'cancelled' } }, e.seq)
       return sse({ type: 'RUN_ERROR', message: e.message, code: AGUI_ERRORS[e.code].code }, e.seq)
     case 'tool.call':
-      return e.target === 'client' ? sse({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'success', pendingToolCallIds: [e.toolCallId] } }, e.seq) : null
+      // No `pendingToolCallIds`: clients read a call with no result as theirs without it (@ag-ui/client 1.0 does), and
+      // the AG-UI 0.0.x schemas front ends still pin (CopilotKit) reject the key and fail the run before the tool runs.
+      return e.target === 'client' ? sse({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'success' } }, e.seq) : null
     case 'approval.requested':
       return sse(
         {
