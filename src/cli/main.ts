@@ -64,11 +64,30 @@ examples:
   parlance chat
   parlance chat --url http://127.0.0.1:9000 --session my-session`
 
+const BACKUP_USAGE = `usage: parlance backup --data DIR --out FILE
+
+Copies the SQLite store of a data directory to FILE while a server may be running on it: SQLite's online backup,
+consistent to one commit (a plain file copy can miss what is still in the WAL, or not open at all). Progress goes
+to stderr. It reads the file only: the running server keeps its lock and goes on writing.
+
+options:
+  --data DIR     the server's data directory (default ./.parlance)
+  --out FILE     the copy to write (must not exist)
+  --help
+
+restore: a new data directory holding the copy as parlance.db (and the old directory's secret file, for signed
+exports to stay valid), then parlance serve --data that directory. Redis stores are backed up by Redis itself
+(docs/deploy.md).
+
+examples:
+  parlance backup --data /var/lib/parlance --out /backups/parlance-$(date +%F).db`
+
 const USAGE = `usage: parlance <command> [options]
 
 commands:
   serve   serve agents over every dialect (parlance serve --help)
   chat    talk to a running server in the terminal (parlance chat --help)
+  backup  copy a data directory's SQLite store while it serves (parlance backup --help)
 
 parlance --version prints the version.`
 
@@ -175,6 +194,13 @@ async function main(argv: string[]): Promise<void> {
       allowWebhookHosts: values['allow-webhook-host'] ?? listEnv('PARLANCE_ALLOW_WEBHOOK_HOST') ?? [],
     })
   }
+  if (command === 'backup') {
+    if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${BACKUP_USAGE}\n`)
+    const { values } = parseArgs({ args: rest, options: { data: { type: 'string' }, out: { type: 'string' } } })
+    if (!values.out) throw new Error('backup needs --out FILE, the copy to write (e.g. --out ./parlance-backup.db)')
+    const { backup } = await import('./backup.js')
+    return backup({ dataDir: values.data ?? './.parlance', out: values.out })
+  }
   if (command === 'chat') {
     if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${CHAT_USAGE}\n`)
     const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, session: { type: 'string' }, token: { type: 'string' } } })
@@ -186,7 +212,7 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err)
   const badOption = (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS_')
-  const command = process.argv[2] === 'chat' ? 'chat' : 'serve'
+  const command = process.argv[2] === 'chat' || process.argv[2] === 'backup' ? process.argv[2] : 'serve'
   process.stderr.write(`parlance: ${message}${badOption ? `\nsee: parlance ${command} --help` : ''}\n`)
   process.exit(2)
 })
