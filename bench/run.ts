@@ -23,6 +23,7 @@ import * as validation from './validation.js'
 import * as cluster from './cluster.js'
 import * as paced from './paced.js'
 import * as sdkStreams from './sdk-streams.js'
+import * as a2aGetTask from './a2a-get-task.js'
 
 interface Bench {
   title: string
@@ -45,6 +46,7 @@ const BENCHMARKS: Record<string, Bench> = {
   cluster,
   paced,
   'sdk-streams': sdkStreams,
+  'a2a-get-task': a2aGetTask,
 }
 
 /** Longest one benchmark may take before the runner gives up on it (ms). */

@@ -62,6 +62,11 @@ export function foldEvent(taskId: string, entry: TaskEntry, v: TaskView, e: Stor
   if (e.seq <= v.readTo) return
   v.readTo = e.seq
   if (v.done) return
+  if (e.type === 'text.delta') {
+    // Most of a run's events: kept out of the general path below.
+    if (e.runId === v.runId) v.texts.set(e.messageId, (v.texts.get(e.messageId) ?? '') + e.delta)
+    return
+  }
   const ctx = entry.sessionId
   const set = (state: TaskState, msg?: Message) => {
     v.state = state
@@ -94,9 +99,6 @@ export function foldEvent(taskId: string, entry: TaskEntry, v: TaskView, e: Stor
       return set(TaskState.TASK_STATE_WORKING)
     case 'text.start':
       if (!v.texts.has(e.messageId)) v.texts.set(e.messageId, '')
-      return
-    case 'text.delta':
-      v.texts.set(e.messageId, (v.texts.get(e.messageId) ?? '') + e.delta)
       return
     case 'message.sent':
       v.texts.set(e.messageId, e.message)
