@@ -58,7 +58,7 @@ test('a frontend tool offered by an AG-UI client of the bridge is offered to the
   const call = first.find((e) => e.type === 'TOOL_CALL_START')!
   assert.equal(call.toolCallName, 'pick_color')
   assert.equal(first.find((e) => e.type === 'TOOL_CALL_ARGS')?.delta, '{"palette":"warm"}')
-  assert.deepEqual(last(first).outcome, { type: 'success', pendingToolCallIds: [call.toolCallId] })
+  assert.deepEqual(last(first).outcome, { type: 'success' }) // the call has no result: the client's (no pendingToolCallIds, which AG-UI 0.0.x rejects)
   client.addMessage({ id: randomUUID(), role: 'tool', toolCallId: String(call.toolCallId), content: '"red"' })
   const second = await run(client, null, { tools })
   assert.equal(text(second), 'Thought about paint; color "red"')
