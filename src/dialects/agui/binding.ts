@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, type OnBusy, type Principal } from '../../core/index.js'
-import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, sendJson, streamRun, whenMessageStarts, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, runAnswering, sendJson, streamRun, whenMessageStarts, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { agui, AGUI_SSE, type AguiView } from './codec.js'
+import type { AguiRunInput } from './wire.js'
 import { onBusyOfInput } from './decode.js'
 import { reconcile } from './reconcile.js'
 
@@ -64,9 +65,13 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
     // A reconnect: replay what the client missed and continue; the input was already applied.
     return stream(deps, res, session, Number(lastEventId), view, null)
   }
+  const retried = await retryOf(deps, session, input, res)
+  if (retried !== undefined) return void (retried && stream(deps, res, session, retried.seq - 1, view, retried.runId))
   const plan = reconcile(session, input, { ...(agent ? { agent } : {}), ...withOnBusy(onBusyOfInput(input)) })
+  // The client's runId goes on record with its message, so a retry of this request finds this run (`retryOf`).
+  const tagged = plan.commands.map((c) => (c.type === 'user.message' && c.messageId === plan.userMessageId ? { ...c, metadata: { ...c.metadata, [RUN_TAG]: input.runId } } : c))
   // Edit-and-resend: the old branch lives on as a fork of its own, named in the rewind (and so in history.rewound).
-  const commands = await branchEdits(deps, session, principal, plan.commands)
+  const commands = await branchEdits(deps, session, principal, tagged)
   const busyWith = session.activeRunId
   const { from, follow } = await carryOut(session, commands)
   if (plan.userMessageId !== undefined && busyWith !== null && follow === busyWith) {
@@ -80,6 +85,25 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
 }
 
 const withOnBusy = (onBusy: OnBusy | undefined) => (onBusy ? { onBusy } : {})
+
+/** The `message.user` metadata key that records the AG-UI `runId` of the request that sent the message. */
+const RUN_TAG = 'aguiRunId'
+
+/**
+ * A retried request (a client resending after a dropped connection): its last message is a user message the
+ * session already has or queues, sent by a request with the same `runId`. It re-attaches to that run, replayed
+ * from its start and live to its end, instead of running the turn again. Undefined: not a retry; null: the queued
+ * message's run had not started when the client went away.
+ */
+async function retryOf(deps: EndpointDeps, session: Session, input: AguiRunInput, res: ServerResponse): Promise<{ runId: string; seq: number } | null | undefined> {
+  const last = input.messages.at(-1)
+  if (last?.role !== 'user') return undefined
+  if (session.model.queue.some((q) => q.messageId === last.id && q.metadata?.[RUN_TAG] === input.runId)) {
+    return whenMessageStarts(session, session.committedSeq, last.id, res, 'agui:retry')
+  }
+  if (!session.model.messages.some((m) => m.role === 'user' && m.id === last.id)) return undefined
+  return (await runAnswering(session, last.id, deps.limits.replayPageSize, [RUN_TAG, input.runId])) ?? undefined
+}
 
 async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, threadId: string): Promise<void> {
   const principal = deps.principal(req)

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError } from '../../core/index.js'
-import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, sendJson, streamRun, whenMessageStarts, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, runAnswering, sendJson, streamRun, whenMessageStarts, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { aisdk, AISDK_SSE } from './codec.js'
 import { reconcile } from './reconcile.js'
+import type { ChatRequest } from './wire.js'
 
 /** HTTP status of an error answered before the stream starts, from the dialect's error table. */
 const STATUS = httpStatuses(aisdk.errors)
@@ -47,6 +48,9 @@ async function submit(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
   if (!decoded.ok) throw decoded.error
   const session = await deps.sessions.open(decoded.command.id, principal, agent ? { agent } : {})
   const plan = reconcile(session, decoded.command, agent)
+  // A retry (the request that sent the last stored user message, again): the run answering it, replayed to its end.
+  const retried = plan.commands.length === 0 ? await retryOf(deps, session, decoded.command) : null
+  if (retried) return respond(deps, res, session, retried.seq - 1, retried.runId)
   // Edit-and-resend: the old branch lives on as a fork of its own, named in the rewind (data-history-rewound).
   const commands = await branchEdits(deps, session, principal, plan.commands)
   const busyWith = session.activeRunId
@@ -72,6 +76,14 @@ async function reattach(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
   const startSeq = session.activeRunStartSeq
   if (startSeq === null) return void res.writeHead(204).end()
   respond(deps, res, session, startSeq - 1, session.activeRunId)
+}
+
+/** The run answering the request's last message, when that is the session's last user turn, sent again as it is. */
+async function retryOf(deps: EndpointDeps, session: Session, body: ChatRequest): Promise<{ runId: string; seq: number } | null> {
+  const last = body.messages.at(-1)
+  const lastStored = session.model.messages.findLast((m) => m.role === 'user')
+  if (body.trigger === 'regenerate-message' || last?.role !== 'user' || last.id !== lastStored?.id) return null
+  return runAnswering(session, last.id, deps.limits.replayPageSize)
 }
 
 function respond(deps: EndpointDeps, res: ServerResponse, session: Session, from: number, follow: string | null): void {
