@@ -101,6 +101,8 @@ function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Pr
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     eventStore: new ResumeBuffer(),
+    // The same body limit as every other dialect (the SDK's own default is 4 MiB): 413 past it.
+    maxRequestBodySize: deps.limits.maxFrameBytes,
     onsessioninitialized: (sid) => void open.set(sid, s),
     onsessionclosed: (sid) => void open.delete(sid),
   })
