@@ -106,6 +106,16 @@ async function warnIfUnreachable(url: string): Promise<void> {
   }
 }
 
+/** A listen failure said in the CLI's words: which address, and the flag that changes it. */
+function listenError(err: unknown, port: number, host: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`
+  if (code === 'EADDRINUSE') return new Error(`port ${port} is already in use on ${host} (another parlance, or another server): stop it, or pick another port with --port N (or PORT=N; --port 0 picks a free one)`, { cause: err })
+  if (code === 'EACCES') return new Error(`no permission to listen on ${where}: ports below 1024 need privileges; use --port 8000 (or PORT), or a reverse proxy in front`, { cause: err })
+  if (code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${where}: this machine has no address ${host} (--host)`, { cause: err })
+  return err
+}
+
 /** Longest a graceful shutdown may take before the process exits anyway (ms). */
 const SHUTDOWN_MS = 10_000
 
@@ -136,7 +146,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   })
   const url = await server.listen(options.port, options.host).catch(async (err: unknown) => {
     await server.close() // the store is open (its data directory locked) even though nothing listens
-    throw err
+    throw listenError(err, options.port, options.host)
   })
   const ws = url.replace('http', 'ws')
   process.stdout.write(
