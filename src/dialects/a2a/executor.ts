@@ -40,6 +40,7 @@ export class ParlanceExecutor implements AgentExecutor {
 
   execute = async (rc: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = rc
+    this.store.attach(taskId, rc.context)
     const known = this.tasks.get(taskId) ?? (rc.task ? await this.fromLog(taskId) : undefined)
     if (rc.task && known?.waiting) return this.answer(rc, known, bus)
     if (rc.task) throw new ParlanceError('conflict', `task ${taskId} is ${known ? 'running' : 'over'}: send a new message without taskId to start another`, { taskId })

@@ -48,6 +48,12 @@ export class LogTaskStore implements TaskStore {
   private readonly memos = new Map<string, Memo>()
   /** Tasks as the SDK saved them while the log does not know them (bounded, oldest dropped first). */
   private readonly unlogged = new Map<string, { task: Task; owner: string }>()
+  /**
+   * The requests carrying out a task on this node (by their call context) and the task as their own result
+   * manager built it: the SDK folds each update into what it loads, so it must load its own copy, not the log,
+   * which is ahead of the updates it has yet to process (and would have it apply them twice).
+   */
+  private readonly running = new WeakMap<ServerCallContext, Map<string, Task | null>>()
   private readonly pageSize: number
   private readonly maxViews: number
   private readonly maxListed: number
@@ -68,6 +74,13 @@ export class LogTaskStore implements TaskStore {
     this.remember(taskId, { entry, view: emptyView(entry), folding: null })
   }
 
+  /** The request of `context` carries out the task (the executor, as it starts or continues the task). */
+  attach(taskId: string, context: ServerCallContext): void {
+    let own = this.running.get(context)
+    if (!own) this.running.set(context, (own = new Map<string, Task | null>()))
+    if (!own.has(taskId)) own.set(taskId, null)
+  }
+
   /** Records that the task's message was refused (the log never holds it). */
   async rejected(taskId: string, text: string, data: Json): Promise<void> {
     const memo = await this.memo(taskId)
@@ -83,6 +96,8 @@ export class LogTaskStore implements TaskStore {
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const own = this.running.get(context)?.get(taskId)
+    if (own) return structuredClone(own)
     const memo = await this.folded(taskId)
     if (!memo) return this.unloggedTask(taskId, context)
     if (!this.visible(memo.entry, context)) return undefined
@@ -95,6 +110,8 @@ export class LogTaskStore implements TaskStore {
   }
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
+    const own = this.running.get(context)
+    if (own?.has(task.id)) own.set(task.id, structuredClone(task))
     const memo = this.memos.get(task.id)
     if (memo && (memo.view.seen || memo.entry.rejected)) return // the log (or the record) holds it
     if (!memo && (await this.folded(task.id))?.view.seen) return
