@@ -1,8 +1,7 @@
 // Any AG-UI agent, served over every Parlance dialect (HAI, HUMA, MyAgent, HugAI, AI SDK, and AG-UI again).
 // Run: AGUI_URL=http://127.0.0.1:9000/agui npx tsx examples/agui-bridge.ts   (same as: parlance serve --agent agui:URL)
 import { createServer } from 'parlance-gateway'
-// In your own project: import { aguiBridgeAgent } from 'parlance-gateway/agents/agui'
-import { aguiBridgeAgent } from '../src/agents/agui/index.js'
+import { aguiBridgeAgent } from 'parlance-gateway/agents/agui'
 
 const remote = aguiBridgeAgent({
   url: process.env.AGUI_URL ?? 'http://127.0.0.1:9000/agui',

@@ -4,8 +4,7 @@
 // Without OPENAI_BASE_URL it calls api.openai.com, which needs OPENAI_API_KEY. A model server that cannot be
 // reached or refuses the key ends the run with an error naming its URL and the cause.
 import { createServer } from 'parlance-gateway'
-// In your own project: import { openaiAgent } from 'parlance-gateway/agents/openai'
-import { openaiAgent } from '../src/agents/openai/index.js'
+import { openaiAgent } from 'parlance-gateway/agents/openai'
 
 const assistant = openaiAgent({
   name: 'assistant',
