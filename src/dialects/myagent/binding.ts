@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { ParlanceError, type Connection } from '../../core/index.js'
+import { newId, ParlanceError, type Connection } from '../../core/index.js'
 import { attach, resumePoint, serveSocket, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import type { Session, Subscription } from '../../session/index.js'
 import type { WsFrame } from '../../transports/ws.js'
@@ -10,6 +10,8 @@ import { MYAGENT_ERROR } from './errors.js'
 import { signState, verifyState } from './signed-state.js'
 
 const SERVER_VERSION = 'parlance/0.1.0'
+/** The custom event a client's `system.error` is recorded as in its session (the inspector lists it). */
+export const CLIENT_ERROR_EVENT = 'client.error'
 const started = Date.now()
 const uptime = () => Math.round((Date.now() - started) / 1000)
 
@@ -54,6 +56,8 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
   /** The session this connection was last bound to ('' before any): named by its connection-level events. */
   let sessionId = ''
   let acked = 0
+  /** The session and step of the frame being carried out, for its error event; cleared once it is done or answered. */
+  let frame: { sessionId?: string; stepId?: string } = {}
 
   const send = (frames: string[]) => conn.send(frames)
   /** The ids connection-level events carry. */
@@ -78,6 +82,11 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
     lastSeq !== null && lastSeq > session.lastSeq ? new ParlanceError('invalid_message', `last_seq ${lastSeq} is ahead of the session (${session.lastSeq})`, { field: 'content.last_seq', constraint: `≤ ${session.lastSeq}` }) : null
 
   const serve = async (r: MyAgentRequest): Promise<void> => {
+    frame = r.kind === 'command' ? { ...(r.command.sessionId !== undefined ? { sessionId: r.command.sessionId } : {}), ...(r.command.type === 'approval.response' ? { stepId: r.command.approvalId } : {}) } : {}
+    await carryOut(r)
+    frame = {}
+  }
+  const carryOut = async (r: MyAgentRequest): Promise<void> => {
     switch (r.kind) {
       case 'create_session': {
         const session = await sessions.open(`sess_${randomUUID().replace(/-/g, '')}`, conn.principal)
@@ -131,15 +140,18 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
       }
       case 'reconnect_with_state': {
         const t0 = Date.now()
+        // One step for the whole recovery: its started, success or failed events (and a validation error) share it.
+        const step = newId('step')
         let s
         try {
           s = verifyState(deps.secret, r.signedState)
         } catch (err) {
+          frame = { stepId: step }
           run.reply(err)
-          send([myagent.encodeSystem(ids(), 'error.recovery_failed', 'state recovery failed', { error_code: MYAGENT_ERROR.invalid_message.code, attempts: 1, original_error: 'disconnected', recovery_error: (err as Error).message })])
+          send([myagent.encodeSystem(ids(), 'error.recovery_failed', 'state recovery failed', { error_code: MYAGENT_ERROR.invalid_message.code, attempts: 1, original_error: 'disconnected', recovery_error: (err as Error).message }, step)])
           return
         }
-        send([myagent.encodeSystem(ids(s.session_id), 'error.recovery_started', 'restoring the session from a signed state export', { recovery_action: 'reconnect_with_state' })])
+        send([myagent.encodeSystem(ids(s.session_id), 'error.recovery_started', 'restoring the session from a signed state export', { recovery_action: 'reconnect_with_state' }, step)])
         let session: Session
         let restored: 'log' | 'export'
         try {
@@ -155,11 +167,25 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
           await session.handle({ type: 'history.replace', sessionId: session.id, messages: s.history })
           await session.handle({ type: 'state.replace', sessionId: session.id, state: s.state })
         }
-        send([myagent.encodeSystem(ids(), 'error.recovery_success', `session restored from the ${restored === 'log' ? 'event log' : 'signed export'}`, { recovery_time_ms: Date.now() - t0, attempts: 1, restored_from: restored, last_seq: session.lastSeq })])
+        send([myagent.encodeSystem(ids(), 'error.recovery_success', `session restored from the ${restored === 'log' ? 'event log' : 'signed export'}`, { recovery_time_ms: Date.now() - t0, attempts: 1, restored_from: restored, last_seq: session.lastSeq }, step)])
         return
       }
       case 'heartbeat':
         return
+      case 'client_connected':
+        // System events are bidirectional in the seed: the client's hello is acknowledged by accepting it.
+        deps.log.debug({ conn: conn.id, clientConnectionId: r.connectionId }, 'MyAgent client sent system.connected')
+        return
+      case 'client_error': {
+        const target = r.sessionId ?? bound?.session.id
+        deps.log.warn({ conn: conn.id, sessionId: target, clientError: r.message, errorCode: r.errorCode, severity: r.severity }, 'MyAgent client reported an error')
+        if (target === undefined) return
+        frame = { sessionId: target }
+        const session = bound?.session.id === target ? bound.session : await sessions.open(target, conn.principal, { create: false })
+        const value = { message: r.message, error_code: r.errorCode ?? null, severity: r.severity, connection_id: conn.id }
+        await session.handle({ type: 'custom.record', sessionId: session.id, name: CLIENT_ERROR_EVENT, value })
+        return
+      }
     }
   }
 
@@ -167,7 +193,12 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
     dialect: 'myagent',
     decode: (text) => myagent.decode(text, limits),
     handle: serve,
-    error: (e) => myagent.encodeError(e, ids()),
+    error: (e) => {
+      // The frame's session and step when it names them (else the connection's session, and a fresh step).
+      const out = myagent.encodeError(e, ids(frame.sessionId ?? sessionId), frame.stepId ?? newId('step'))
+      frame = {}
+      return out
+    },
   })
 
   const heartbeat =

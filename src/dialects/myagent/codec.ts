@@ -17,7 +17,7 @@ export const myagent = {
   name: 'myagent',
   decode,
   encode,
-  encodeError: (error: Parameters<typeof encodeError>[0], v: Pick<MyAgentView, 'connectionId' | 'sessionId'> | null) => encodeError(error, v ?? { connectionId: '', sessionId: '' }),
+  encodeError: (error: Parameters<typeof encodeError>[0], v: Pick<MyAgentView, 'connectionId' | 'sessionId'> | null, stepId?: string) => encodeError(error, v ?? { connectionId: '', sessionId: '' }, stepId),
   errors: MYAGENT_ERROR,
   encodeSystem,
   view,

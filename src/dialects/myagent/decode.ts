@@ -16,6 +16,10 @@ export type MyAgentRequest =
   | { kind: 'reconnect_with_state'; signedState: string; lastSeq: number }
   | { kind: 'request_state'; sessionId: string; includeHistory: boolean }
   | { kind: 'heartbeat' }
+  /** The client's own `system.connected`: acknowledged (nothing to answer). */
+  | { kind: 'client_connected'; connectionId?: string }
+  /** A client-reported error (`system.error`): logged, and recorded in the session it names or the bound one. */
+  | { kind: 'client_error'; sessionId?: string; message: string; errorCode?: string; severity: 'info' | 'warning' | 'error' }
 
 export type DecodedRequest = { ok: true; request: MyAgentRequest; sessionId?: string } | { ok: false; error: ParlanceError }
 
@@ -30,13 +34,16 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
   const v = parsed.value
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail('invalid_message', 'an event must be a JSON object', '', 'type: object')
   const m = v as Record<string, unknown>
-  if (typeof m.event !== 'string') return fail('invalid_message', 'missing "event" (string)', 'event', 'required')
-  const sessionId = typeof m.session_id === 'string' ? m.session_id : undefined
+  // The session and step the frame names, for its error event (seed: error events carry session_id and step_id).
+  const named = (m.content as { session_id?: unknown } | null | undefined)?.session_id
+  const sessionId = typeof m.session_id === 'string' ? m.session_id : typeof named === 'string' ? named : undefined
+  const at: FrameIds = { ...(sessionId !== undefined ? { sessionId } : {}), ...(typeof m.step_id === 'string' ? { stepId: m.step_id } : {}) }
+  if (typeof m.event !== 'string') return fail('invalid_message', 'missing "event" (string)', 'event', 'required', at)
   if (!Object.hasOwn(checkers, m.event)) {
-    return fail('unknown_type', `unknown event "${m.event.slice(0, 64)}"; accepted: ${NAMES}`, 'event', 'one of the user.* events', sessionId)
+    return fail('unknown_type', `unknown event "${m.event.slice(0, 64)}"; accepted: ${NAMES}`, 'event', 'one of the user.* and system.* events', at)
   }
   const shape = checkJsonShape(v, limits.maxJsonDepth)
-  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: stringOf(shape.details?.path).replace(/^\//, '').replace(/\//g, '.'), constraint: shape.code }) }
+  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: stringOf(shape.details?.path).replace(/^\//, '').replace(/\//g, '.'), constraint: shape.code, ...at }) }
   const event = m.event as InboundEvent
   const checker = checkers[event]
   const subject = m.content === null && NULLABLE_CONTENT.has(event) ? withoutContent(m) : v
@@ -44,7 +51,7 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
     const first = checker.Errors(subject).First()
     const field = (first?.path ?? '').replace(/^\//, '').replace(/\//g, '.') || 'event'
     const constraint = contentRule(event, field) ?? first?.message ?? 'invalid'
-    return fail('invalid_message', `${event}: "${field}" ${first?.message.toLowerCase() ?? 'is invalid'}`, field, constraint, sessionId)
+    return fail('invalid_message', `${event}: "${field}" ${first?.message.toLowerCase() ?? 'is invalid'}`, field, constraint, at)
   }
   const c = (m.content ?? {}) as Record<string, unknown>
   switch (event) {
@@ -53,14 +60,14 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
     case 'user.message': {
       const content = m.content as string
       const chars = content.length > limits.maxUserMessageChars ? [...content].length : content.length
-      if (chars > limits.maxUserMessageChars) return fail('message_too_long', `content has ${chars} characters; the limit is ${limits.maxUserMessageChars}`, 'content', `max ${limits.maxUserMessageChars} characters`, sessionId)
+      if (chars > limits.maxUserMessageChars) return fail('message_too_long', `content has ${chars} characters; the limit is ${limits.maxUserMessageChars}`, 'content', `max ${limits.maxUserMessageChars} characters`, at)
       const metadata = m.metadata as Record<string, unknown> | undefined
       const onBusy = policyOf(event, metadata, sessionId)
       if (onBusy instanceof ParlanceError) return { ok: false, error: onBusy }
       // The client may name its message (to regenerate or withdraw it later by that id).
       const messageId = metadata?.message_id
       if (messageId !== undefined && !(typeof messageId === 'string' && messageId.length >= 1 && messageId.length <= 256)) {
-        return fail('invalid_message', `${event}: "metadata.message_id" must be a string of 1–256 characters`, 'metadata.message_id', '1–256 characters', sessionId)
+        return fail('invalid_message', `${event}: "metadata.message_id" must be a string of 1–256 characters`, 'metadata.message_id', '1–256 characters', at)
       }
       const command = { type: 'user.message' as const, sessionId: sessionId!, content, ...(messageId !== undefined ? { messageId } : {}), ...(metadata ? { metadata } : {}), ...(onBusy ? { onBusy } : {}) }
       return { ok: true, sessionId, request: { kind: 'command', command } }
@@ -100,6 +107,12 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
       return { ok: true, sessionId, request: { kind: 'request_state', sessionId: sessionId!, includeHistory: (m.metadata as { include_history?: unknown } | undefined)?.include_history !== false } }
     case 'system.heartbeat':
       return { ok: true, request: { kind: 'heartbeat' } }
+    case 'system.connected':
+      return { ok: true, request: { kind: 'client_connected', ...(typeof m.connection_id === 'string' ? { connectionId: m.connection_id } : {}) } }
+    case 'system.error': {
+      const meta = (m.metadata ?? {}) as { error_code?: string; severity?: 'info' | 'warning' | 'error' }
+      return { ok: true, sessionId, request: { kind: 'client_error', ...(sessionId !== undefined ? { sessionId } : {}), message: m.content as string, ...(meta.error_code !== undefined ? { errorCode: meta.error_code } : {}), severity: meta.severity ?? 'error' } }
+    }
   }
 }
 
@@ -124,6 +137,9 @@ function contentRule(event: InboundEvent, field: string): string | undefined {
   return undefined
 }
 
-function fail(code: 'invalid_message' | 'unknown_type' | 'frame_too_large' | 'message_too_long', message: string, field: string, constraint: string, sessionId?: string): DecodedRequest {
-  return { ok: false, error: new ParlanceError(code, message, { ...(field ? { field } : {}), constraint, ...(sessionId ? { sessionId } : {}) }) }
+/** The session and step a frame names (`details.sessionId`, `details.stepId` of its error). */
+type FrameIds = { sessionId?: string; stepId?: string }
+
+function fail(code: 'invalid_message' | 'unknown_type' | 'frame_too_large' | 'message_too_long', message: string, field: string, constraint: string, at: FrameIds = {}): DecodedRequest {
+  return { ok: false, error: new ParlanceError(code, message, { ...(field ? { field } : {}), constraint, ...at }) }
 }

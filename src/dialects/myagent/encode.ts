@@ -63,12 +63,17 @@ const REWOUND = {
 } as const
 
 function base(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: string, content: unknown, metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentEvent {
-  const e: MyAgentEvent = { session_id: v.sessionId || undefined, connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
+  // Error events always name a session ('' before there is one), as the seed's error structures require.
+  const e: MyAgentEvent = { session_id: v.sessionId || (event.startsWith('error.') ? '' : undefined), connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
   if (stepId !== undefined) e.step_id = stepId
   return e
 }
 
-/** An error answer (not in the session log: no seq). */
+/**
+ * An error answer (not in the session log: no seq). It names a session and a step, as the seed's error events do:
+ * the connection's session, else the one the frame named (`details.sessionId`; '' when there is none yet), and
+ * the frame's step (`details.stepId`), else `stepId` (the binding's fresh one).
+ */
 export function encodeError(err: ParlanceError, v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, stepId?: string): string {
   const { event, code } = MYAGENT_ERROR[err.code]
   const d = err.details ?? {}
@@ -78,8 +83,9 @@ export function encodeError(err: ParlanceError, v: Pick<MyAgentView, 'sessionId'
       : event === 'system.error'
         ? { error_code: code, severity: 'error', parlance_code: err.code }
         : { error_code: code, error_type: err.code, context: d, recoverable: err.code !== 'internal', parlance_code: err.code }
-  const e = base(v, event, err.message, metadata, Date.now(), stepId)
-  if (!v.sessionId && typeof d.sessionId === 'string') e.session_id = d.sessionId
+  const step = typeof d.stepId === 'string' ? d.stepId : stepId
+  const e = base(v, event, err.message, metadata, Date.now(), step)
+  e.session_id = (typeof d.sessionId === 'string' ? d.sessionId : '') || v.sessionId || ''
   return JSON.stringify(e)
 }
 
@@ -294,7 +300,8 @@ function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[
     case 'custom':
       if (PASSTHROUGH.has(e.name) && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
         const val = e.value as { content?: unknown; metadata?: Record<string, unknown>; step_id?: string }
-        push(e.name, val.content ?? null, { ...val.metadata }, val.step_id) // a copy: seq is added below, the log's value stays as it is
+        // A copy: seq is added below, the log's value stays as it is. Without a step of its own: the run's.
+        push(e.name, val.content ?? null, { ...val.metadata }, val.step_id ?? (e.runId || `seq_${e.seq}`))
       } else push('agent.custom', { name: e.name, value: e.value })
       break
     default:

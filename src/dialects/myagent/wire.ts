@@ -45,13 +45,26 @@ export const inbound = {
     metadata: Meta,
   }),
   'user.request_state': Type.Object({ event: Type.Literal('user.request_state'), session_id: SessionId, metadata: Meta }),
+  /** System events are bidirectional (seed: "System Events"): a client's are accepted as the seed shapes them. */
   'system.heartbeat': Type.Object({ event: Type.Literal('system.heartbeat') }),
+  'system.connected': Type.Object({ event: Type.Literal('system.connected'), connection_id: Type.Optional(Type.String({ maxLength: 256 })), metadata: Meta }),
+  'system.error': Type.Object({
+    event: Type.Literal('system.error'),
+    session_id: Type.Optional(SessionId),
+    content: Type.String({ maxLength: 10_000 }),
+    metadata: Type.Optional(
+      Type.Object({
+        error_code: Type.Optional(Type.String({ maxLength: 256 })),
+        severity: Type.Optional(Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('error')])),
+      }),
+    ),
+  }),
 } as const
 
 export type InboundEvent = keyof typeof inbound
 
 /** Events whose optional `content` may also be `null` (the seed's base structure allows it): checked as absent. */
-export const NULLABLE_CONTENT: ReadonlySet<string> = new Set(['user.create_session', 'user.ack', 'user.cancel', 'user.regenerate'])
+export const NULLABLE_CONTENT: ReadonlySet<string> = new Set(['user.create_session', 'user.ack', 'user.cancel', 'user.regenerate', 'system.heartbeat', 'system.connected'])
 
 /** A client event, by its `event` name. */
 export type MyAgentClientEvent = { [K in InboundEvent]: Static<(typeof inbound)[K]> }[InboundEvent]
