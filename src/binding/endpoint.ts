@@ -51,6 +51,8 @@ export interface EndpointDeps {
   readonly secret: Buffer
   /** Internal hosts A2A push-notification webhooks may reach (`ServerOptions.allowWebhookHosts`). */
   readonly allowWebhookHosts?: readonly string[]
+  /** Named tool sets HugAI's `tool/integration` reaches by name (`ServerOptions.integrations`). */
+  readonly integrations?: Readonly<Record<string, NonNullable<ReturnType<SessionManager['agent']>>['tools']>>
   /**
    * Cluster mode (a Redis store): this node's id, and the store's Redis connection and key prefix, for
    * transports that keep cross-node state of their own (the Socket.IO Redis streams adapter).

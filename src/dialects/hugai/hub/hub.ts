@@ -37,13 +37,13 @@ export class Hub {
 
   /** `link`: how this hub reaches the other nodes' hubs in a cluster (null on a single node). Call `start` next. */
   constructor(
-    deps: Pick<EndpointDeps, 'sessions' | 'limits'>,
+    deps: Pick<EndpointDeps, 'sessions' | 'limits' | 'integrations'>,
     private readonly link: HubLink | null = null,
   ) {
     this.registry = new Registry(deps.sessions, link)
     this.audit = new Audit(deps.sessions)
     this.governance = new Governance(deps.sessions, this.audit, () => this.peers, deps.limits.earlyDecisionWindowMs, link)
-    this.tools = new ToolIntegration(deps.sessions, this.audit)
+    this.tools = new ToolIntegration(deps.sessions, this.audit, deps.integrations)
     this.router = new Router({
       sessions: deps.sessions,
       registry: this.registry,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { ToolDefinition } from '../../../agent/index.js'
+import type { RunContext, ToolDefinition } from '../../../agent/index.js'
 import { ParlanceError } from '../../../core/index.js'
 import { hugai } from '../codec.js'
 import type { SessionManager } from '../../../session/index.js'
@@ -8,17 +8,31 @@ import type { Params, Peer } from './peer.js'
 
 type Execute = NonNullable<ToolDefinition['execute']>
 
-/** A tool called outside a run has no RunContext: touching it fails clearly instead of misbehaving. */
-const NO_CONTEXT = (tool: string) =>
-  new Proxy({} as Parameters<Execute>[1], {
-    get: () => {
+/** Integrations by name (`createServer({ integrations })`): each a tools record, its tools the integration's actions. */
+export type Integrations = Readonly<Record<string, Readonly<Record<string, ToolDefinition>>>>
+
+/**
+ * What a tool called outside a run gets as its context: an abort signal, and `progress` (delivered as a
+ * `tool-progress` event when the caller asked for `callback: "event"`); touching anything else fails clearly.
+ */
+function integrationContext(tool: string, signal: AbortSignal, progress: (percent: number, message?: string) => void): RunContext {
+  const own: Partial<RunContext> = {
+    signal,
+    progress: async (percent, opts) => progress(percent, opts?.message),
+  }
+  return new Proxy(own as RunContext, {
+    get: (target, key) => {
+      if (Object.hasOwn(target, key)) return target[key as keyof RunContext]
+      if (key === 'then') return undefined
       throw new ParlanceError('execution_error', `tool ${tool} needs a run context; ask an agent to call it (agent/request) instead`)
     },
   })
+}
 
 /**
- * `tool/integration`: runs the server tool (`execute`) of a built-in agent named `tool` or, failing that,
- * `action`, with `data` as its arguments. With a `callback` (over WebSocket) it answers `{invocationId,
+ * `tool/integration`: runs the action `action` of the configured integration named `tool` (`createServer({
+ * integrations })`, `--integration NAME=URL`) or, when no integration has that name, the server tool (`execute`) of a
+ * built-in agent named `tool` or, failing that, `action`; `data` is its arguments. With a `callback` (over WebSocket) it answers `{invocationId,
  * accepted}` at once and delivers the outcome as a notification: `event` → the seed's event shape
  * (`tool-result` / `tool-error`), any other name → a notification of that method. Every call is audited.
  */
@@ -26,6 +40,7 @@ export class ToolIntegration {
   constructor(
     private readonly sessions: SessionManager,
     private readonly audit: Audit,
+    private readonly integrations: Integrations = {},
   ) {}
 
   async call(peer: Peer, p: Params): Promise<unknown> {
@@ -33,14 +48,20 @@ export class ToolIntegration {
     const action = String(p.action)
     const invocationId = `tool_${randomUUID().replace(/-/g, '')}`
     const actor = peer.agentId ?? peer.id
-    const found = this.find([tool, action])
+    const integration = Object.hasOwn(this.integrations, tool) ? this.integrations[tool] : undefined
+    const found = integration ? this.action(integration, action) : this.find([tool, action])
     if (!found) {
       await this.audit.record({ action: 'tool-integration', actor, target: tool, details: { invocationId, action, ok: false, error: 'not found' } })
-      throw new ParlanceError('not_found', `no server tool named ${tool} or ${action}`, { tool, action })
+      if (integration) throw new ParlanceError('not_found', `integration ${tool} has no action ${action} (it has: ${Object.keys(integration).join(', ') || 'none'})`, { tool, action })
+      throw new ParlanceError('not_found', `no integration or server tool named ${tool}, and no server tool named ${action}`, { tool, action })
+    }
+    const callback = typeof p.callback === 'string' && p.callback !== '' ? p.callback : undefined
+    const progress = (percent: number, message?: string) => {
+      if (callback === 'event' && peer.push) peer.push(hugai.event('tool-progress', { invocationId, tool, action, percent, ...(message !== undefined ? { message } : {}) }))
     }
     const invoke = async () => {
       try {
-        const result = await found.execute((p.data ?? {}) as Record<string, unknown>, NO_CONTEXT(found.name))
+        const result = await found.execute((p.data ?? {}) as Record<string, unknown>, integrationContext(found.name, new AbortController().signal, progress))
         await this.audit.record({ action: 'tool-integration', actor, target: found.name, details: { invocationId, action, ok: true } })
         return { invocationId, tool, action, status: 'success', result: (result ?? null) }
       } catch (err) {
@@ -49,7 +70,6 @@ export class ToolIntegration {
         throw new ParlanceError('tool_error', `tool ${found.name} failed: ${message}`, { invocationId })
       }
     }
-    const callback = typeof p.callback === 'string' && p.callback !== '' ? p.callback : undefined
     if (!callback || !peer.push) return invoke()
     const deliver = (ok: boolean, data: Record<string, unknown>) =>
       peer.push!(callback === 'event' ? hugai.event(ok ? 'tool-result' : 'tool-error', data) : hugai.notification(callback, { ok, ...data }))
@@ -58,6 +78,11 @@ export class ToolIntegration {
       (e: ParlanceError) => deliver(false, { invocationId, tool, action, status: 'error', error: hugai.fromParlance(e) }),
     )
     return { invocationId, accepted: true, callback }
+  }
+
+  private action(integration: Readonly<Record<string, ToolDefinition>>, action: string): { name: string; execute: Execute } | undefined {
+    const execute = Object.hasOwn(integration, action) ? integration[action]?.execute : undefined
+    return execute ? { name: action, execute } : undefined
   }
 
   private find(names: string[]): { name: string; execute: Execute } | undefined {
