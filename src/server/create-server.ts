@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { pino, type Logger } from 'pino'
 import type { Duplex } from 'node:stream'
 import { ANONYMOUS, DEFAULT_LIMITS, ON_BUSY, ParlanceError, type Limits, type OnBusy, type Principal } from '../core/index.js'
-import type { AgentDefinition } from '../agent/index.js'
+import type { AgentDefinition, ToolDefinition } from '../agent/index.js'
 import { SessionManager } from '../session/index.js'
 import type { ClusterPort } from '../session/cluster.js'
 import { EventStore, createMemoryStore, type StoreBackend } from '../store/index.js'
@@ -100,6 +100,12 @@ export interface ServerOptions {
    * @default []
    */
   allowWebhookHosts?: readonly string[]
+  /**
+   * HugAI integrations: `tool/integration` with `tool: NAME` runs the action named `action` of `integrations[NAME]`,
+   * a tools record (for example an MCP server's, from `mcpTools`). Closed with the server when they have `close()`.
+   * @default {}
+   */
+  integrations?: Readonly<Record<string, Readonly<Record<string, ToolDefinition>>>>
 }
 
 /** A Redis connection URL. */
@@ -295,6 +301,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   }
   const deps: EndpointDeps & InspectorDeps = {
     allowWebhookHosts: options.allowWebhookHosts ?? [],
+    integrations: options.integrations ?? {},
     sessions: manager,
     limits,
     metrics,
@@ -419,6 +426,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()))
       await manager.shutdown()
       for (const e of endpoints) await e.close?.()
+      for (const i of Object.values(options.integrations ?? {})) await (i as { close?: () => Promise<void> }).close?.().catch(() => {})
       ws.close()
       http.closeAllConnections()
       await httpClosed
