@@ -37,10 +37,10 @@ export function parseContent(content: unknown): Json {
 /** Codes a remote RUN_ERROR keeps; anything else (including the session's own interrupted/cancelled) becomes execution_error. */
 const KEPT: ReadonlySet<string> = new Set<ErrorCode>(['tool_error', 'timeout', 'unavailable', 'not_found', 'forbidden', 'unauthorized', 'rate_limited', 'invalid_message'])
 
-/** A remote RUN_ERROR as the bridge run's error. */
-export function remoteRunError(url: string, message: string, code: string | undefined): ParlanceError {
+/** A RUN_ERROR of the agent (`who`: 'the remote AG-UI agent') as the Parlance run's error. */
+export function remoteRunError(who: string, details: Record<string, Json>, message: string, code: string | undefined): ParlanceError {
   const kept = code !== undefined && KEPT.has(code) && (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : 'execution_error'
-  return new ParlanceError(kept, `the remote AG-UI agent failed: ${message}`, { remote: url, ...(code !== undefined ? { remoteCode: code } : {}) })
+  return new ParlanceError(kept, `${who} failed: ${message}`, { ...details, ...(code !== undefined ? { remoteCode: code } : {}) })
 }
 
 /** A failed request to the remote agent (no connection, an HTTP error status) as the bridge run's error. */

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { HttpAgent, isInterruptExpired, type Interrupt, type Message, type ResumeEntry } from '@ag-ui/client'
-import { openTools } from '../open-tools.js'
-import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
-import { ParlanceError, toolResultText, toParlanceError, type RiskLevel } from '../../core/index.js'
-import { offeredTools, parlanceCancelUrl, remoteMessages, remoteRunError, requestError } from './convert.js'
-import { EventRelay, type PendingCall, type RemoteOutcome } from './relay.js'
+import { HttpAgent } from '@ag-ui/client'
+import type { AgentDefinition, ToolDefinition } from '../../agent/index.js'
+import { ParlanceError } from '../../core/index.js'
+import { parlanceCancelUrl, remoteMessages, requestError } from './convert.js'
+import { aguiRunner, type AguiRun } from './runner.js'
+
+export { aguiAgent, type AguiAgentOptions } from './inprocess.js'
 
 /** Options of `aguiBridgeAgent`. */
 export interface AguiBridgeOptions {
@@ -47,14 +48,13 @@ export interface AguiBridgeOptions {
 
 /** Longest a remote cancel request may take (ms); the next run of the same session waits for it. */
 const CANCEL_TIMEOUT_MS = 5_000
-const RISKS: ReadonlySet<string> = new Set<RiskLevel>(['low', 'medium', 'high', 'critical'])
 
 /**
  * An agent that is a remote AG-UI agent: every Parlance run becomes one or more runs of the remote agent
  * through `@ag-ui/client`'s `HttpAgent` (a threadId of its own per session, see `remoteThreadId`; the
- * conversation and state as input),
- * and its events become RunContext calls, so any AG-UI agent is served over every Parlance dialect. Text
- * and reasoning stream, steps, state snapshots and deltas, Parlance's plan/progress/status events and
+ * conversation and state as input) — the `HttpAgent` case of `aguiAgent`, plus what HTTP adds: a response
+ * timeout, a clear error when the remote cannot be reached or its stream dies, and a remote cancel.
+ * Text and reasoning stream, steps, state snapshots and deltas, Parlance's plan/progress/status events and
  * custom events pass through; the remote's own tool calls are reported with `ctx.externalTool`; frontend
  * tool calls it leaves pending go to the Parlance client (`ctx.callTool`) and their results back in a
  * follow-up run; an `interrupt` outcome becomes `ctx.approve` and a follow-up run with `resume`;
@@ -66,8 +66,6 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
   const url = checkUrl(options.url)
   const headers = { ...options.headers }
   const name = options.name ?? 'agui'
-  const declared = options.tools ?? {}
-  const maxRounds = options.maxRounds ?? 32
   const cancelUrl = options.cancelUrl === false ? null : typeof options.cancelUrl === 'function' ? options.cancelUrl : parlanceCancelUrl(url)
   const responseTimeoutMs = options.responseTimeoutMs ?? 30_000
   const threadOf = remoteThreads(options.remoteThreadId ?? 'derived', name, url)
@@ -85,96 +83,32 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
     cancelling.set(threadId, p)
   }
 
-  /** One remote run: relays its events; resolves with how it ended. */
-  async function runRemote(ctx: RunContext, remote: HttpAgent, relay: EventRelay, resume: ResumeEntry[] | undefined, link: { active: boolean; streamFailure?: unknown }): Promise<RemoteOutcome> {
-    let failed: unknown
-    link.streamFailure = undefined
-    relay.onFailure = () => remote.abortRun()
-    await remote.runAgent(
-      { runId: randomUUID(), tools: offeredTools(ctx, declared), ...(resume ? { resume } : {}) },
-      {
-        onEvent: ({ event }) => relay.handle(event),
-        onRunFailed: ({ error }) => {
-          failed = error
-          // Handled here (a clear run error below): without this @ag-ui/client logs the error and rethrows it.
-          return { stopPropagation: true } as never
-        },
-      },
-    )
-    await relay.settle()
-    if (ctx.signal.aborted) throw ctx.signal.reason
-    if (relay.failure !== undefined) throw toParlanceError(relay.failure)
-    if (link.streamFailure !== undefined) {
-      link.active = false // the connection died: there is no remote run to cancel
-      throw requestError(url, link.streamFailure)
-    }
-    if (failed !== undefined) {
-      link.active = false // the request itself failed: no remote run to cancel
-      throw requestError(url, failed)
-    }
-    const outcome = relay.takeOutcome()
-    if (!outcome) throw new ParlanceError('execution_error', `the remote AG-UI agent at ${url} ended its stream without RUN_FINISHED or RUN_ERROR`, { remote: url })
-    return outcome
-  }
-
-  const agent = defineAgent({
+  return aguiRunner({
     name,
     description: options.description ?? `AG-UI agent at ${url}`,
-    async run(ctx) {
+    tools: options.tools ?? {},
+    maxRounds: options.maxRounds ?? 32,
+    where: `the remote AG-UI agent at ${url}`,
+    who: 'the remote AG-UI agent',
+    details: { remote: url },
+    failed: (err) => requestError(url, err),
+    async begin(ctx): Promise<AguiRun> {
       const threadId = threadOf(ctx.sessionId)
       await cancelling.get(threadId)
-      ctx.signal.throwIfAborted()
-      /** Whether a remote run may be active (started, not known to have ended): a stop must cancel it. */
-      const link: { active: boolean; streamFailure?: unknown } = { active: false }
-      const fetchRemote = fetchWithin(responseTimeoutMs, (err) => (link.streamFailure ??= err))
-      const remote = new HttpAgent({ url, headers, fetch: fetchRemote, threadId, initialMessages: remoteMessages(ctx, randomUUID), initialState: ctx.state })
-      const clientToolNames = new Set([...Object.keys(declared), ...ctx.input.clientTools.map((t) => t.name)])
-      const relay = new EventRelay(ctx, clientToolNames)
-      const onAbort = () => {
-        remote.abortRun()
-        if (link.active) cancelRemote(threadId)
-      }
-      ctx.signal.addEventListener('abort', onAbort, { once: true })
-      try {
-        let resume: ResumeEntry[] | undefined
-        for (let round = 1; ; round++) {
-          if (round > maxRounds) throw new ParlanceError('execution_error', `the remote AG-UI agent at ${url} needed more than ${maxRounds} runs for one answer (maxRounds)`, { remote: url, maxRounds })
-          ctx.signal.throwIfAborted()
-          link.active = true
-          const outcome = await runRemote(ctx, remote, relay, resume, link)
-          resume = undefined
-          if (outcome.type === 'error') {
-            link.active = false
-            throw remoteRunError(url, outcome.message, outcome.code)
-          }
-          if (outcome.type === 'cancelled') {
-            link.active = false
-            throw new ParlanceError('cancelled', `the remote AG-UI agent at ${url} cancelled the run`, { remote: url })
-          }
-          if (outcome.type === 'interrupt') {
-            resume = await answerInterrupts(ctx, relay, outcome.interrupts)
-            continue
-          }
-          if (outcome.pending.length === 0) {
-            link.active = false
-            return
-          }
-          for (const call of outcome.pending) {
-            const message = await runClientTool(ctx, call)
-            relay.answered(call.id)
-            remote.addMessage(message)
-          }
-        }
-      } catch (err) {
-        // The bridge failed while the remote run may go on (a bad state patch, a bug): stop it too.
-        if (link.active && !ctx.signal.aborted) cancelRemote(threadId)
-        throw err
-      } finally {
-        ctx.signal.removeEventListener('abort', onAbort)
+      let streamFailure: unknown
+      const fetchRemote = fetchWithin(responseTimeoutMs, (err) => (streamFailure ??= err))
+      return {
+        agent: new HttpAgent({ url, headers, fetch: fetchRemote, threadId, initialMessages: remoteMessages(ctx, randomUUID), initialState: ctx.state }),
+        takeStreamFailure() {
+          const f = streamFailure
+          streamFailure = undefined
+          return f
+        },
+        onAbort: (active) => active && cancelRemote(threadId),
+        onFailure: () => cancelRemote(threadId),
       }
     },
   })
-  return Object.freeze({ ...agent, tools: openTools(declared, 'A tool the remote AG-UI agent asked the client to run') })
 }
 
 /**
@@ -234,44 +168,6 @@ function checkUrl(raw: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ParlanceError('invalid_message', `the AG-UI agent URL "${raw}" must be http: or https:, not ${u.protocol}`)
   return u.toString()
-}
-
-/** Runs a tool the remote left for the client; its answer (or failure) as the tool message for the next remote run. */
-async function runClientTool(ctx: RunContext, call: PendingCall): Promise<Message> {
-  try {
-    const result = await ctx.callTool(call.name, call.args)
-    return { id: randomUUID(), role: 'tool', toolCallId: call.id, content: toolResultText(result) }
-  } catch (err) {
-    if (ctx.signal.aborted) throw err
-    return { id: randomUUID(), role: 'tool', toolCallId: call.id, content: '', error: err instanceof Error ? err.message : String(err) }
-  }
-}
-
-/** Asks for each interrupt with `ctx.approve`; the answers as `resume` entries (a timeout or an expired interrupt cancels it). */
-async function answerInterrupts(ctx: RunContext, relay: EventRelay, interrupts: readonly Interrupt[]): Promise<ResumeEntry[]> {
-  const out: ResumeEntry[] = []
-  for (const i of interrupts) {
-    const info = relay.approvals.get(i.id)
-    const meta = (i.metadata as { parlance?: { toolName?: unknown; args?: unknown; risk?: unknown } } | undefined)?.parlance
-    const tool = typeof meta?.toolName === 'string' ? meta.toolName : (info?.toolName ?? i.reason)
-    const args = meta?.args && typeof meta.args === 'object' && !Array.isArray(meta.args) ? (meta.args as Record<string, unknown>) : (info?.args ?? {})
-    const risk = typeof meta?.risk === 'string' && RISKS.has(meta.risk) ? meta.risk : info?.risk && RISKS.has(info.risk) ? info.risk : 'medium'
-    const remaining = i.expiresAt ? Date.parse(i.expiresAt) - Date.now() : Number.NaN
-    const answer = await ctx.approve({
-      tool,
-      args,
-      risk: risk as RiskLevel,
-      reasoning: i.message ?? `The remote agent needs an answer (${i.reason}).`,
-      description: info?.toolDescription ?? '',
-      ...(remaining > 0 ? { timeoutMs: Math.ceil(remaining) } : {}),
-    })
-    out.push(
-      answer.by === 'timeout' || isInterruptExpired(i)
-        ? { interruptId: i.id, status: 'cancelled' }
-        : { interruptId: i.id, status: 'resolved', payload: { approved: answer.approved, ...(answer.feedback !== undefined ? { feedback: answer.feedback } : {}) } },
-    )
-  }
-  return out
 }
 
 /** The session → remote threadId mapping of `AguiBridgeOptions.remoteThreadId`. */
