@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_LIMITS, ON_BUSY, onBusyOf, type Limits } from '../core/index.js'
 import { chat } from './chat.js'
 import { withConfig } from './config.js'
+import { parseIntegrations } from './mcp.js'
 import { serve, type ServeOptions } from './serve.js'
 
 const SERVE_USAGE = `usage: parlance serve [options]
@@ -14,6 +15,10 @@ options:
   --config FILE         settings from a JSON file whose keys are these long flag names (below); flags and env override it
   --agent SPEC          demo | openai (with --model) | agui:URL | a2a:URL | ./path/to/agent.js — repeatable, the first is the default
   --model NAME          the model of --agent openai (OPENAI_BASE_URL, OPENAI_API_KEY)
+  --mcp URL             an MCP server whose tools --agent openai may call, repeatable; stdio:'COMMAND ARG…' starts one
+                        (arguments split on spaces) and talks to it over stdin/stdout
+  --integration NAME=URL  a HugAI integration: tool/integration with tool NAME runs the MCP server's tool named by
+                        action, repeatable (URL or stdio:'COMMAND ARG…')
   --port N              listen port (env PORT; default 8000; 0 picks a free one)
   --host ADDR           listen address (default 127.0.0.1)
   --store KIND          sqlite (default) | memory | redis://HOST:PORT (a node of a cluster)
@@ -38,6 +43,7 @@ examples:
   parlance serve --agent ./dist/my-agent.js --port 9000  your agent (its default export)
   parlance serve --agent agui:http://127.0.0.1:9000/agui any AG-UI agent, over every dialect
   parlance serve --agent a2a:http://127.0.0.1:9000       any A2A agent (its card's base URL), over every dialect
+  parlance serve --agent openai --model gpt-4o-mini --mcp http://127.0.0.1:9000/mcp   a model with an MCP server's tools
   parlance serve --store redis://127.0.0.1:6379          a node of a cluster sharing that Redis
   parlance serve --config parlance.json --port 9001     the file's settings, this port
 
@@ -147,6 +153,8 @@ async function main(argv: string[]): Promise<void> {
       store: { type: 'string' },
       token: { type: 'string' },
       model: { type: 'string' },
+      mcp: { type: 'string', multiple: true },
+      integration: { type: 'string', multiple: true },
       'node-id': { type: 'string' },
       'redis-prefix': { type: 'string' },
       'lease-ms': { type: 'string' },
@@ -164,6 +172,8 @@ async function main(argv: string[]): Promise<void> {
     const port = Number(values.port ?? process.env.PORT ?? 8000)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${values.port ?? process.env.PORT}`)
     if (values.model !== undefined && !(values.agent ?? []).includes('openai')) throw new Error('--model applies to --agent openai only; add --agent openai, or drop --model')
+    if (values.mcp?.length && !(values.agent ?? []).includes('openai')) throw new Error('--mcp gives its tools to --agent openai; add --agent openai --model NAME (your own agent takes mcpTools() from parlance-gateway/agents/mcp)')
+    const integrations = parseIntegrations(values.integration ?? [])
     if (values.data !== undefined && values.data.trim() === '') throw new Error('--data needs a directory, e.g. --data ./.parlance')
     const store = values.store ?? 'sqlite'
     if (store !== 'sqlite' && store !== 'memory' && !/^rediss?:\/\/./.test(store)) {
@@ -192,6 +202,8 @@ async function main(argv: string[]): Promise<void> {
       ...originFlags(values['allow-origin'] ?? listEnv('PARLANCE_ALLOW_ORIGIN'), values['allow-host'] ?? listEnv('PARLANCE_ALLOW_HOST')),
       ...(onBusy ? { onBusy } : {}),
       allowWebhookHosts: values['allow-webhook-host'] ?? listEnv('PARLANCE_ALLOW_WEBHOOK_HOST') ?? [],
+      ...(values.mcp?.length ? { mcp: values.mcp } : {}),
+      ...(Object.keys(integrations).length ? { integrations } : {}),
     })
   }
   if (command === 'backup') {

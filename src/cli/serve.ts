@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { isAgent, type AgentDefinition } from '../agent/index.js'
+import { isAgent, type AgentDefinition, type ToolDefinition } from '../agent/index.js'
 import { demoAgent } from '../agents/demo/index.js'
+import { mcpToolsOf, openIntegrations } from './mcp.js'
 import type { Limits, OnBusy } from '../core/index.js'
 import { createServer, type ClusterOptions, type RedisUrl } from '../server/index.js'
 
@@ -37,13 +38,17 @@ export interface ServeOptions {
   onBusy?: OnBusy
   /** `--allow-webhook-host`: internal hosts A2A push webhooks may reach. */
   allowWebhookHosts?: readonly string[]
+  /** `--mcp`: MCP servers (URLs, or `stdio:COMMAND ARG…`) whose tools `--agent openai` gets. */
+  mcp?: readonly string[]
+  /** `--integration NAME=URL`: HugAI integrations, NAME → an MCP server (URL or `stdio:…`). */
+  integrations?: Readonly<Record<string, string>>
 }
 
 /**
  * Loads `demo`, `openai` (needs `model`), `agui:URL` / `a2a:URL` (a remote AG-UI / A2A agent, bridged) or an agent module (a
  * built .js/.mjs file; for .ts run the CLI under tsx).
  */
-export async function loadAgent(spec: string, opts: { model?: string; name?: string } = {}): Promise<AgentDefinition> {
+export async function loadAgent(spec: string, opts: { model?: string; name?: string; tools?: Record<string, ToolDefinition> } = {}): Promise<AgentDefinition> {
   if (spec === 'demo') return demoAgent
   if (spec.startsWith('agui:')) {
     const url = spec.slice('agui:'.length)
@@ -68,7 +73,7 @@ export async function loadAgent(spec: string, opts: { model?: string; name?: str
   if (spec === 'openai') {
     if (!opts.model) throw new Error('--agent openai needs --model NAME (base URL and key from OPENAI_BASE_URL / OPENAI_API_KEY)')
     const { openaiAgent } = await import('../agents/openai/index.js')
-    return openaiAgent({ model: opts.model })
+    return openaiAgent({ model: opts.model, ...(opts.tools ? { tools: opts.tools } : {}) })
   }
   const file = resolve(spec)
   if (!existsSync(file)) {
@@ -128,8 +133,17 @@ export async function serve(options: ServeOptions): Promise<void> {
     const kind = spec.startsWith('agui:') ? 'agui' : spec.startsWith('a2a:') ? 'a2a' : null
     return kind && bridges[kind]++ > 0 ? { name: `${kind}-${bridges[kind]}` } : {}
   }
-  const agents = await Promise.all(specs.map((a) => loadAgent(a, { model: options.model, ...named(a) })))
+  // MCP servers: their tools for --agent openai (--mcp), HugAI integrations (--integration); closed at shutdown.
+  const mcp = options.mcp?.length ? await mcpToolsOf(options.mcp) : null
+  const integrations = options.integrations && Object.keys(options.integrations).length
+    ? await openIntegrations(options.integrations).catch(async (err: unknown) => {
+        await mcp?.close()
+        throw err
+      })
+    : undefined
+  const agents = await Promise.all(specs.map((a) => loadAgent(a, { model: options.model, ...named(a), ...(mcp ? { tools: mcp.tools } : {}) })))
   const server = await createServer({
+    ...(integrations ? { integrations } : {}),
     agents,
     store: options.store,
     dataDir: options.dataDir,
@@ -146,6 +160,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   })
   const url = await server.listen(options.port, options.host).catch(async (err: unknown) => {
     await server.close() // the store is open (its data directory locked) even though nothing listens
+    await mcp?.close()
     throw listenError(err, options.port, options.host)
   })
   const ws = url.replace('http', 'ws')
@@ -168,7 +183,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       process.stderr.write(`still stopping after ${SHUTDOWN_MS} ms; exiting\n`)
       process.exit(1)
     }, SHUTDOWN_MS).unref()
-    server.close().then(
+    server.close().then(() => mcp?.close()).then(
       () => process.exit(0),
       (err: unknown) => {
         process.stderr.write(`error while stopping: ${String(err)}\n`)
