@@ -111,13 +111,15 @@ export class LogTaskStore implements TaskStore {
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const own = this.running.get(context)
-    if (own?.has(task.id)) own.set(task.id, structuredClone(task))
+    let copy: Task | undefined
+    if (own?.has(task.id)) own.set(task.id, (copy = structuredClone(task)))
     const memo = this.memos.get(task.id)
     if (memo && (memo.view.seen || memo.entry.rejected)) return // the log (or the record) holds it
-    if (!memo && (await this.folded(task.id))?.view.seen) return
+    if (!memo && !copy && (await this.folded(task.id))?.view.seen) return
     if (memo && !this.visible(memo.entry, context)) return
+    // Shared with the request's own copy when there is one: neither is changed in place (loads clone).
     this.unlogged.delete(task.id)
-    this.unlogged.set(task.id, { task: structuredClone(task), owner: ownerOf(context) })
+    this.unlogged.set(task.id, { task: copy ?? structuredClone(task), owner: ownerOf(context) })
     if (this.unlogged.size > this.maxViews) this.unlogged.delete(this.unlogged.keys().next().value!)
   }
 
