@@ -1,4 +1,4 @@
-import type { ClientToolSpec, HistoryMessage, Json, OnBusy, PatchOp, PlanTask, RiskLevel, RunStatus } from '../core/index.js'
+import type { ClientToolSpec, HistoryMessage, Json, OnBusy, PatchOp, PlanTask, RiskLevel, RunStatus, TokenUsage } from '../core/index.js'
 
 /** What started the run. */
 export interface RunInput {
@@ -113,6 +113,11 @@ export interface RunContext {
   emit(name: string, value: Json): Promise<void>
   /** Shows or hides a typing indicator. */
   typing(active: boolean): Promise<void>
+  /**
+   * Records the tokens a model call used (a `usage` event: summed per session, counted in `parlance_tokens_total`
+   * by agent, model and kind). Call it once per model call with what the provider reported.
+   */
+  usage(report: { model: string; provider?: string } & TokenUsage): Promise<void>
 }
 
 /** A tool an agent can call. With `execute` it runs on the server; without, the client runs it. */

@@ -1,3 +1,4 @@
+import { TOKEN_KINDS, type StoredEvent } from '../core/index.js'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 /** The server's Prometheus metrics, in a registry of its own (several servers can share a process). */
@@ -9,6 +10,8 @@ export interface Metrics {
   readonly storeCommit: Histogram
   readonly inboundErrors: Counter<'dialect' | 'code'>
   readonly authFailures: Counter
+  /** Tokens models reported (`usage` events), by agent, model and kind (input, output, reasoning, cached_input). */
+  readonly tokens: Counter<'agent' | 'model' | 'kind'>
 }
 
 /** Creates the metrics; `activeRuns` reads its value from `countRuns` at scrape time. */
@@ -40,5 +43,22 @@ export function createMetrics(countRuns: () => number): Metrics {
       registers: [registry],
     }),
     authFailures: new Counter({ name: 'parlance_auth_failures_total', help: 'Requests and connections refused for missing or invalid credentials', registers: [registry] }),
+    tokens: new Counter({
+      name: 'parlance_tokens_total',
+      help: 'Tokens model calls used, as their providers reported them (kind: input, output, reasoning, cached_input)',
+      labelNames: ['agent', 'model', 'kind'],
+      registers: [registry],
+    }),
+  }
+}
+
+/** Counts the tokens of committed `usage` events in `parlance_tokens_total`. */
+export function countTokens(metrics: Metrics, events: readonly StoredEvent[]): void {
+  for (const e of events) {
+    if (e.type !== 'usage') continue
+    for (const [field, kind] of Object.entries(TOKEN_KINDS) as Array<[keyof typeof TOKEN_KINDS, string]>) {
+      const n = e[field]
+      if (typeof n === 'number' && n > 0) metrics.tokens.inc({ agent: e.agent, model: e.model, kind }, n)
+    }
   }
 }

@@ -43,6 +43,38 @@ export interface QueuedMessage {
   context?: QueuedContext
 }
 
+/**
+ * Tokens one model call reported: `inputTokens` (prompt, cached ones included), `outputTokens` (completion,
+ * reasoning included), and of those `cachedInputTokens` and `reasoningTokens`. A count the model did not give is absent.
+ */
+export interface TokenUsage {
+  inputTokens?: number
+  outputTokens?: number
+  reasoningTokens?: number
+  cachedInputTokens?: number
+}
+
+/** The kinds of `TokenUsage`, as the `kind` label of `parlance_tokens_total` names them. */
+export const TOKEN_KINDS = { inputTokens: 'input', outputTokens: 'output', reasoningTokens: 'reasoning', cachedInputTokens: 'cached_input' } as const
+
+/** `total` plus `usage`, kind by kind (a kind neither has stays absent). */
+export function addUsage(total: TokenUsage, usage: TokenUsage): TokenUsage {
+  const sum: TokenUsage = { ...total }
+  for (const k of Object.keys(TOKEN_KINDS) as Array<keyof TokenUsage>) {
+    const n = usage[k]
+    if (typeof n === 'number' && Number.isFinite(n)) sum[k] = (sum[k] ?? 0) + n
+  }
+  return sum
+}
+
+/** A `usage` event's report as a JSON object for the wire: agent, model, provider when known, and the counts given. */
+export function usageValue(e: { agent: string; model: string; provider?: string } & TokenUsage): { [key: string]: Json } {
+  const v: { [key: string]: Json } = { agent: e.agent, model: e.model }
+  if (e.provider !== undefined) v.provider = e.provider
+  for (const k of Object.keys(TOKEN_KINDS) as Array<keyof TokenUsage>) if (e[k] !== undefined) v[k] = e[k]
+  return v
+}
+
 export interface HistoryToolCall {
   id: string
   name: string
@@ -133,6 +165,8 @@ export type EventBody =
     }
   /** The outcome of a confirmed message: the client's confirmation, or a timeout. */
   | { type: 'message.delivery'; toolCallId: string; messageId: string; index: number; ok: boolean; error?: string; by: 'client' | 'timeout' }
+  /** Tokens a model call of the run used, as its provider reported them (one event per model call). */
+  | ({ type: 'usage'; agent: string; model: string; provider?: string } & TokenUsage)
   | { type: 'custom'; name: string; value: Json }
   | { type: 'raw'; event: Json; source?: string }
   | { type: 'error'; code: ErrorCode; message: string; details?: Record<string, unknown> }

@@ -6,7 +6,7 @@ export { HTTP_STATUS } from './http-status.js'
 export { DEFAULT_LIMITS } from './limits.js'
 export type { Limits } from './limits.js'
 export { checkJsonShape, parseJson, stringOf } from './guard.js'
-export { isRunEnd, toolResultOf, toolResultText } from './events.js'
+export { addUsage, isRunEnd, TOKEN_KINDS, toolResultOf, toolResultText, usageValue } from './events.js'
 export type {
   EventBody,
   EventMeta,
@@ -22,6 +22,7 @@ export type {
   RiskLevel,
   RunStatus,
   StoredEvent,
+  TokenUsage,
   ToolTarget,
 } from './events.js'
 export { ON_BUSY, onBusyOf } from './commands.js'

@@ -1,5 +1,5 @@
 import fjp from 'fast-json-patch'
-import { toolResultText, type EventBody, type HistoryMessage, type Json, type PatchOp, type QueuedMessage } from './events.js'
+import { addUsage, toolResultText, type EventBody, type HistoryMessage, type Json, type PatchOp, type QueuedMessage, type TokenUsage } from './events.js'
 import { ParlanceError } from './errors.js'
 
 /** Applies an RFC 6902 patch without touching `doc`; throws `invalid_message` on a bad patch. */
@@ -21,6 +21,8 @@ export class ConversationModel {
   state: Json
   /** Messages waiting for a run of their own (the `enqueue` policy), oldest first. */
   queue: QueuedMessage[]
+  /** Tokens the session's model calls used (`usage` events), summed since the session was loaded. */
+  usage: TokenUsage = {}
   private stateDirty = false
   private messagesDirty = false
   private queueDirty = false
@@ -128,6 +130,9 @@ export class ConversationModel {
       case 'state.delta':
         this.state = applyPatch(this.state, e.patch)
         this.stateDirty = true
+        return
+      case 'usage':
+        this.usage = addUsage(this.usage, e)
         return
       case 'messages.snapshot':
         this.messages = e.messages.slice()

@@ -1,4 +1,4 @@
-import type { Command, EventBody, Limits, OnBusy, SessionId } from '../core/index.js'
+import type { Command, EventBody, Limits, OnBusy, SessionId, StoredEvent } from '../core/index.js'
 import type { AgentDefinition } from '../agent/index.js'
 import type { EventStore } from '../store/index.js'
 import type { ForwardOutcome } from './cluster.js'
@@ -9,8 +9,8 @@ export interface SessionHooks {
   runStarted?(session: Session): void
   /** `outcome` is 'finished' or the run error's code. */
   runEnded?(session: Session, runId: string, outcome: string): void
-  /** Events committed and fanned out. */
-  committed?(count: number): void
+  /** Events committed and fanned out (by the session's writer). */
+  committed?(count: number, events: readonly StoredEvent[]): void
 }
 
 /** What a session needs from its surroundings. */

@@ -6,6 +6,7 @@ import {
   type Limits,
   type PatchOp,
   type PlanTask,
+  TOKEN_KINDS,
 } from '../core/index.js'
 import type { AgentDefinition, ApprovalResult, Plan, RunContext, TextSource } from '../agent/index.js'
 import { sendBurst, type MessagingHost } from './messaging.js'
@@ -203,6 +204,15 @@ export function createRunContext(
     },
     async typing(active) {
       await emit({ type: 'typing', active })
+    },
+    async usage(report) {
+      const body: Extract<EventBody, { type: 'usage' }> = { type: 'usage', agent: agent.name, model: String(report.model) }
+      if (report.provider !== undefined) body.provider = String(report.provider)
+      for (const k of Object.keys(TOKEN_KINDS) as Array<keyof typeof TOKEN_KINDS>) {
+        const n = report[k]
+        if (typeof n === 'number' && Number.isFinite(n) && n >= 0) body[k] = n
+      }
+      await emit(body)
     },
   }
   return ctx

@@ -220,7 +220,7 @@ export class Session implements CommitListener {
 
   onCommitted(events: StoredEvent[]): void {
     this.committed = events[events.length - 1]!.seq
-    this.deps.hooks.committed?.(events.length)
+    this.deps.hooks.committed?.(events.length, events)
     this.fanOut(events)
   }
 

@@ -8,6 +8,9 @@ type Msg = { role: string; content?: string | null; tool_calls?: Array<{ id: str
  * depends on the last message: after a tool result it states that result; user text containing "weather"
  * or "client" asks for the get_weather / get_client_info tool (arguments split across chunks); "boom" is an
  * HTTP 500; "unauthorized" an HTTP 401; "loop" always asks for a tool; "slow" streams a chunk every 100 ms; anything else is echoed.
+ * `call:NAME{json}` in the user text asks for tool NAME with those arguments; "ponder" streams reasoning
+ * (`reasoning_content`) before the answer. With `stream_options.include_usage` the stream ends with a usage
+ * chunk: prompt_tokens 10 per message (2 of them cached), completion_tokens 7 (3 of them reasoning after "ponder").
  */
 export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ messages: Msg[]; tools?: unknown[] }>; aborted: () => number; close(): Promise<void> }> {
   const requests: Array<{ messages: Msg[]; tools?: unknown[] }> = []
@@ -15,7 +18,7 @@ export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ mes
   const server: Server = createServer((req: IncomingMessage, res) => void (async () => {
     let body = ''
     for await (const c of req) body += c
-    const input = JSON.parse(body) as { messages: Msg[]; tools?: unknown[] }
+    const input = JSON.parse(body) as { messages: Msg[]; tools?: unknown[]; stream_options?: { include_usage?: boolean } }
     requests.push(input)
     const last = input.messages[input.messages.length - 1]!
     const text = String(last.content ?? '')
@@ -44,7 +47,11 @@ export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ mes
       send({}, 'tool_calls')
     }
     const lastUser = String([...input.messages].reverse().find((m) => m.role === 'user')?.content ?? '')
-    if (last.role === 'tool') {
+    const asked = /call:(\w+)(\{.*\})/.exec(text)
+    const ponder = lastUser.includes('ponder')
+    if (ponder && last.role !== 'tool') for (const part of ['Let me ', 'think.']) send({ reasoning_content: part })
+    if (asked && last.role !== 'tool') toolCall(asked[1]!, asked[2]!)
+    else if (last.role === 'tool') {
       if (lastUser.includes('loop')) toolCall('get_weather', '{"city":"Loop"}')
       else for (const part of ['The tool said: ', String(last.content)]) send({ content: part })
     } else if (text.includes('weather') || text.includes('loop')) toolCall('get_weather', '{"city":"Paris"}')
@@ -56,7 +63,11 @@ export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ mes
       }
     } else for (const part of ['You ', 'said: ', text]) send({ content: part })
     if (!closed) {
-      send({}, 'stop')
+      if (!asked || last.role === 'tool') send({}, 'stop')
+      if (input.stream_options?.include_usage) {
+        const usage = { prompt_tokens: 10 * input.messages.length, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: ponder ? 3 : 0 } }
+        res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage })}\n\n`)
+      }
       res.end('data: [DONE]\n\n')
     }
   })())

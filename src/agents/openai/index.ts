@@ -74,14 +74,16 @@ export function openaiAgent(options: OpenAIAgentOptions): AgentDefinition {
 async function streamStep(server: ModelServer, ctx: RunContext, body: { model: string; messages: ChatMessage[]; tools?: OpenAI.Chat.Completions.ChatCompletionTool[] }): Promise<ToolCall[]> {
   let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
   try {
-    stream = await server.client.chat.completions.create({ ...body, stream: true }, { signal: ctx.signal })
+    stream = await server.client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: ctx.signal })
   } catch (err) {
     throw upstream(err, ctx, server)
   }
   const calls: ToolCall[] = []
+  let usage: OpenAI.CompletionUsage | undefined
   async function* text(): AsyncGenerator<string> {
     try {
       for await (const chunk of stream) {
+        if (chunk.usage) usage = chunk.usage
         const delta = chunk.choices[0]?.delta
         if (delta?.content) yield delta.content
         for (const t of delta?.tool_calls ?? []) {
@@ -104,6 +106,16 @@ async function streamStep(server: ModelServer, ctx: RunContext, body: { model: s
         yield* it
       })(),
     )
+  }
+  if (usage) {
+    await ctx.usage({
+      model: body.model,
+      provider: new URL(server.client.baseURL).host,
+      inputTokens: usage.prompt_tokens,
+      outputTokens: usage.completion_tokens,
+      ...(usage.completion_tokens_details?.reasoning_tokens != null ? { reasoningTokens: usage.completion_tokens_details.reasoning_tokens } : {}),
+      ...(usage.prompt_tokens_details?.cached_tokens != null ? { cachedInputTokens: usage.prompt_tokens_details.cached_tokens } : {}),
+    })
   }
   return calls.filter(Boolean)
 }

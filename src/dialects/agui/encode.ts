@@ -1,4 +1,4 @@
-import { stringOf, toolResultText, type HistoryMessage, type StoredEvent } from '../../core/index.js'
+import { stringOf, toolResultText, usageValue, type HistoryMessage, type StoredEvent } from '../../core/index.js'
 import { AGUI_ERRORS } from './errors.js'
 import { CUSTOM, type AguiMessage } from './wire.js'
 
@@ -217,6 +217,8 @@ export function encode(e: StoredEvent, view: AguiView): readonly string[] {
       ]
     case 'custom':
       return [sse({ type: 'CUSTOM', name: e.name, value: e.value }, id)]
+    case 'usage':
+      return [sse({ type: 'CUSTOM', name: CUSTOM.usage, value: usageValue(e) }, id)]
     case 'raw':
       return [sse(e.source === undefined ? { type: 'RAW', event: e.event } : { type: 'RAW', event: e.event, source: e.source }, id)]
     case 'error':

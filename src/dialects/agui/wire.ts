@@ -21,6 +21,7 @@ export const CUSTOM = {
   error: 'parlance.error',
   messageQueued: 'parlance.message_queued',
   historyRewound: 'parlance.history_rewound',
+  usage: 'parlance.usage',
 } as const
 
 /**

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../core/index.js'
+import { usageValue, type StoredEvent } from '../../core/index.js'
 import { AISDK_ERRORS } from './errors.js'
 import { DONE, type UIChunk } from './wire.js'
 
@@ -74,6 +74,8 @@ export function encode(e: StoredEvent): readonly string[] {
       return [chunk({ type: 'data-step', data: { stepId: e.stepId, name: e.name, state: e.ok ? 'finished' : 'failed' }, transient: true })]
     case 'custom':
       return [chunk({ type: 'data-custom', data: { name: e.name, value: e.value }, transient: true })]
+    case 'usage':
+      return [chunk({ type: 'data-usage', data: usageValue(e), transient: true })]
     case 'message.queued':
       return [
         chunk({

@@ -202,6 +202,7 @@ const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   },
   'message.delivery': { body: { type: 'message.delivery', toolCallId: 'c1', messageId: 'm1', index: 0, ok: true, by: 'client' }, wire: [] },
   custom: { body: { type: 'custom', name: 'x', value: [1] }, wire: [] },
+  usage: { body: { type: 'usage', agent: 'a', model: 'm', inputTokens: 3, outputTokens: 2 }, wire: [] },
   raw: { body: { type: 'raw', event: { a: 1 } }, wire: [] },
   error: { body: { type: 'error', code: 'not_found', message: 'no such approval', details: { approvalId: 'a' } }, wire: ['error'] },
 }

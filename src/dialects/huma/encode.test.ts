@@ -86,6 +86,7 @@ const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   },
   'message.delivery': { body: { type: 'message.delivery', toolCallId: T, messageId: 'm2', index: 0, ok: true, by: 'client' }, wire: [] },
   custom: { body: { type: 'custom', name: 'x', value: 1 }, wire: [] },
+  usage: { body: { type: 'usage', agent: 'a', model: 'm', inputTokens: 3, outputTokens: 2 }, wire: [] },
   raw: { body: { type: 'raw', event: 1 }, wire: [] },
   error: { body: { type: 'error', code: 'not_found', message: 'nope' }, wire: ['error'] },
 }

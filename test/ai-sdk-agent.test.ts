@@ -1,0 +1,179 @@
+// aiSdkAgent on the real AI SDK (`ai` with @ai-sdk/openai-compatible) against a local fake OpenAI-compatible
+// server, driven over HAI (the Parlance client), the `ai` package's own chat transport and @ag-ui/client.
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { DefaultChatTransport, readUIMessageStream, tool, type UIMessage } from 'ai'
+import { z } from 'zod'
+import { aiSdkAgent, type AiSdkAgentOptions } from '../src/agents/ai-sdk/index.js'
+import { textOf } from '../src/client/index.js'
+import { startServer } from './harness.js'
+import { agentFor, run as aguiRun } from './agui-support.js'
+import { fakeOpenAI } from './support/fake-openai.js'
+
+const removed: string[] = []
+
+const tools = {
+  get_weather: tool({
+    description: 'Current weather for a city',
+    inputSchema: z.object({ city: z.string() }),
+    execute: async ({ city }) => ({ city, temperature_c: 18 }),
+  }),
+  // No execute: the client runs it.
+  get_client_info: tool({ description: 'What the client knows about itself', inputSchema: z.object({}) }),
+  delete_file: tool({
+    description: 'Deletes a file',
+    inputSchema: z.object({ name: z.string() }),
+    needsApproval: true,
+    execute: ({ name }) => {
+      removed.push(name)
+      return `deleted ${name}`
+    },
+  }),
+  // needsApproval as a function of the input: scratch files go without asking.
+  archive: tool({
+    description: 'Archives a file',
+    inputSchema: z.object({ name: z.string() }),
+    needsApproval: ({ name }) => !name.startsWith('scratch'),
+    execute: ({ name }) => `archived ${name}`,
+  }),
+  // A Parlance ToolDefinition (as mcpTools gives them) next to the AI SDK tools.
+  shout: { description: 'Upper-cases text', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, execute: ({ text }: Record<string, unknown>) => String(text).toUpperCase() },
+}
+
+async function setup(t: TestContext, extra: Partial<AiSdkAgentOptions> = {}) {
+  const llm = await fakeOpenAI()
+  const provider = createOpenAICompatible({ name: 'fakeai', baseURL: llm.url, apiKey: 'test', includeUsage: true })
+  const agent = aiSdkAgent({ name: 'ai', model: provider.chatModel('fake-1'), system: 'Be brief.', tools, maxRetries: 0, ...extra })
+  const s = await startServer({ agents: [agent], limits: { clientToolTimeoutMs: 5000, approvalTimeoutMs: 5000 } })
+  t.after(async () => {
+    await s.close()
+    await llm.close()
+  })
+  return { llm, s }
+}
+
+test('text streams over HAI; the next turn sends the history with the system prompt', async (t) => {
+  const { llm, s } = await setup(t)
+  const c = await s.hai()
+  c.say('hello model')
+  const msgs = await c.untilCompleted()
+  assert.equal(textOf(msgs), 'You said: hello model')
+  assert.ok(msgs.filter((m) => m.type === 'assistant_message_chunk' && !m.is_final).length >= 3, 'streamed as the model wrote it')
+  c.say('again')
+  await c.untilCompleted()
+  const second = llm.requests.at(-1)!.messages.map((m) => `${m.role}:${m.content ?? ''}`)
+  assert.deepEqual(second, ['system:Be brief.', 'user:hello model', 'assistant:You said: hello model', 'user:again'])
+})
+
+test('reasoning and text reach the ai package\'s chat transport as reasoning and text parts', async (t) => {
+  const { s } = await setup(t)
+  const transport = new DefaultChatTransport({ api: `${s.url}/api/chat` })
+  const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'ponder this' }] }
+  const stream = await transport.sendMessages({ chatId: 'chat-r', trigger: 'submit-message', messageId: undefined, messages: [user], abortSignal: undefined })
+  let last: UIMessage | undefined
+  for await (const m of readUIMessageStream({ stream })) last = m
+  const parts = last!.parts.filter((p) => p.type === 'reasoning' || p.type === 'text').map((p) => [p.type, (p as { text: string }).text])
+  assert.deepEqual(parts, [
+    ['reasoning', 'Let me think.'],
+    ['text', 'You said: ponder this'],
+  ])
+})
+
+test('a tool with execute runs as a server tool: every dialect sees its call and result, and the model gets the result', async (t) => {
+  const { llm, s } = await setup(t)
+  const c = await s.hai()
+  c.say('weather please')
+  const msgs = await c.untilCompleted()
+  const start = msgs.find((m) => m.type === 'tool_call_start')
+  assert.deepEqual(start?.type === 'tool_call_start' ? [start.tool_name, start.parameters, start.metadata?.target] : null, ['get_weather', { city: 'Paris' }, 'server'])
+  const end = msgs.find((m) => m.type === 'tool_call_end')
+  assert.equal(end?.type === 'tool_call_end' ? end.result : null, '{"city":"Paris","temperature_c":18}')
+  assert.equal(textOf(msgs), 'The tool said: {"city":"Paris","temperature_c":18}')
+  assert.equal(llm.requests.length, 2)
+  assert.deepEqual(llm.requests[1]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_1', content: '{"city":"Paris","temperature_c":18}' })
+
+  // A Parlance ToolDefinition in the same record runs the same way.
+  c.say('call:shout{"text":"hi there"}')
+  const shouted = await c.untilCompleted()
+  assert.equal(textOf(shouted), 'The tool said: HI THERE')
+  assert.ok(shouted.some((m) => m.type === 'tool_call_start' && m.tool_name === 'shout'))
+})
+
+test('a tool without execute goes to the client, and its result back to the model', async (t) => {
+  const { s } = await setup(t)
+  const c = await s.hai()
+  c.say('client info please')
+  const call = await c.next('tool_call_start')
+  assert.deepEqual([call.tool_name, call.metadata?.target], ['get_client_info', 'client'])
+  c.toolResult(call.tool_call_id, { result: { os: 'test' } })
+  assert.equal(textOf(await c.untilCompleted()), 'The tool said: {"os":"test"}')
+})
+
+test('needsApproval asks through ctx.approve with the arguments; approved it runs, refused the model is told and it does not', async (t) => {
+  const { llm, s } = await setup(t)
+  const c = await s.hai()
+  c.say('call:delete_file{"name":"todo.txt"}')
+  let req = await c.next('tool_approval_request')
+  assert.deepEqual([req.tool_name, req.parameters, req.risk_level, req.tool_description], ['delete_file', { name: 'todo.txt' }, 'medium', 'Deletes a file'])
+  c.approve(req.approval_id, true)
+  let msgs = await c.untilCompleted()
+  assert.equal(textOf(msgs), 'The tool said: deleted todo.txt')
+  assert.deepEqual(removed, ['todo.txt'])
+
+  c.say('call:delete_file{"name":"notes.md"}')
+  req = await c.next('tool_approval_request')
+  c.approve(req.approval_id, false, 'I still need it')
+  msgs = await c.untilCompleted()
+  assert.equal(textOf(msgs), 'The tool said: I still need it')
+  assert.equal(msgs.filter((m) => m.type === 'tool_call_start').length, 0, 'a refused tool never runs')
+  assert.deepEqual(removed, ['todo.txt'])
+
+  // Refused without a reason: the model gets the SDK's own denial text.
+  c.say('call:delete_file{"name":"b.md"}')
+  req = await c.next('tool_approval_request')
+  c.approve(req.approval_id, false)
+  assert.equal(textOf(await c.untilCompleted()), 'The tool said: Tool call execution denied.')
+  assert.equal(llm.requests.at(-1)!.messages.at(-1)!.role, 'tool')
+
+  // A function decides: a scratch file needs no approval, another one does.
+  c.say('call:archive{"name":"scratch-1"}')
+  msgs = await c.untilCompleted()
+  assert.equal(textOf(msgs), 'The tool said: archived scratch-1')
+  assert.equal(msgs.filter((m) => m.type === 'tool_approval_request').length, 0)
+  c.say('call:archive{"name":"report.pdf"}')
+  req = await c.next('tool_approval_request')
+  assert.deepEqual(req.parameters, { name: 'report.pdf' })
+  c.approve(req.approval_id, true)
+  assert.equal(textOf(await c.untilCompleted()), 'The tool said: archived report.pdf')
+})
+
+test('cancel mid-stream aborts the provider request (the model server sees the connection close)', async (t) => {
+  const { llm, s } = await setup(t)
+  const c = await s.hai()
+  c.say('slow')
+  await c.next('assistant_message_chunk')
+  c.cancel()
+  assert.equal((await c.next('error')).error_code, 'cancelled')
+  const deadline = Date.now() + 3000
+  while (llm.aborted() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  assert.equal(llm.aborted(), 1, 'the provider request was aborted')
+})
+
+test('provider errors end the run naming provider, status and message (HAI and AG-UI); the step limit too', async (t) => {
+  const { s } = await setup(t, { maxSteps: 3 })
+  const c = await s.hai()
+  c.say('boom')
+  const err = await c.next('error')
+  assert.equal(err.error_code, 'execution_error')
+  assert.match(String(err.message), /^fakeai\.chat at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions answered 500: model overloaded$/)
+  await c.untilCompleted()
+
+  const events = await aguiRun(agentFor(s.url, undefined, '/agui/ai'), 'unauthorized please').catch((e: Error) => [{ type: 'THROWN', message: e.message }])
+  const runError = events.find((e) => e.type === 'RUN_ERROR' || e.type === 'THROWN')
+  assert.match(String(runError?.message), /fakeai\.chat at .* answered 401: Incorrect API key provided/)
+
+  c.say('loop forever')
+  const loop = await c.next('error')
+  assert.match(String(loop.message), /stopped after 3 model calls/)
+})
