@@ -7,9 +7,10 @@ import { test } from 'node:test'
 import { AbstractAgent, EventType, HttpAgent, type BaseEvent, type RunAgentInput } from '@ag-ui/client'
 import { Observable } from 'rxjs'
 import { aguiAgent } from '../src/agents/agui/index.js'
-import { textOf, type HaiServerMessage } from '../src/client/index.js'
+import { HaiClient, textOf, type HaiServerMessage } from '../src/client/index.js'
 import { run, text } from './agui-support.js'
 import { startServer } from './harness.js'
+import { startExample } from './support/run-example.js'
 import { waitFor } from './support/wait.js'
 
 /**
@@ -100,4 +101,16 @@ test('an AbstractAgent subclass served in-process: over HAI (in-process tool, cl
   // Every run drove a view of the instance: its own thread, messages and state are as they were.
   assert.deepEqual([forecaster.threadId, forecaster.messages, forecaster.state, forecaster.isRunning], [threadId, [], {}, false])
   assert.equal(forecaster.seen.runs, 8)
+})
+
+test('examples/agui-inprocess.ts: its AbstractAgent over HAI, with the tool it calls run in the example', async (t) => {
+  const url = await startExample(t, 'agui-inprocess.ts')
+  const c = await HaiClient.connect({ url })
+  t.after(() => c.close())
+  c.say('hello')
+  assert.equal(textOf(await c.untilCompleted()), 'You said: hello')
+  c.say('what is the weather?')
+  const msgs = await c.untilCompleted()
+  assert.deepEqual(of(msgs, 'tool_call_end').map((m) => [m.tool_name, m.metadata?.result]), [['lookup_weather', { city: 'Lima', temperature_c: 18 }]])
+  assert.equal(textOf(msgs), 'The tool says: {"city":"Lima","temperature_c":18}')
 })

@@ -4,10 +4,14 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { mcpTools, type McpTools } from '../src/agents/mcp/index.js'
-import { textOf } from '../src/client/index.js'
+import { HaiClient, textOf } from '../src/client/index.js'
 import { defineAgent, type AgentDefinition, type Json } from '../src/index.js'
 import { startMcpHttp } from './fixtures-mcp/server.js'
 import { startServer } from './harness.js'
+import { seed, type RpcAnswer } from './hugai-support.js'
+import { fakeOpenAI } from './support/fake-openai.js'
+import { spawnServe } from './support/serve-process.js'
+import { startExample } from './support/run-example.js'
 import { waitFor } from './support/wait.js'
 
 /** An agent that calls the tool named by the message (`tool arg`) and says what came back, or the tool's error. */
@@ -116,4 +120,40 @@ test("mcpTools on Parlance's own /mcp: a second Parlance server's ask_demo tool 
   assert.match(result.structuredContent.sessionId, /\S/)
   // The demo's progress (its run's events, reported by /mcp as progress) reached this run as progress.
   assert.ok(msgs.some((m) => m.type === 'status' && typeof m.progress === 'number'), 'progress from the other server')
+})
+
+test('parlance serve --agent openai --mcp URL --integration ci-pipeline=URL: the model calls the MCP tool; HugAI reaches the integration', async (t) => {
+  const mcp = await startMcpHttp()
+  t.after(() => mcp.stop())
+  const llm = await fakeOpenAI()
+  t.after(() => llm.close())
+  process.env.OPENAI_BASE_URL = llm.url
+  process.env.OPENAI_API_KEY = 'k'
+  const served = await spawnServe(t, ['--store', 'memory', '--agent', 'openai', '--model', 'fake-1', '--mcp', mcp.url, '--integration', `ci-pipeline=${mcp.url}`])
+  const c = await HaiClient.connect({ url: `${served.url.replace('http', 'ws')}/ws` })
+  t.after(() => c.close())
+  c.say('call:echo{"text":"from the model"}')
+  const msgs = await c.untilCompleted()
+  assert.deepEqual(msgs.flatMap((m) => (m.type === 'tool_call_end' ? [[m.tool_name, m.result]] : [])), [['echo', 'echo: from the model']])
+  assert.equal(textOf(msgs), 'The tool said: echo: from the model')
+  const offered = (llm.requests[0]?.tools ?? []) as Array<{ function: { name: string } }>
+  assert.deepEqual(offered.map((f) => f.function.name), ['run-tests', 'echo', 'fail', 'wait'], 'the MCP tools were offered to the model')
+  const res = await fetch(`${served.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(seed('tool-integration')) })
+  const answer = (await res.json()) as RpcAnswer<{ result: unknown }>
+  assert.deepEqual(answer.result?.result, { branch: 'feature-x', passed: 12, failed: 0 })
+  assert.deepEqual(mcp.log.calls, ['echo', 'run-tests'])
+})
+
+test('examples/mcp-tools.ts: an OpenAI-compatible model calling the MCP server\'s tools, over HAI', async (t) => {
+  const mcp = await startMcpHttp()
+  t.after(() => mcp.stop())
+  const llm = await fakeOpenAI()
+  t.after(() => llm.close())
+  const url = await startExample(t, 'mcp-tools.ts', { MCP_URL: mcp.url, OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'k', MODEL: 'fake-1' })
+  const c = await HaiClient.connect({ url })
+  t.after(() => c.close())
+  c.say('call:echo{"text":"example"}')
+  const msgs = await c.untilCompleted()
+  assert.deepEqual(msgs.flatMap((m) => (m.type === 'tool_call_end' ? [[m.tool_name, m.result]] : [])), [['echo', 'echo: example']])
+  assert.equal(textOf(msgs), 'The tool said: echo: example')
 })
