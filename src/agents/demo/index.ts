@@ -56,6 +56,8 @@ async function weather(ctx: RunContext, text: string): Promise<void> {
 
 async function remove(ctx: RunContext): Promise<void> {
   const args = { path: 'notes/demo.txt' }
+  // HAI's approval flow: status thinking, then the approval request.
+  await ctx.status('thinking', 'Deciding whether deleting notes/demo.txt needs your approval')
   const answer = await ctx.approve({ tool: 'delete_file', args, risk: 'high', reasoning: 'You asked me to delete the demo notes file.' })
   if (answer.by === 'timeout') return void (await say(ctx, 'The approval request timed out, so notes/demo.txt was not deleted.'))
   if (!answer.approved) return void (await say(ctx, `Not approved, so notes/demo.txt was not deleted.${answer.feedback ? ` (${answer.feedback})` : ''}`))
