@@ -1,6 +1,6 @@
 import type { Api, CanonicalEvent } from './api.js'
 import { brief, byId, h } from './dom.js'
-import { describeEvent, eventBody, MessageTexts } from './event-text.js'
+import { describeEvent, eventBody, MessageTexts, usageText, usageTotal } from './event-text.js'
 import type { SessionsView } from './sessions.js'
 
 /** `#session=<id>`: the session whose view is open (links and the back button work). */
@@ -88,6 +88,7 @@ export class SessionView {
       else if (e.type === 'run.error') transcript.push(h('li', { class: 'msg error' }, `${String(e.code)}: ${String(e.message)}`))
       else if (said !== undefined) transcript.push(h('li', { class: 'msg status', 'data-type': e.type }, said))
     }
+    this.usage(events)
     byId('replay-transcript').replaceChildren(...transcript)
     byId('replay-events').replaceChildren(...list)
     this.title.textContent = `Replay of ${id}: ${events.length} events from seq 0`
@@ -114,6 +115,18 @@ export class SessionView {
     const children = byId('replay-forks')
     children.replaceChildren(...(forks.length ? ['forks: ', ...forks.flatMap((f, i) => [i ? ', ' : '', this.link(f.id), ` at seq ${f.forkedFrom?.atSeq ?? '?'}`])] : []))
     children.hidden = forks.length === 0
+  }
+
+  /** "Tokens: 120 in (6 cached), 21 out (3 reasoning) over 3 model calls", when the session's model calls reported usage. */
+  private usage(events: readonly CanonicalEvent[]): void {
+    let line = document.getElementById('replay-usage')
+    if (!line) {
+      line = h('p', { id: 'replay-usage', class: 'fork-origin' })
+      byId('replay-forks').after(line)
+    }
+    const { calls, total } = usageTotal(events)
+    line.textContent = calls ? `Tokens: ${usageText(total)} over ${calls} model call${calls === 1 ? '' : 's'}` : ''
+    line.hidden = calls === 0
   }
 
   private link(id: string): HTMLAnchorElement {
