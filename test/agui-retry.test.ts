@@ -26,7 +26,7 @@ async function log(s: TestServer, threadId: string) {
   return { runs: events.filter((e) => e.type === 'run.started').map((e) => e.runId), rewinds: events.filter((e) => e.type === 'history.rewound').length }
 }
 
-/** The events a client compares: without RUN_STARTED/RUN_FINISHED's own fields that may differ by design (none do today). */
+/** Each event as the client received it (JSON), for exact comparison. */
 const comparable = (events: Ev[]) => events.map((e) => JSON.stringify(e))
 
 test('after the end: the same runId replays that run (same events), no second run, no regenerate', async (t) => {
