@@ -1,12 +1,13 @@
 // aiSdkAgent on the real AI SDK (`ai` with @ai-sdk/openai-compatible) against a local fake OpenAI-compatible
 // server, driven over HAI (the Parlance client), the `ai` package's own chat transport and @ag-ui/client.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { test, type TestContext } from 'node:test'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { DefaultChatTransport, readUIMessageStream, tool, type UIMessage } from 'ai'
 import { z } from 'zod'
 import { aiSdkAgent, type AiSdkAgentOptions } from '../src/agents/ai-sdk/index.js'
-import { textOf } from '../src/client/index.js'
+import { HaiClient, textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { agentFor, run as aguiRun } from './agui-support.js'
 import { fakeOpenAI } from './support/fake-openai.js'
@@ -176,4 +177,36 @@ test('provider errors end the run naming provider, status and message (HAI and A
   c.say('loop forever')
   const loop = await c.next('error')
   assert.match(String(loop.message), /stopped after 3 model calls/)
+})
+
+test('examples/ai-sdk-agent.ts as its own process: a tool call, an approval and usage in /metrics', async (t) => {
+  const llm = await fakeOpenAI()
+  t.after(() => llm.close())
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/ai-sdk-agent.ts'], {
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'test', OPENAI_MODEL: 'fake-1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  t.after(() => child.kill('SIGKILL'))
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /HAI: (ws:\/\/\S+)/.exec(out)
+      if (m) resolve(m[1]!)
+    })
+    child.on('exit', (code) => reject(new Error(`the example exited with ${code}: ${out}`)))
+  })
+  const c = await HaiClient.connect({ url })
+  t.after(() => c.close())
+  c.say('weather in Paris?')
+  let msgs = await c.untilCompleted()
+  assert.equal(textOf(msgs), 'The tool said: {"city":"Paris","temperature_c":21,"conditions":"sunny"}')
+  c.say('call:delete_file{"name":"todo.txt"}')
+  const req = await c.next('tool_approval_request')
+  assert.deepEqual([req.tool_name, req.parameters, req.risk_level], ['delete_file', { name: 'todo.txt' }, 'high'])
+  c.approve(req.approval_id, true)
+  msgs = await c.untilCompleted()
+  assert.equal(textOf(msgs), 'The tool said: deleted todo.txt')
+  const metrics = await (await fetch(`${url.replace(/^ws/, 'http').replace(/\/ws$/, '')}/metrics`)).text()
+  assert.match(metrics, /parlance_tokens_total\{agent="assistant",model="fake-1",kind="output"\} 28\n/, 'four model calls of 7 output tokens each')
 })
