@@ -55,6 +55,12 @@ test('the events the seed gives no example for decode by their payload structure
     [{ event: 'user.cancel', session_id: 's' }, { kind: 'command', command: { type: 'run.cancel', sessionId: 's', reason: 'cancelled by the user' } }],
     [{ event: 'user.cancel', session_id: 's', content: null }, { kind: 'command', command: { type: 'run.cancel', sessionId: 's', reason: 'cancelled by the user' } }],
     [{ event: 'system.heartbeat', timestamp: '2024-10-18T14:30:00Z' }, { kind: 'heartbeat' }],
+    // System events are bidirectional: the client's, in the seed's structures.
+    [{ event: 'system.heartbeat', session_id: 's', content: { server_time: '2024-10-18T14:30:00Z' }, metadata: { seq: 3, server_uptime_seconds: 9 } }, { kind: 'heartbeat' }],
+    [{ event: 'system.connected', connection_id: 'c1', content: { server_version: '1', server_time: '2024-10-18T14:30:00Z' }, metadata: { server_uptime_seconds: 1, active_sessions: 0 } }, { kind: 'client_connected', connectionId: 'c1' }],
+    [{ event: 'system.connected', content: null }, { kind: 'client_connected' }],
+    [{ event: 'system.error', session_id: 's', content: 'boom', metadata: { error_code: 'E1', severity: 'warning' } }, { kind: 'client_error', sessionId: 's', message: 'boom', errorCode: 'E1', severity: 'warning' }],
+    [{ event: 'system.error', content: 'boom' }, { kind: 'client_error', message: 'boom', severity: 'error' }],
     // Conversation control (extensions): metadata.onBusy, user.regenerate.
     [
       { event: 'user.message', session_id: 's', content: 'hi', metadata: { onBusy: 'enqueue', source: 'web_ui' } },
@@ -92,6 +98,9 @@ test('the validation table: each bad frame is refused naming its field and const
     { frame: { event: 'user.regenerate', session_id: 's', content: { message_id: '' } }, field: 'content.message_id', constraint: '' },
     { frame: { event: 'user.regenerate', session_id: 's', content: 'last' }, field: 'content', constraint: '' },
     { frame: { event: 'user.regenerate', session_id: 's', metadata: { onBusy: 'queue' } }, field: 'metadata.onBusy', constraint: 'one of' },
+    // Client system events.
+    { frame: { event: 'system.error', session_id: 's' }, field: 'content', constraint: '' },
+    { frame: { event: 'system.error', content: 'x', metadata: { severity: 'fatal' } }, field: 'metadata.severity', constraint: '' },
   )
   for (const { frame, field, constraint } of cases) {
     const text = typeof frame === 'string' ? frame : JSON.stringify(frame)
@@ -104,6 +113,17 @@ test('the validation table: each bad frame is refused naming its field and const
     assert.equal(wire.metadata.error_code, 'ERR_VALIDATION_400')
     assert.equal(wire.metadata.recoverable, true)
   }
+})
+
+test('an error names the session and step its frame named (the seed: error events carry session_id and step_id)', () => {
+  const d = decode(JSON.stringify({ event: 'user.response', session_id: 'sess_1', step_id: 'step_9', content: { approved: 'yes' } }), limits)
+  assert.ok(!d.ok)
+  const wire = JSON.parse(encodeError(d.error, view('conn_1'), 'step_fresh')) as { session_id: string; step_id: string }
+  assert.deepEqual([wire.session_id, wire.step_id], ['sess_1', 'step_9'])
+  const bare = decode('{"event":"nope"}', limits)
+  assert.ok(!bare.ok)
+  const out = JSON.parse(encodeError(bare.error, view('conn_1'), 'step_fresh')) as { session_id: string; step_id: string }
+  assert.deepEqual([out.session_id, out.step_id], ['', 'step_fresh'], 'no session yet: an empty session_id, and the step the binding gave')
 })
 
 test('size limits: frame bytes checked first, message characters counted', () => {
