@@ -52,8 +52,9 @@ export function createMetrics(countRuns: () => number): Metrics {
   }
 }
 
-/** Counts the tokens of committed `usage` events in `parlance_tokens_total`. */
-export function countTokens(metrics: Metrics, events: readonly StoredEvent[]): void {
+/** Counts `count` committed events in `parlance_events_total`, and the tokens of their `usage` events in `parlance_tokens_total`. */
+export function countCommitted(metrics: Metrics, count: number, events: readonly StoredEvent[]): void {
+  metrics.events.inc(count)
   for (const e of events) {
     if (e.type !== 'usage') continue
     for (const [field, kind] of Object.entries(TOKEN_KINDS) as Array<[keyof typeof TOKEN_KINDS, string]>) {

@@ -21,7 +21,7 @@ import { sessionsEndpoint } from './sessions-endpoint.js'
 import { protectedModeError } from './protected-mode.js'
 import { RateLimiter } from '../binding/rate-limit.js'
 import { sendJson } from '../binding/http-util.js'
-import { countTokens, createMetrics, type Metrics } from '../binding/metrics.js'
+import { countCommitted, createMetrics, type Metrics } from '../binding/metrics.js'
 import { isLoopbackHostname, originPolicy, type OriginSettings } from './origin-policy.js'
 import { OriginGate } from './origin-gate.js'
 
@@ -253,10 +253,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     cluster,
     ...(options.onBusy ? { onBusy: options.onBusy } : {}),
     hooks: {
-      committed: (n, events) => {
-        metrics.events.inc(n)
-        countTokens(metrics, events)
-      },
+      committed: (n, events) => countCommitted(metrics, n, events),
       runStarted: (s) => log.info({ sessionId: s.id, runId: s.activeRunId, agent: s.agentName }, 'run started'),
       runEnded: (s, runId, outcome) =>
         log[outcome === 'finished' || outcome === 'interrupted' || outcome === 'cancelled' ? 'info' : 'warn'](
