@@ -23,7 +23,8 @@ export type PushPost = (target: WebhookTarget, headers: Record<string, string>, 
 /**
  * POSTs to the address the guard checked and nowhere else: the request's `lookup` answers the host name with that
  * address, so the name is not resolved again (no DNS rebinding between check and connect), while the Host header
- * and TLS (SNI and certificate name) still use the URL's host.
+ * and TLS (SNI and certificate name) still use the URL's host. No pooled socket: a kept-alive one may have been
+ * opened to an address of an earlier check.
  */
 export const pinnedPost: PushPost = (target, headers, body, timeoutMs) =>
   new Promise((resolve, reject) => {
@@ -32,7 +33,7 @@ export const pinnedPost: PushPost = (target, headers, body, timeoutMs) =>
       else callback(null, target.address, target.family)
     }
     const u = target.url
-    const options: RequestOptions = { method: 'POST', host: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: u.port || undefined, path: `${u.pathname}${u.search}`, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, timeout: timeoutMs }
+    const options: RequestOptions = { method: 'POST', host: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: u.port || undefined, path: `${u.pathname}${u.search}`, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, timeout: timeoutMs, agent: false }
     const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(options, (res: IncomingMessage) => {
       res.resume()
       res.once('end', () => resolve(res.statusCode ?? 0))
