@@ -7,9 +7,10 @@
 // Allowed: the loopback default (pages on 127.0.0.1:A and localhost:A) and `origins: ['http://app.test:A']`.
 // Refused, with the server's 403 read from Chromium's network log: a page on evil.test, a loopback page when the
 // origins are listed, and a DNS-rebinding page (served as http://rebind.test:B, so its requests carry that Host).
-// The node-level checks (explicit Origin and Host headers) are in browser-origins-headers.test.ts; examples/web in
-// its own test below.
+// The last test opens examples/web (served by its own serve.mjs) against a server. The node-level checks with
+// explicit Origin and Host headers are in browser-origins-headers.test.ts.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -261,6 +262,40 @@ describe('browser front ends on their own origin (Chromium)', { concurrency: tru
       assertLoopbackOnly(p)
     } finally {
       await p.page.context().close()
+    }
+  })
+
+  test('examples/web: the example front end, served by its own serve.mjs on a port of its own, streams a reply and answers an approval', async (t) => {
+    const child = spawn(process.execPath, ['examples/web/serve.mjs'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
+    t.after(() => child.kill('SIGKILL'))
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+        const m = /front end: (http:\/\/\S+)/.exec(out)
+        if (m) resolve(m[1]!)
+      })
+      child.once('exit', (code) => reject(new Error(`serve.mjs exited with ${code}: ${out}`)))
+    })
+    const context = await browser.newContext()
+    try {
+      const page = await context.newPage()
+      page.setDefaultTimeout(WAIT)
+      const net = await NetLog.attach(page)
+      await page.goto(`${url}?server=${encodeURIComponent(open.url)}`)
+      assert.notEqual(new URL(page.url()).origin, new URL(open.url).origin, 'the page has an origin of its own')
+      await page.locator('#status', { hasText: /^connected$/ }).waitFor()
+      await page.getByLabel('Message').fill('hello from the example')
+      await page.getByRole('button', { name: 'Send' }).click()
+      await page.locator('#transcript li.assistant[data-done="true"]', { hasText: 'Echo: hello from the example' }).waitFor()
+      await page.getByLabel('Message').fill('delete the notes')
+      await page.getByRole('button', { name: 'Send' }).click()
+      await page.getByRole('button', { name: 'Approve' }).click()
+      await page.locator('#transcript li.assistant[data-done="true"]', { hasText: 'Done: deleted notes/demo.txt.' }).waitFor()
+      const handshakes = net.to(port(open)).filter((x) => x.kind === 'websocket')
+      assert.deepEqual(handshakes.map((x) => [x.url.pathname, x.status]), [['/ws', 101]])
+    } finally {
+      await context.close()
     }
   })
 })
