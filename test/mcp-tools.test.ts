@@ -22,7 +22,8 @@ function caller(tools: McpTools, name = 'caller'): AgentDefinition {
     async run(ctx) {
       const [tool = '', ...rest] = ctx.input.text.split(' ')
       const arg = rest.join(' ')
-      const args: Record<string, Json> = tool === 'run-tests' ? { branch: arg } : tool === 'echo' ? { text: arg } : tool === 'ask_demo' ? { message: arg } : {}
+      const base = tool.replace(/^ci_/, '')
+      const args: Record<string, Json> = base === 'run-tests' ? { branch: arg } : base === 'echo' ? { text: arg } : base === 'ask_demo' ? { message: arg } : {}
       try {
         const result = await ctx.callTool(tool, args)
         await ctx.say(`result: ${typeof result === 'string' ? result : JSON.stringify(result)}`)
@@ -86,21 +87,22 @@ test('mcpTools over streamable HTTP: schema, progress reaching a HAI client, str
   assert.deepEqual(mcp.log.calls, ['echo'], 'the restarted server ran it')
 })
 
-test('mcpTools over stdio: a child process MCP server, its result and its tool error; close() stops it', async (t) => {
-  const tools = await mcpTools({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures-mcp/stdio.ts'] })
+test('mcpTools over stdio: a child process MCP server (tools renamed with a prefix), its result and its tool error; close() stops it', async (t) => {
+  const tools = await mcpTools({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures-mcp/stdio.ts'], prefix: 'ci_' })
   let closed = false
   t.after(() => (closed ? undefined : tools.close()))
+  assert.deepEqual(Object.keys(tools), ['ci_run-tests', 'ci_echo', 'ci_fail', 'ci_wait'])
   const s = await startServer({ agents: [caller(tools)] })
   t.after(() => s.close())
   const c = await s.hai()
-  c.say('echo over stdio')
+  c.say('ci_echo over stdio')
   assert.equal(textOf(await c.untilCompleted()), 'result: echo: over stdio')
-  c.say('fail')
-  assert.equal(textOf(await c.untilCompleted()), 'error: tool fail failed: the build is broken')
+  c.say('ci_fail')
+  assert.equal(textOf(await c.untilCompleted()), 'error: tool ci_fail failed: the build is broken')
   await tools.close()
   closed = true
-  c.say('echo late')
-  assert.match(textOf(await c.untilCompleted()), /^error: tool echo failed: the MCP tools of .* were closed$/)
+  c.say('ci_echo late')
+  assert.match(textOf(await c.untilCompleted()), /^error: tool ci_echo failed: the MCP tools of .* were closed$/)
 })
 
 test("mcpTools on Parlance's own /mcp: a second Parlance server's ask_demo tool used by an agent of the first", async (t) => {

@@ -34,7 +34,7 @@ export async function mcpToolsOf(specs: readonly string[]): Promise<{ tools: Rec
     for (const spec of specs) {
       const set = await openMcp(`--mcp ${spec}`, spec)
       opened.push(set)
-      for (const [name, tool] of Object.entries(set)) {
+      for (const [name, tool] of Object.entries(set as Record<string, ToolDefinition>)) {
         if (Object.hasOwn(tools, name)) throw new Error(`--mcp ${spec}: a tool named ${name} comes from two MCP servers; serve them with an agent module and mcpTools({ prefix })`)
         tools[name] = tool
       }

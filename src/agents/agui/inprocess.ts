@@ -65,6 +65,8 @@ export function aguiAgent(agent: AbstractAgent, options: AguiAgentOptions = {}):
  */
 function runView(agent: AbstractAgent, threadId: string, messages: Message[], state: State): AbstractAgent {
   const view = Object.create(agent) as AbstractAgent
-  Object.assign(view, { threadId, messages, state, isRunning: false, pendingInterrupts: [], subscribers: [...agent.subscribers] })
+  const own: Partial<AbstractAgent> = { threadId, messages, isRunning: false, pendingInterrupts: [], subscribers: [...agent.subscribers] }
+  Object.assign(view, own)
+  view.state = state as unknown
   return view
 }

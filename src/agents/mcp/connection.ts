@@ -76,7 +76,7 @@ export class McpConnection {
         if (notDelivered(err)) {
           this.drop(client)
           if (attempt < 2) continue
-        } else if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        } else if (err instanceof McpError && err.code === (ErrorCode.ConnectionClosed as number)) {
           this.drop(client)
           throw new ParlanceError('unavailable', `the connection to the MCP server ${this.label} dropped during the call`, { server: this.label }, { cause: err })
         }

@@ -22,7 +22,7 @@ function integrationContext(tool: string, signal: AbortSignal, progress: (percen
   }
   return new Proxy(own as RunContext, {
     get: (target, key) => {
-      if (Object.hasOwn(target, key)) return target[key as keyof RunContext]
+      if (Object.hasOwn(target, key)) return Reflect.get(target, key) as unknown
       if (key === 'then') return undefined
       throw new ParlanceError('execution_error', `tool ${tool} needs a run context; ask an agent to call it (agent/request) instead`)
     },
