@@ -1,0 +1,51 @@
+// Issue 38, part 5: the documented Caddyfile (deploy/Caddyfile) run for real in front of a Parlance server, with
+// every kind of stream driven through it (test/deploy-support.ts). Only its site address (plain HTTP on a free
+// loopback port instead of the public name, whose certificate Caddy would fetch) and the upstream's port change.
+// Needs Debian's caddy (CI installs it: .ci/run); nothing is installed here.
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { checkForwardedHeaders, driveEveryDialect, freePort, startParlance } from './deploy-support.js'
+
+const CADDY = '/usr/bin/caddy'
+
+function swap(text: string, from: string, to: string): string {
+  assert.equal(text.split(from).length, 2, `deploy/Caddyfile no longer has exactly one "${from}"; update this test with it`)
+  return text.replace(from, to)
+}
+
+test('the documented Caddyfile in front of Parlance: every dialect streams through it, unbuffered', { timeout: 120_000 }, async (t) => {
+  assert.ok(existsSync(CADDY), `${CADDY} is missing: install the distribution's caddy (apt-get install -y caddy), as .ci/run does`)
+  const dir = mkdtempSync(join(tmpdir(), 'parlance-caddy-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const parlance = await startParlance(t)
+  const port = await freePort()
+  let site = readFileSync(new URL('../deploy/Caddyfile', import.meta.url), 'utf8')
+  site = swap(site, 'chat.example.com {', `http://127.0.0.1:${port} {`)
+  site = swap(site, 'reverse_proxy 127.0.0.1:8000 {', `reverse_proxy 127.0.0.1:${parlance.port} {`)
+  writeFileSync(join(dir, 'site.caddy'), site)
+  // No admin endpoint, nothing saved outside the temp dir.
+  writeFileSync(join(dir, 'Caddyfile'), `{\n\tadmin off\n}\nimport ${join(dir, 'site.caddy')}\n`)
+  const env = { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir }
+  const check = spawnSync(CADDY, ['validate', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8', env, cwd: dir })
+  assert.equal(check.status, 0, check.stderr)
+  const child = spawn(CADDY, ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], { env, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
+  let log = ''
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()))
+  t.after(() => child.kill('SIGTERM'))
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    if (child.exitCode !== null) assert.fail(`caddy exited (${child.exitCode}):\n${log.slice(-3000)}`)
+    const res = await fetch(`${url}/healthz`).catch(() => null)
+    if (res?.status === 200) break
+    if (Date.now() > deadline) assert.fail(`caddy did not answer /healthz within 15 s:\n${log.slice(-3000)}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+
+  await driveEveryDialect(t, url)
+  await checkForwardedHeaders(url, parlance.headers, { host: `127.0.0.1:${port}`, forwardedHost: `127.0.0.1:${port}`, proto: 'http' })
+})
