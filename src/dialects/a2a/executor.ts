@@ -101,6 +101,7 @@ export class ParlanceExecutor implements AgentExecutor {
     }
     running.waiting = null
     running.following = true
+    this.tasks.set(rc.taskId, running) // a task found in the log is this node's to cancel while it follows it
     bus.publish(AgentEvent.task(rc.task!))
     await this.follow(running, rc.taskId, rc.contextId, bus, cmd)
   }
