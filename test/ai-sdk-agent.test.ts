@@ -11,6 +11,7 @@ import { HaiClient, textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { agentFor, run as aguiRun } from './agui-support.js'
 import { fakeOpenAI } from './support/fake-openai.js'
+import { waitFor } from './support/wait.js'
 
 const removed: string[] = []
 
@@ -94,6 +95,13 @@ test('a tool with execute runs as a server tool: every dialect sees its call and
   assert.equal(llm.requests.length, 2)
   assert.deepEqual(llm.requests[1]!.messages.at(-1), { role: 'tool', tool_call_id: 'call_1', content: '{"city":"Paris","temperature_c":18}' })
 
+  // Over AG-UI, reasoning and text streamed before the call end before the call starts; the result follows the call.
+  const events = await aguiRun(agentFor(s.url, undefined, '/agui/ai'), 'ponder, preface, then call:get_weather{"city":"Oslo"}')
+  const kinds = ['REASONING_MESSAGE_CONTENT', 'REASONING_MESSAGE_END', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_RESULT']
+  const order = events.map((e) => String(e.type)).filter((ty) => kinds.includes(ty))
+  const [rc, re, tc, te, callStart, callResult] = kinds
+  assert.deepEqual(order, [rc, rc, re, tc, tc, te, callStart, callResult, tc, tc, te])
+
   // A Parlance ToolDefinition in the same record runs the same way.
   c.say('call:shout{"text":"hi there"}')
   const shouted = await c.untilCompleted()
@@ -156,9 +164,8 @@ test('cancel mid-stream aborts the provider request (the model server sees the c
   await c.next('assistant_message_chunk')
   c.cancel()
   assert.equal((await c.next('error')).error_code, 'cancelled')
-  const deadline = Date.now() + 3000
-  while (llm.aborted() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
-  assert.equal(llm.aborted(), 1, 'the provider request was aborted')
+  await waitFor(() => llm.aborted() > 0, { what: 'the fake model server to see the request aborted' })
+  assert.equal(llm.aborted(), 1, 'the provider request was aborted once')
 })
 
 test('provider errors end the run naming provider, status and message (HAI and AG-UI); the step limit too', async (t) => {
@@ -177,6 +184,22 @@ test('provider errors end the run naming provider, status and message (HAI and A
   c.say('loop forever')
   const loop = await c.next('error')
   assert.match(String(loop.message), /stopped after 3 model calls/)
+  await c.untilCompleted()
+
+  // Nothing listens at the provider's URL: unavailable, with the network cause.
+  const { createServer: netServer } = await import('node:net')
+  const probe = netServer().listen(0, '127.0.0.1')
+  await new Promise((r) => probe.once('listening', r))
+  const port = (probe.address() as import('node:net').AddressInfo).port
+  await new Promise((r) => probe.close(r))
+  const gone = createOpenAICompatible({ name: 'gone', baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k' })
+  const s2 = await startServer({ agents: [aiSdkAgent({ model: gone.chatModel('m'), maxRetries: 0 })] })
+  t.after(() => s2.close())
+  const c2 = await s2.hai()
+  c2.say('hello')
+  const down = await c2.next('error')
+  assert.equal(down.error_code, 'unavailable')
+  assert.match(String(down.message), new RegExp(`^cannot reach gone\\.chat at http://127\\.0\\.0\\.1:${port}/v1/chat/completions: ECONNREFUSED`))
 })
 
 test('examples/ai-sdk-agent.ts as its own process: a tool call, an approval and usage in /metrics', async (t) => {

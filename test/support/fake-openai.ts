@@ -8,7 +8,7 @@ type Msg = { role: string; content?: string | null; tool_calls?: Array<{ id: str
  * depends on the last message: after a tool result it states that result; user text containing "weather"
  * or "client" asks for the get_weather / get_client_info tool (arguments split across chunks); "boom" is an
  * HTTP 500; "unauthorized" an HTTP 401; "loop" always asks for a tool; "slow" streams a chunk every 100 ms; anything else is echoed.
- * `call:NAME{json}` in the user text asks for tool NAME with those arguments; "ponder" streams reasoning
+ * `call:NAME{json}` in the user text asks for tool NAME with those arguments (after some text with "preface"); "ponder" streams reasoning
  * (`reasoning_content`) before the answer. With `stream_options.include_usage` the stream ends with a usage
  * chunk: prompt_tokens 10 per message (2 of them cached), completion_tokens 7 (3 of them reasoning after "ponder").
  */
@@ -50,7 +50,10 @@ export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ mes
     const asked = /call:(\w+)(\{.*\})/.exec(text)
     const ponder = lastUser.includes('ponder')
     if (ponder && last.role !== 'tool') for (const part of ['Let me ', 'think.']) send({ reasoning_content: part })
-    if (asked && last.role !== 'tool') toolCall(asked[1]!, asked[2]!)
+    if (asked && last.role !== 'tool') {
+      if (text.includes('preface')) for (const part of ['Sure, ', 'calling it.']) send({ content: part })
+      toolCall(asked[1]!, asked[2]!)
+    }
     else if (last.role === 'tool') {
       if (lastUser.includes('loop')) toolCall('get_weather', '{"city":"Loop"}')
       else for (const part of ['The tool said: ', String(last.content)]) send({ content: part })
@@ -59,6 +62,7 @@ export async function fakeOpenAI(): Promise<{ url: string; requests: Array<{ mes
     else if (text.includes('slow')) {
       for (let i = 1; i <= 50 && !closed; i++) {
         send({ content: `${i} ` })
+        // eslint-disable-next-line no-restricted-syntax -- a slow model server is the behaviour simulated (not a wait)
         await new Promise((r) => setTimeout(r, 100))
       }
     } else for (const part of ['You ', 'said: ', text]) send({ content: part })
