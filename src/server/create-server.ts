@@ -100,11 +100,7 @@ export interface ServerOptions {
    * @default []
    */
   allowWebhookHosts?: readonly string[]
-  /**
-   * HugAI integrations: `tool/integration` with `tool: NAME` runs the action named `action` of `integrations[NAME]`,
-   * a tools record (for example an MCP server's, from `mcpTools`). Closed with the server when they have `close()`.
-   * @default {}
-   */
+  /** HugAI `tool/integration` targets: name → tools record (e.g. `mcpTools`), closed with the server (docs/dialects/hugai.md). */
   integrations?: Readonly<Record<string, Readonly<Record<string, ToolDefinition>>>>
 }
 
@@ -426,7 +422,6 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()))
       await manager.shutdown()
       for (const e of endpoints) await e.close?.()
-      for (const i of Object.values(options.integrations ?? {})) await (i as { close?: () => Promise<void> }).close?.().catch(() => {})
       ws.close()
       http.closeAllConnections()
       await httpClosed

@@ -27,7 +27,11 @@ export const hugaiBinding: Dialect = {
       dialect: 'hugai',
       paths: { hugai: '/rpc' },
       ready: () => started,
-      close: () => hub.close(),
+      async close() {
+        await hub.close()
+        // The integrations end with the server (an MCP server's connection, a stdio server's process).
+        for (const i of Object.values(deps.integrations ?? {})) await (i as { close?: () => Promise<void> }).close?.().catch(() => {})
+      },
       upgrade(req, socket, head, url) {
         if (url.pathname !== '/rpc') return false
         deps.ws.upgrade(req, socket, head, deps.principal(req), (conn) => serveSocket(conn, `ws_${++peers}`, hub, deps))
