@@ -74,3 +74,24 @@ test('mid-run: the same runId attaches to the running run from its start, live t
   assert.equal(after.runs.length, 1, 'one run')
   assert.equal(after.rewinds, 0)
 })
+
+test('queued: a retry of a request whose message waits in the queue streams that message’s own run, once', async (t) => {
+  const s = await startServer({ onBusy: 'enqueue' })
+  t.after(() => s.close())
+  const threadId = randomUUID()
+  const slow: Message[] = [{ id: randomUUID(), role: 'user', content: 'slow please' }]
+  let queuedRequest: Promise<Ev[]> | null = null
+  let retry: Promise<Ev[]> | null = null
+  const queued: Message[] = [...slow, { id: randomUUID(), role: 'user', content: 'count 3' }]
+  const first = await runOf(client(s, threadId, slow), 'run-1', (e) => {
+    if (queuedRequest === null && e.type === 'TEXT_MESSAGE_CONTENT' && e.delta === '2 ') queuedRequest = runOf(client(s, threadId, queued), 'run-2')
+    // Once the message is queued (every response of the active run says so), the client retries its request.
+    if (retry === null && e.type === 'CUSTOM' && e.name === 'parlance.message_queued') retry = runOf(client(s, threadId, queued), 'run-2')
+  })
+  assert.equal(text(first).trim().split(' ').length, 50)
+  assert.ok(queuedRequest && retry, 'queued, then retried while queued')
+  const [answer, again] = await Promise.all([queuedRequest as Promise<Ev[]>, retry as Promise<Ev[]>])
+  assert.equal(text(answer).trim(), '1 2 3')
+  assert.deepEqual(comparable(again), comparable(answer), 'the retry streams the same run')
+  assert.equal((await log(s, threadId)).runs.length, 2, 'the slow run and the queued message’s run: no third')
+})
