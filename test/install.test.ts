@@ -1,11 +1,11 @@
 // Issue 22, finding 3: installing Parlance into your own project. The packed tarball is installed into a fresh
 // "type": "module" TypeScript project, which type-checks the README's first agent verbatim (NodeNext) and runs
-// it, and a CommonJS require() fails with the README's message. The package's native dependency
+// it; require() from CommonJS and a .ts agent in a "type": "commonjs" project work too. The package's native dependency
 // (better-sqlite3) is not compiled again here (about a minute): the install skips scripts and takes this
 // checkout's build of the same version, for the same Node.
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,7 +25,7 @@ function readmeAgent(): string {
   return block
 }
 
-test('the packed tarball installs into a "type": "module" project; the README agent type-checks (NodeNext) and runs; require() says ESM-only', async (t) => {
+test('the packed tarball installs into a "type": "module" project; the README agent type-checks (NodeNext) and runs; require() and a .ts agent in a CommonJS project work', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'parlance-install-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   if (!existsSync(join(ROOT, 'dist/index.js'))) await npm(['run', 'build'], ROOT)
@@ -74,11 +74,32 @@ test('the packed tarball installs into a "type": "module" project; the README ag
   c.say('from my project')
   assert.equal(textOf(await c.untilCompleted()), 'You said FROM MY PROJECT!')
 
-  writeFileSync(join(app, 'old.cjs'), "require('parlance-gateway')\n")
-  const cjs = await run(process.execPath, ['old.cjs'], { cwd: app }).then(
-    () => assert.fail('require() of an ESM-only package must fail'),
-    (e: { stderr: string }) => e.stderr,
-  )
-  assert.match(cjs, /parlance-gateway is ESM-only: import it from an ES module \("type": "module" in package\.json, or a \.mjs\/\.mts file\) on Node >= 20/)
-  assert.ok(README.includes('parlance-gateway is ESM-only: import it from an ES module ("type": "module" in package.json, or a .mjs/.mts\nfile) on Node >= 20'), 'the README states the message')
+  // CommonJS (npm init's default): require() gets the ES module itself on Node >= 20.19 (the "module-sync"
+  // condition; older Node gets the README's message from cjs/esm-only.cjs), and a .ts agent in a "type":
+  // "commonjs" project loads through the CLI (it died with "Cannot require() ES Module … in a cycle").
+  writeFileSync(join(app, 'old.cjs'), "const { defineAgent, createServer } = require('parlance-gateway'); console.log(typeof defineAgent, typeof createServer)\n")
+  assert.equal((await run(process.execPath, ['old.cjs'], { cwd: app })).stdout.trim(), 'function function')
+  assert.ok(README.includes("`require('parlance-gateway')` works on Node ≥ 20.19"), 'the README says so')
+  const cjsProject = join(app, 'cjs-project')
+  mkdirSync(cjsProject)
+  writeFileSync(join(cjsProject, 'package.json'), JSON.stringify({ name: 'cjs-project', version: '1.0.0', type: 'commonjs' }))
+  writeFileSync(join(cjsProject, 'agent.ts'), "import { defineAgent } from 'parlance-gateway'\nexport default defineAgent({ name: 'cjs', async run(ctx) { await ctx.say(`cjs: ${ctx.input.text}`) } })\n")
+  symlinkSync(join(ROOT, 'node_modules/tsx'), join(app, 'node_modules/tsx'), 'dir')
+  const cli = spawn(process.execPath, [join(app, 'node_modules/parlance-gateway/dist/cli/main.js'), 'serve', '--port', '0', '--store', 'memory', '--agent', 'agent.ts'], { cwd: cjsProject, env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.after(() => cli.kill('SIGKILL'))
+  let cliErr = ''
+  cli.stderr.on('data', (d: Buffer) => (cliErr += d.toString()))
+  const cjsUrl = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    cli.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /HAI:\s+(ws:\/\/\S+)/.exec(out)
+      if (m) resolve(m[1]!)
+    })
+    cli.once('exit', (code) => reject(new Error(`parlance serve --agent agent.ts in a CommonJS project exited (${code}): ${out}${cliErr}`)))
+  })
+  const c2 = await HaiClient.connect({ url: cjsUrl })
+  t.after(() => c2.close())
+  c2.say('hello')
+  assert.equal(textOf(await c2.untilCompleted()), 'cjs: hello')
 })

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { isAgent, type AgentDefinition, type ToolDefinition } from '../agent/index.js'
 import { demoAgent } from '../agents/demo/index.js'
 import { mcpToolsOf, openIntegrations } from './mcp.js'
 import type { Limits, OnBusy } from '../core/index.js'
+import { loadModule } from './load-module.js'
 import { createServer, type ClusterOptions, type RedisUrl } from '../server/index.js'
 
 /** Options of `parlance serve`. */
@@ -80,21 +80,10 @@ export async function loadAgent(spec: string, opts: { model?: string; name?: str
     if (!/[/\\]|\.[cm]?[jt]s$/.test(spec)) throw new Error(`unknown agent "${spec}": use demo, openai (with --model NAME), agui:URL (a remote AG-UI agent), a2a:URL (a remote A2A agent), or the path of an agent module (./my-agent.js)`)
     throw new Error(`--agent ${spec}: no such file ${file}`)
   }
-  if (/\.[cm]?ts$/.test(file)) await loadTypeScript(spec)
-  const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>
+  const mod = await loadModule(file, spec)
   const candidate = mod.default ?? mod.agent
   if (!isAgent(candidate)) throw new Error(`${spec} does not export an agent (export default defineAgent({...}))`)
   return candidate
-}
-
-/** Lets `import()` load TypeScript through tsx when the project has it; otherwise says how to run a .ts agent. */
-async function loadTypeScript(spec: string): Promise<void> {
-  try {
-    const api = (await import('tsx/esm/api')) as { register(): unknown }
-    api.register()
-  } catch {
-    throw new Error(`--agent ${spec}: a TypeScript agent needs tsx (npm install --save-dev tsx), or build it to JavaScript and pass the .js file`)
-  }
 }
 
 /**

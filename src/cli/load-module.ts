@@ -1,0 +1,50 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+/**
+ * Loads a user's agent module whatever its project: ESM (`"type": "module"`, `.mjs`, `.mts`) through `import()`,
+ * CommonJS (npm's default `"type": "commonjs"`, `.cjs`, `.cts`) through `require`, TypeScript through tsx in
+ * the matching mode. A `.ts` agent in a CommonJS project was imported as ESM and died with "Cannot require() ES
+ * Module … in a cycle"; loaded as the CommonJS module it is, its `import … from 'parlance-gateway'` becomes a
+ * require of the package, which Node ≥ 20.19 answers with the ES module itself (require(esm)).
+ */
+export async function loadModule(file: string, spec: string): Promise<Record<string, unknown>> {
+  const ts = /\.[cm]?ts$/.test(file)
+  if (formatOf(file) === 'module') {
+    if (ts) await registerTsx(spec, 'esm')
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>
+  }
+  if (ts) await registerTsx(spec, 'cjs')
+  const exported = createRequire(file)(file) as unknown
+  // `module.exports = agent` as well as `exports.default` / `exports.agent` (what `export default` compiles to).
+  return typeof exported === 'object' && exported !== null ? { default: exported, ...(exported as Record<string, unknown>) } : { default: exported }
+}
+
+/** 'module' or 'commonjs', as Node decides for this file: its extension, else the nearest package.json's "type". */
+export function formatOf(file: string): 'module' | 'commonjs' {
+  if (/\.m[jt]s$/.test(file)) return 'module'
+  if (/\.c[jt]s$/.test(file)) return 'commonjs'
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json')
+    if (existsSync(pkg)) {
+      try {
+        return (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type === 'module' ? 'module' : 'commonjs'
+      } catch {
+        return 'commonjs' // Node reads an unreadable package.json's scope as CommonJS too (and says so itself)
+      }
+    }
+    if (dirname(dir) === dir) return 'commonjs'
+  }
+}
+
+/** Registers tsx's loader for TypeScript (ESM or CommonJS mode) when the project has tsx; otherwise says how to run a .ts agent. */
+async function registerTsx(spec: string, mode: 'esm' | 'cjs'): Promise<void> {
+  try {
+    const api = (mode === 'esm' ? await import('tsx/esm/api') : await import('tsx/cjs/api')) as { register(): unknown }
+    api.register()
+  } catch {
+    throw new Error(`--agent ${spec}: a TypeScript agent needs tsx (npm install --save-dev tsx), or build it to JavaScript and pass the .js file`)
+  }
+}
