@@ -2,7 +2,13 @@
 // parlance_tokens_total and carried by AG-UI (CUSTOM parlance.usage) and the AI SDK stream (data-usage), for
 // aiSdkAgent and openaiAgent against a local fake OpenAI-compatible server that reports usage.
 import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
+import { chromium } from 'playwright-core'
+import { build } from 'vite'
+import inspectorConfig from '../inspector/vite.config.js'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { DefaultChatTransport, tool, type UIMessageChunk } from 'ai'
 import { z } from 'zod'
@@ -13,13 +19,13 @@ import { startServer } from './harness.js'
 import { agentFor, custom, run as aguiRun } from './agui-support.js'
 import { fakeOpenAI } from './support/fake-openai.js'
 
-async function setup(t: import('node:test').TestContext) {
+async function setup(t: import('node:test').TestContext, inspectorDir?: string) {
   const llm = await fakeOpenAI()
   const provider = createOpenAICompatible({ name: 'fakeai', baseURL: llm.url, apiKey: 'test', includeUsage: true })
   const get_weather = tool({ description: 'Weather', inputSchema: z.object({ city: z.string() }), execute: ({ city }) => ({ city }) })
   const ai = aiSdkAgent({ name: 'ai', model: provider.chatModel('fake-1'), system: 'Be brief.', tools: { get_weather } })
   const oa = openaiAgent({ name: 'oa', model: 'fake-2', baseURL: llm.url, apiKey: 'test', system: 'Be brief.' })
-  const s = await startServer({ agents: [ai, oa] })
+  const s = await startServer({ agents: [ai, oa], ...(inspectorDir ? { inspectorDir } : {}) })
   t.after(async () => {
     await s.close()
     await llm.close()
@@ -77,4 +83,28 @@ test('openaiAgent reports usage too (stream_options.include_usage); the AI SDK s
   for await (const chunk of stream) chunks.push(chunk)
   const usage = chunks.filter((ch) => ch.type === 'data-usage').map((ch) => (ch as { data: unknown }).data)
   assert.deepEqual(usage, [{ agent: 'ai', model: 'fake-1', provider: 'fakeai.chat', inputTokens: 20, outputTokens: 7, reasoningTokens: 0, cachedInputTokens: 2 }])
+})
+
+test('the inspector\'s session replay shows the tokens the session used, and each model call\'s', async (t) => {
+  const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: set CHROMIUM_PATH; this test never downloads a browser`)
+  const outDir = mkdtempSync(join(tmpdir(), 'parlance-usage-inspector-'))
+  t.after(() => rmSync(outDir, { recursive: true, force: true }))
+  await build({ ...inspectorConfig, configFile: false, logLevel: 'warn', build: { ...inspectorConfig.build, outDir, emptyOutDir: true } })
+  const { s } = await setup(t, outDir)
+  const c = await s.hai({ sessionId: 'usage-view' })
+  c.say('ponder hello')
+  await c.untilCompleted()
+  c.say('weather please')
+  await c.untilCompleted()
+
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+  t.after(() => browser.close())
+  const page = await browser.newPage()
+  page.setDefaultTimeout(15_000)
+  await page.goto(`${s.url}/?dialect=hai#session=usage-view`)
+  await page.locator('#replay[data-session="usage-view"][data-count]').waitFor()
+  assert.equal((await page.locator('#replay-usage').textContent())?.trim(), 'Tokens: 120 in (6 cached), 21 out (3 reasoning) over 3 model calls')
+  const calls = await page.locator('#replay-transcript li[data-type="usage"]').allTextContents()
+  assert.deepEqual(calls, ['tokens: 20 in (2 cached), 7 out (3 reasoning) (fake-1)', 'tokens: 40 in (2 cached), 7 out (fake-1)', 'tokens: 60 in (2 cached), 7 out (fake-1)'])
 })
