@@ -139,19 +139,32 @@ export class NetLog {
   }
 
   /** Resolves with the first exchange matching `match` (seen already or later); rejects after `timeoutMs`. */
-  waitFor(match: (x: Exchange) => boolean, what: string, timeoutMs = 20_000): Promise<Exchange> {
+  async waitFor(match: (x: Exchange) => boolean, what: string, timeoutMs = 20_000): Promise<Exchange> {
+    await this.until(() => this.all.some(match), what, timeoutMs)
+    return this.all.find(match)!
+  }
+
+  /**
+   * Resolves once every exchange with the server on `port` has its outcome (a status or a failure): Chromium
+   * reports them a little after the page's own promise settled.
+   */
+  settled(port: number, timeoutMs = 20_000): Promise<void> {
+    return this.until(() => this.to(port).every((x) => x.status !== undefined || x.failure !== undefined), `outcome of every exchange with port ${port}`, timeoutMs)
+  }
+
+  /** Resolves when `done()` holds, checked at each network event; rejects after `timeoutMs`. */
+  private until(done: () => boolean, what: string, timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = () => {
-        const x = this.all.find(match)
-        if (!x) return
-        done()
-        resolve(x)
+        if (!done()) return
+        stop()
+        resolve()
       }
       const timer = setTimeout(() => {
-        done()
-        reject(new Error(`no ${what} within ${timeoutMs} ms; seen:\n${this.all.map((x) => `${x.method} ${x.url.href} ${x.status ?? x.failure ?? ''}`).join('\n')}`))
+        stop()
+        reject(new Error(`no ${what} within ${timeoutMs} ms; seen:\n${this.all.map((x) => `${x.kind} ${x.method} ${x.url.href} ${x.status ?? x.failure ?? 'pending'}`).join('\n')}`))
       }, timeoutMs)
-      const done = () => {
+      const stop = () => {
         clearTimeout(timer)
         this.watchers.delete(check)
       }

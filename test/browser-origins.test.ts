@@ -164,6 +164,7 @@ async function allowed(p: TestPage, server: TestServer): Promise<void> {
     assert.ok(r.ok, `${d.name} from ${pageOrigin}: ${r.ok ? '' : r.error}`)
     d.check(r.value)
   }
+  await p.net.settled(port(server))
   const traffic = p.net.to(port(server))
   for (const d of DIALECTS) assert.ok(traffic.some((x) => d.paths.some((path) => x.url.pathname.startsWith(path))), `${d.name}: no traffic seen`)
   // Each HTTP answer echoes the page's origin, with Vary: Origin; preflights are 204; WebSockets are accepted.
@@ -172,7 +173,7 @@ async function allowed(p: TestPage, server: TestServer): Promise<void> {
       assert.equal(x.status, 101, show([x]))
       continue
     }
-    if (x.status === undefined) continue // a stream the page closed before Chromium logged its headers
+    if (x.status === undefined) continue // aborted before its answer (a stream the page closed, the reload)
     assert.equal(x.headers['access-control-allow-origin'], pageOrigin, show([x]))
     assert.match(x.headers.vary ?? '', /\borigin\b/i, `Vary: ${x.headers.vary}\n${show([x])}`)
     if (x.kind === 'preflight') assert.equal(x.status, 204, show([x]))
@@ -190,6 +191,7 @@ async function refused(p: TestPage, base: string, serverPort: number): Promise<v
   const pageOrigin = String(await p.page.evaluate('location.origin'))
   const results = await Promise.all(DIALECTS.map((d) => p.run(d.name, ...d.args(base))))
   for (const [i, d] of DIALECTS.entries()) assert.equal(results[i]!.ok, false, `${d.name} worked from ${pageOrigin}: ${JSON.stringify(results[i])}`)
+  await p.net.settled(serverPort)
   // (The DNS-rebinding page's own files, /__page/, are served by the static server under Parlance's host:port.)
   const traffic = p.net.to(serverPort).filter((x) => !x.url.pathname.startsWith('/__page/'))
   for (const d of DIALECTS) {
