@@ -87,11 +87,11 @@ test('mcpTools over streamable HTTP: schema, progress reaching a HAI client, str
   assert.deepEqual(mcp.log.calls, ['echo'], 'the restarted server ran it')
 })
 
-test('mcpTools over stdio: a child process MCP server (tools renamed with a prefix), its result and its tool error; close() stops it', async (t) => {
+test('mcpTools over stdio: a child process MCP server (tools renamed with a prefix), its result, its tool error, a process that exits during a call (the next call starts it again); close() stops it', async (t) => {
   const tools = await mcpTools({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures-mcp/stdio.ts'], prefix: 'ci_' })
   let closed = false
   t.after(() => (closed ? undefined : tools.close()))
-  assert.deepEqual(Object.keys(tools), ['ci_run-tests', 'ci_echo', 'ci_fail', 'ci_wait'])
+  assert.deepEqual(Object.keys(tools), ['ci_run-tests', 'ci_echo', 'ci_fail', 'ci_wait', 'ci_crash'])
   const s = await startServer({ agents: [caller(tools)] })
   t.after(() => s.close())
   const c = await s.hai()
@@ -99,6 +99,11 @@ test('mcpTools over stdio: a child process MCP server (tools renamed with a pref
   assert.equal(textOf(await c.untilCompleted()), 'result: echo: over stdio')
   c.say('ci_fail')
   assert.equal(textOf(await c.untilCompleted()), 'error: tool ci_fail failed: the build is broken')
+  c.say('ci_crash')
+  assert.match(textOf(await c.untilCompleted()), /^error: tool ci_crash failed: the connection to the MCP server .*stdio\.ts dropped during the call$/)
+  c.say('ci_echo after the crash')
+  // The call first starts the server process again (tsx compiles it: seconds on a loaded machine).
+  assert.equal(textOf(await c.untilCompleted(60_000)), 'result: echo: after the crash')
   await tools.close()
   closed = true
   c.say('ci_echo late')
