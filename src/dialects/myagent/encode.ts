@@ -295,7 +295,7 @@ function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[
       push('agent.state', e.patch, { kind: 'delta' })
       break
     case 'error':
-      push('system.error', e.message, { error_code: MYAGENT_ERROR[e.code].code, severity: 'error' })
+      push('system.error', e.message, { error_code: MYAGENT_ERROR[e.code].code, severity: 'error' }, e.runId || `seq_${e.seq}`)
       break
     case 'custom':
       if (PASSTHROUGH.has(e.name) && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
