@@ -22,7 +22,7 @@ test('the tables: every canonical code answered, rate limits as -32029 / 429, Pa
   }
   assert.deepEqual([A2A_ERRORS.rate_limited, MCP_ERRORS.rate_limited], [{ code: -32029, status: 429 }, { code: -32029, status: 429 }])
   assert.notEqual(A2A_ERRORS.internal.code, A2A_ERRORS.rate_limited.code)
-  for (const c of Object.values(PARLANCE_RPC_CODES)) {
+  for (const c of Object.values(PARLANCE_RPC_CODES) as number[]) {
     assert.ok(!A2A_RESERVED.has(c) && c !== -32000 && c !== -32042, `${c} collides with a protocol's own code`)
   }
   assert.equal(new Set(Object.values(PARLANCE_RPC_CODES)).size, Object.keys(PARLANCE_RPC_CODES).length, 'distinct codes')
