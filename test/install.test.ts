@@ -5,7 +5,7 @@
 // checkout's build of the same version, for the same Node.
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,7 +28,8 @@ function readmeAgent(): string {
 test('the packed tarball installs into a "type": "module" project; the README agent type-checks (NodeNext) and runs; require() and a .ts agent in a CommonJS project work', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'parlance-install-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
-  if (!existsSync(join(ROOT, 'dist/index.js'))) await npm(['run', 'build'], ROOT)
+  // Always built afresh: a dist/ left from an earlier checkout would pack (and test) old code.
+  await npm(['run', 'build'], ROOT)
   const packed = JSON.parse((await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], ROOT)).stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
   const tarball = join(dir, packed[0]!.filename)
   const files = packed[0]!.files.map((f) => f.path)
