@@ -3,6 +3,31 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+const TEST_FN = '/^(test|it|describe|suite)$/'
+/** `new Promise((r) => setTimeout(r, ms))`, with or without braces: a sleep. */
+const SLEEPS = [
+  {
+    selector: "NewExpression[callee.name='Promise'] > ArrowFunctionExpression > CallExpression.body[callee.name='setTimeout']",
+    message: 'No sleep in a test: wait for the condition (test/support/wait.ts waitFor) with a bounded timeout.',
+  },
+  {
+    selector: "NewExpression[callee.name='Promise'] > ArrowFunctionExpression > BlockStatement.body[body.length=1] > ExpressionStatement > CallExpression[callee.name='setTimeout']",
+    message: 'No sleep in a test: wait for the condition (test/support/wait.ts waitFor) with a bounded timeout.',
+  },
+]
+const TEST_RULES = [
+  { selector: `CallExpression[callee.object.name=${TEST_FN}][callee.property.name=/^(only|skip|todo)$/]`, message: 'No focused, skipped or todo tests in the suite.' },
+  { selector: `CallExpression[callee.name=${TEST_FN}] > ObjectExpression > Property[key.name=/^(only|skip|todo)$/]`, message: 'No focused, skipped or todo tests in the suite.' },
+  { selector: "CallExpression[callee.object.name='t'][callee.property.name=/^(skip|todo)$/]", message: 'No skipped or todo tests in the suite: a test that cannot run here fails.' },
+  ...SLEEPS,
+]
+/** `setTimeout` of timers/promises is a sleep too. */
+const SLEEP_IMPORTS = ['timers/promises', 'node:timers/promises'].map((name) => ({
+  name,
+  importNames: ['setTimeout'],
+  message: 'No sleep in a test: wait for the condition (test/support/wait.ts waitFor) with a bounded timeout.',
+}))
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '**/*.js', '**/*.mjs', 'inspector/vite.config.ts'] },
   js.configs.recommended,
@@ -20,5 +45,23 @@ export default tseslint.config(
       // node:test's test()/describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] }],
     },
+  },
+  {
+    // Tests: none is focused or skipped, and none sleeps as a wait (a slow machine makes a sleep too short, a fast
+    // one wastes it): wait for the condition with test/support/wait.ts. Where time passing is itself the behaviour
+    // under test (a window or TTL expiring, a token refill, an agent or upstream paced by a timer), the line says
+    // so with `eslint-disable-next-line no-restricted-syntax -- <why>`.
+    files: ['test/**/*.ts', 'src/**/*.test.ts'],
+    ignores: ['test/support/wait.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...TEST_RULES],
+      'no-restricted-imports': ['error', { paths: SLEEP_IMPORTS }],
+    },
+  },
+  {
+    // Unit tests whose subject is time passing (a parked buffer's window, a rate-limit refill): their sleeps are
+    // that passage, not a wait; focus and skip stay forbidden there too.
+    files: ['src/dialects/myagent/ack-buffer.test.ts', 'src/binding/rate-limit.test.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...TEST_RULES.filter((r) => !SLEEPS.includes(r))] },
   },
 )
