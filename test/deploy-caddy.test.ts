@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { checkForwardedHeaders, driveEveryDialect, freePort, startParlance } from './deploy-support.js'
+import { checkForwardedHeaders, driveEveryDialect, freePort, proxyReady, startParlance } from './deploy-support.js'
 
 const CADDY = '/usr/bin/caddy'
 
@@ -37,14 +37,7 @@ test('the documented Caddyfile in front of Parlance: every dialect streams throu
   child.stderr.on('data', (d: Buffer) => (log += d.toString()))
   t.after(() => child.kill('SIGTERM'))
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    if (child.exitCode !== null) assert.fail(`caddy exited (${child.exitCode}):\n${log.slice(-3000)}`)
-    const res = await fetch(`${url}/healthz`).catch(() => null)
-    if (res?.status === 200) break
-    if (Date.now() > deadline) assert.fail(`caddy did not answer /healthz within 15 s:\n${log.slice(-3000)}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  await proxyReady(url, child, () => log.slice(-3000))
 
   await driveEveryDialect(t, url)
   await checkForwardedHeaders(url, parlance.headers, { host: `127.0.0.1:${port}`, forwardedHost: `127.0.0.1:${port}`, proto: 'http' })

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { Agent, setGlobalDispatcher } from 'undici'
-import { checkForwardedHeaders, driveEveryDialect, freePort, startParlance } from './deploy-support.js'
+import { checkForwardedHeaders, driveEveryDialect, freePort, proxyReady, startParlance } from './deploy-support.js'
 
 const NGINX = '/usr/sbin/nginx'
 const SITE = new URL('../deploy/nginx.conf', import.meta.url)
@@ -61,15 +61,7 @@ http {
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
   const log = () => `${stderr}${existsSync(join(dir, 'logs/error.log')) ? readFileSync(join(dir, 'logs/error.log'), 'utf8').slice(-3000) : ''}`
   const url = `https://127.0.0.1:${https}`
-  // Ready when /healthz answers through it (bounded).
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    if (child.exitCode !== null) assert.fail(`nginx exited (${child.exitCode}):\n${log()}`)
-    const res = await fetch(`${url}/healthz`).catch(() => null)
-    if (res?.status === 200) break
-    if (Date.now() > deadline) assert.fail(`nginx did not answer /healthz within 15 s:\n${log()}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  await proxyReady(url, child, log)
   // The redirect server block answers too.
   const redirect = await fetch(`http://127.0.0.1:${http}/x`, { redirect: 'manual' })
   assert.equal(redirect.status, 301)

@@ -3,14 +3,28 @@
 import assert from 'node:assert/strict'
 import type { IncomingHttpHeaders } from 'node:http'
 import { createServer as createNetServer } from 'node:net'
+import type { ChildProcess } from 'node:child_process'
 import type { TestContext } from 'node:test'
 import { DefaultChatTransport, type UIMessage } from 'ai'
 import { io, type Socket } from 'socket.io-client'
 import { WebSocket } from 'ws'
 import { AguiClient, HaiClient, textOf } from '../src/client/index.js'
 import { createServer, defineAgent, type ParlanceServer } from '../src/index.js'
+import { waitFor } from './support/wait.js'
 
 export const TOKEN = 'deploy-test-token'
+
+/** Waits (bounded) until the proxy `child` answers /healthz at `url` with Parlance's 200. */
+export async function proxyReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the proxy exited (${child.exitCode}):\n${log()}`)
+      const res = await fetch(`${url}/healthz`).catch(() => null)
+      return res?.status === 200
+    },
+    { what: `${url}/healthz through the proxy`, timeoutMs: 15_000, intervalMs: 100 },
+  ).catch((err: Error) => assert.fail(`${err.message}\n${log()}`))
+}
 
 /** Gates the agent waits on, by key: the test opens one once it has seen the run's first token. */
 const gates = new Map<string, { open: () => void; opened: Promise<void> }>()
