@@ -10,6 +10,7 @@ import type { Client } from '@a2a-js/sdk/client'
 import { AguiClient, connectA2a } from '../src/client/index.js'
 import { startServer, type TestServer } from './harness.js'
 import { watch } from './huma-support.js'
+import { waitFor } from './support/wait.js'
 
 const message = (text: string, extra: Partial<Message> = {}): Message => ({
   messageId: randomUUID(),
@@ -225,8 +226,7 @@ test('push notifications: each update POSTed to the webhook with its credentials
     }),
   )
   assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED)
-  const until = Date.now() + 5000
-  while (!received.some((r) => r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED') && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+  await waitFor(() => received.some((r) => r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'), { what: 'the completed update at the webhook' })
   assert.ok(received.length >= 3, `updates delivered: ${received.length}`)
   assert.ok(received.every((r) => r.auth === 'Bearer hook-secret'))
   assert.equal(received.at(-1)!.body.statusUpdate?.status?.state, 'TASK_STATE_COMPLETED', 'the last one is the end, in order')
@@ -247,8 +247,10 @@ test('SubscribeToTask after a dropped stream: the task so far, then the rest liv
       if (p?.$case === 'artifactUpdate') for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') before += part.content.value
       if (before.split(' ').length > 3) abort.abort() // the client drops the stream mid-run
     }
-  } catch {
-    // the aborted stream
+  } catch (err) {
+    // The aborted stream, and nothing else.
+    assert.ok(abort.signal.aborted, `the stream failed before it was dropped: ${String(err)}`)
+    assert.equal((err as Error).name, 'AbortError', String(err))
   }
   let snapshot: Task | undefined
   let after = ''

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startServer } from './harness.js'
 import { agentFor, custom, last, run, text, types } from './agui-support.js'
+import { within } from './support/wait.js'
 
 test('echo through the official HttpAgent: RUN_STARTED … RUN_FINISHED, text streamed, messages and thread kept', async (t) => {
   const s = await startServer()
@@ -108,7 +109,7 @@ test('slow interrupted by a new message: the first stream ends with RUN_ERROR in
   let started!: () => void
   const streaming = new Promise<void>((r) => (started = r))
   const slow = first.runAgent({}, { onEvent: ({ event }) => void (got.push(event), (event.type as string) === 'TEXT_MESSAGE_CONTENT' && started()) })
-  await streaming
+  await within(streaming, 15_000, 'the slow run streaming')
   // A second tab on the same thread sends a new message while the slow run streams.
   const second = agentFor(s.url, first.threadId)
   const events = await run(second, 'hello again')

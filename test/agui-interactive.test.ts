@@ -5,6 +5,7 @@ import { EventSchema } from '@ag-ui/core/schemas'
 import { AguiClient, type AguiReceived } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { agentFor, custom, last, run, text } from './agui-support.js'
+import { waitFor } from './support/wait.js'
 
 test('frontend tool: the run ends with the pending call; the next run carrying the tool message resumes the agent', async (t) => {
   const s = await startServer()
@@ -33,8 +34,9 @@ test('a client tool answered after clientToolTimeoutMs: the run already ended wi
   const tools = [{ name: 'get_client_info', description: 'Information about the client', parameters: { type: 'object', properties: {} } }]
   const first = await run(agent, 'client', { tools })
   const callId = String(first.find((e) => e.type === 'TOOL_CALL_START')!.toolCallId)
-  await new Promise((r) => setTimeout(r, 250))
   const session = await s.server.sessions.open(agent.threadId, 'anonymous')
+  // The run gives up waiting after clientToolTimeoutMs: its end is recorded.
+  await waitFor(async () => (await s.server.sessions.store.read(session.id, 0, 1000)).some((e) => e.type === 'run.error'), { what: 'the run to give up waiting for the client tool' })
   assert.equal(session.activeRunId, null, 'the run gave up waiting')
   agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: callId, content: '{"late":true}' })
   const late = await run(agent, null, { tools })
@@ -120,9 +122,12 @@ test('a client that disconnects does not stop the run; cancel ends an active run
   const threadId = randomUUID()
   const ac = new AbortController()
   await collect(client.run({ threadId, runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'slow' }] }, ac.signal), (r) => r.event.type === 'TEXT_MESSAGE_CONTENT')
-  ac.abort()
-  await new Promise((r) => setTimeout(r, 250))
   const session = await s.server.sessions.open(threadId, 'anonymous')
+  ac.abort()
+  // The server has seen the client leave, and the run still streams after that.
+  await waitFor(() => session.subscriberCount === 0, { what: 'the server to drop the aborted stream' })
+  const left = session.lastSeq
+  await waitFor(async () => (await s.server.sessions.store.read(session.id, left, 100)).some((e) => e.type === 'text.delta'), { what: 'a text delta after the client left' })
   assert.ok(session.activeRunId, 'the run goes on without its client')
   const watching = collect(client.resume(threadId))
   await client.cancel(threadId)

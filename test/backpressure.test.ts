@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { WebSocket } from 'ws'
 import { startServer } from './harness.js'
+import { waitFor } from './support/wait.js'
 
 const N = 1_000_000
 
@@ -25,9 +26,7 @@ test('a client that stops reading is dropped with 4008 and a reason, server memo
   ;(ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause()
   const session = await s.server.sessions.open('bp-1', 'anonymous')
   // The consumer is dropped once the agent has waited slowConsumerStallMs for it.
-  const deadline = Date.now() + 15_000
-  while (session.subscriberCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-  assert.equal(session.subscriberCount, 0, 'the stalled subscriber was detached')
+  await waitFor(() => session.subscriberCount === 0, { what: 'the stalled subscriber to be detached', timeoutMs: 15_000, intervalMs: 50 })
   const heapGrowth = process.memoryUsage().heapUsed - heapBefore
   assert.ok(heapGrowth < 64 * 1024 * 1024, `heap grew by ${heapGrowth} bytes while the client was not reading`)
   ;(ws as unknown as { _socket: { resume(): void } })._socket.resume()

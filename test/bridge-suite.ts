@@ -8,6 +8,7 @@ import type { StoredEvent } from '../src/index.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 import type { TestServer } from './harness.js'
 import { watch } from './huma-support.js'
+import { waitFor } from './support/wait.js'
 
 /** What the suite needs of a bridge set-up. */
 export interface BridgeUnderTest {
@@ -144,10 +145,5 @@ export function bridgeSuite(b: BridgeUnderTest): void {
 
 /** Waits (up to 3 s) until `read` returns a log with an event matching `pred`. */
 export async function logWith(read: () => Promise<StoredEvent[][]>, pred: (e: StoredEvent) => boolean): Promise<StoredEvent[]> {
-  const until = Date.now() + 3000
-  for (;;) {
-    for (const log of await read()) if (log.some(pred)) return log
-    if (Date.now() > until) throw new Error('no remote session with such an event')
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  return waitFor(async () => (await read()).find((log) => log.some(pred)), { what: 'a remote session with such an event', timeoutMs: 3000, intervalMs: 50 })
 }

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
+import { Redis } from 'ioredis'
 import { textOf } from '../src/client/index.js'
+import { redisKeys } from '../src/store/redis/keys.js'
 import { createRedisStore } from '../src/store/redis/store.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 import { startServer } from './harness.js'
-import { dropPrefix, testPrefix } from './support/redis.js'
+import { dropPrefix, REDIS_URL, testPrefix } from './support/redis.js'
 import { tcpProxy } from './support/tcp-proxy.js'
+import { waitFor } from './support/wait.js'
 
 const prefix = testPrefix()
 after(() => dropPrefix(prefix))
@@ -37,7 +40,10 @@ test('Redis outage: clear errors, /healthz degraded, the server and its connecti
   const err = await other.next('error', 20_000)
   assert.equal(err.error_code, 'unavailable')
   assert.match(err.message, /Redis\) is unreachable|store/i)
-  await new Promise((r) => setTimeout(r, 1500))
+  // Longer than the lease: Redis itself (reached directly, not through the cut proxy) has let it expire.
+  const redis = new Redis(REDIS_URL)
+  t.after(() => redis.quit())
+  await waitFor(async () => (await redis.exists(redisKeys(prefix).lease(c.sessionId))) === 0, { what: "the session's lease to expire in Redis", timeoutMs: 10_000 })
   proxy.restore()
 
   const rest = await c.untilCompleted(30_000)

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
+import { Redis } from 'ioredis'
 import { HaiClient, HumaClient, MyAgentClient, textOf } from '../src/client/index.js'
 import type { StoredEvent } from '../src/index.js'
-import { dropPrefix, startNodes, testPrefix } from './cluster-support.js'
-import { sleep } from './hugai-support.js'
+import { redisKeys } from '../src/store/redis/keys.js'
+import { dropPrefix, REDIS_URL, startNodes, testPrefix } from './cluster-support.js'
 import { watch } from './huma-support.js'
+import { waitFor } from './support/wait.js'
 
 const prefixes: string[] = []
 after(async () => {
@@ -136,7 +138,8 @@ test('cluster: a replica loaded mid-run knows what the run waits for; unloading 
 })
 
 test('cluster: a HUMA client on a replica node confirms a burst run on the writer; each message waits for it, and a failure stops the burst', async (t) => {
-  const [n1, n2] = await startNodes(2, prefix())
+  const p = prefix()
+  const [n1, n2] = await startNodes(2, p)
   t.after(async () => {
     await n1!.close()
     await n2!.close()
@@ -151,7 +154,11 @@ test('cluster: a HUMA client on a replica node confirms a burst run on the write
   let fail = false
   const huma = await HumaClient.connect({ url: n2!.url, sessionId: sid, afterSeq: hai.lastSeq, confirm: (e) => ({ messageIndex: e.messageIndex, success: !(fail && e.messageIndex === 1), ...(fail ? { error: 'phone offline' } : {}) }) })
   t.after(() => huma.close())
-  await sleep(100) // the subscription is recorded in Redis before the burst starts (a real user types slower)
+  // Node 2's confirming subscriber is recorded in Redis before the burst starts (a real user types slower).
+  const redis = new Redis(REDIS_URL)
+  t.after(() => redis.quit())
+  const confirming = async () => Number((await redis.hget(redisKeys(p).confirming(sid), 'node-2')) ?? 0)
+  await waitFor(async () => (await confirming()) === 1, { what: "node 2's confirming subscriber in Redis" })
   huma.contextUpdate('send a burst')
   assert.equal((await huma.nextMessaging('typing_end')).reason, undefined)
   await w.runEnd()
@@ -169,7 +176,7 @@ test('cluster: a HUMA client on a replica node confirms a burst run on the write
 
   // Once the HUMA client leaves, node 1 no longer waits for confirmations nobody will send.
   huma.close()
-  await sleep(200)
+  await waitFor(async () => (await confirming()) === 0, { what: "node 2's confirming subscriber gone from Redis" })
   from = w.events.length
   hai.say('send a burst')
   await w.runEnd()

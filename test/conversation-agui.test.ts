@@ -6,6 +6,7 @@ import { EventSchema } from '@ag-ui/core/schemas'
 import type { StoredEvent } from '../src/index.js'
 import { gatedAgent } from './conversation-support.js'
 import { startServer, type TestServer } from './harness.js'
+import { within } from './support/wait.js'
 
 // Conversation control over AG-UI (issue 19), through the official HttpAgent only: forwardedProps.onBusy, a
 // queued message's own response, 409 busy, rollback, regenerate by dropping the answer, and a diverging list forking.
@@ -18,8 +19,10 @@ const gated = () => gatedAgent()
 type HttpFailure = { status?: number; payload?: { error?: { code?: string; field?: string; details?: { activeRunId?: string } } } }
 
 /**
- * One run through the HttpAgent; every event validated with @ag-ui/core; `until` waits for an event. `done`
- * rejects with the client's error for an HTTP error answer (which the HttpAgent also logs).
+ * One run through the HttpAgent; `until` waits for an event. `done` resolves with the events once the run
+ * settled, each validated with @ag-ui/core there (the client only logs what a subscriber throws, so nothing is
+ * asserted inside `onEvent`); it rejects with the client's error for an HTTP error answer (which the HttpAgent
+ * also logs).
  */
 function go(agent: HttpAgent, text: string | null, forwardedProps?: Record<string, unknown>) {
   if (text !== null) agent.addMessage({ id: randomUUID(), role: 'user', content: text })
@@ -28,7 +31,6 @@ function go(agent: HttpAgent, text: string | null, forwardedProps?: Record<strin
   const done = agent
     .runAgent(forwardedProps ? { forwardedProps } : {}, {
       onEvent({ event }) {
-        assert.ok(EventSchema.safeParse(event).success, `event fails @ag-ui/core's schema: ${JSON.stringify(event)}`)
         events.push(event)
         for (const w of waiters.filter((x) => x.pred(event))) {
           waiters.splice(waiters.indexOf(w), 1)
@@ -36,8 +38,12 @@ function go(agent: HttpAgent, text: string | null, forwardedProps?: Record<strin
         }
       },
     })
-    .then(() => events)
-  const until = (pred: (e: Event) => boolean) => new Promise<Event>((resolve) => (events.some(pred) ? resolve(events.find(pred)!) : waiters.push({ pred, resolve })))
+    .then(() => {
+      for (const event of events) assert.ok(EventSchema.safeParse(event).success, `event fails @ag-ui/core's schema: ${JSON.stringify(event)}`)
+      return events
+    })
+  const until = (pred: (e: Event) => boolean) =>
+    within(new Promise<Event>((resolve) => (events.some(pred) ? resolve(events.find(pred)!) : waiters.push({ pred, resolve }))), 15_000, `an AG-UI event matching ${String(pred)}`)
   return { events, done, until }
 }
 

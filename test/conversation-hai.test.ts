@@ -10,6 +10,7 @@ import { gatedAgent, userTurns, type Gated } from './conversation-support.js'
 import { spawnServe } from './support/serve-process.js'
 import { startServer, type TestServer } from './harness.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
+import { waitFor } from './support/wait.js'
 
 type Status = Extract<HaiServerMessage, { type: 'status' }>
 
@@ -194,7 +195,7 @@ test('a queued message survives kill -9: the restarted server runs it by itself,
   t.after(() => second.close())
   // The restarted server resumes the session by itself, before any client comes back: the queued message runs.
   const log = () => second.server.sessions.store.read(a.sessionId, 0, 1000)
-  for (let i = 0; i < 500 && !(await log()).some((e) => e.type === 'run.finished'); i++) await new Promise((r) => setTimeout(r, 10))
+  await waitFor(async () => (await log()).some((e) => e.type === 'run.finished'), { what: 'the resumed run to finish' })
   assert.ok((await log()).some((e) => e.type === 'message.user' && e.content === 'hello after the crash'), 'the queued message ran without a client')
   const b = await second.hai({ sessionId: a.sessionId, resumeAfter: a.lastSeq })
   const closed = await b.untilCompleted()
@@ -219,7 +220,7 @@ test('a message named by metadata.message_id can be withdrawn while queued (canc
   assert.equal(q.queued?.message_id, 'mine-2', 'the queued message carries the id the client gave')
   c.cancel('mine-2')
   const log = () => s.server.sessions.store.read(c.sessionId, 0, 1000)
-  for (let i = 0; i < 200 && !(await log()).some((e) => e.type === 'message.withdrawn'); i++) await new Promise((r) => setTimeout(r, 10))
+  await waitFor(async () => (await log()).some((e) => e.type === 'message.withdrawn'), { what: 'the queued message to be withdrawn' })
   g.release()
   await c.untilCompleted()
   assert.equal(g.seen.length, 1, 'the withdrawn message never ran')

@@ -8,6 +8,7 @@ import type { Progress } from '@modelcontextprotocol/sdk/types.js'
 import type { ServerOptions } from '../src/index.js'
 import { gatedAgent } from './conversation-support.js'
 import { startServer } from './harness.js'
+import { waitFor } from './support/wait.js'
 
 const gated = () => gatedAgent()
 
@@ -103,8 +104,7 @@ test('cancelling a queued call withdraws its message: the agent never gets it, t
   await assert.rejects(second)
   const log = () => s.server.sessions.store.read('mcp-withdraw', 0, 1000)
   // The withdrawal reaches the server as notifications/cancelled: wait for it in the log.
-  for (let i = 0; i < 200 && !(await log()).some((e) => e.type === 'message.withdrawn'); i++) await new Promise((r) => setTimeout(r, 10))
-  assert.ok((await log()).some((e) => e.type === 'message.withdrawn'), 'the queued message was withdrawn')
+  await waitFor(async () => (await log()).some((e) => e.type === 'message.withdrawn'), { what: 'the queued message to be withdrawn' })
   g.release()
   assert.equal(textOf(await first), 'answer to one')
   assert.equal(g.seen.length, 1, 'the withdrawn message never ran')

@@ -6,6 +6,7 @@ import type { OnBusy } from '../src/index.js'
 import { gatedAgent, userTurns } from './conversation-support.js'
 import { startServer } from './harness.js'
 import { watch } from './huma-support.js'
+import { waitFor } from './support/wait.js'
 
 /** A server with a gated agent, a client in a new session, and a watch on the session's log (MyAgent has no run-end event). */
 async function setup(t: { after(fn: () => unknown): void }, onBusy?: OnBusy) {
@@ -159,7 +160,7 @@ test('a message named by metadata.message_id can be withdrawn while queued (user
   assert.equal(q.metadata.message_id, 'mine-2', 'the queued message carries the id the client gave')
   c.cancel('not now', 'mine-2')
   const log = () => s.server.sessions.store.read(sessionId, 0, 1000)
-  for (let i = 0; i < 200 && !(await log()).some((e) => e.type === 'message.withdrawn'); i++) await new Promise((r) => setTimeout(r, 10))
+  await waitFor(async () => (await log()).some((e) => e.type === 'message.withdrawn'), { what: 'the queued message to be withdrawn' })
   g.release()
   assert.equal((await w.runEnd()).type, 'run.finished', 'run one ends; nothing queued follows it')
   c.regenerate('mine-1')

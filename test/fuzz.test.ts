@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { WebSocket } from 'ws'
 import { HumaClient, textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
+import { waitFor } from './support/wait.js'
 
 // Frames a hostile or broken client might send: noise, any JSON, known message types with arbitrary fields,
 // prototype-pollution keys (in the JSON text, so they are real keys after parsing), deep nesting, huge strings.
@@ -72,10 +73,7 @@ test('HUMA fuzz: 300 hostile events leave the socket connected and the session u
     }
   }
   c.socket.emit('message', { type: 'context-update', triggering: true, name: 'sentinel', context: {}, description: 'sentinel' })
-  const deadline = Date.now() + 10_000
-  while (!c.received.some((e) => e.type === 'messaging' && e.event === 'message_sent' && String(e.message).includes('sentinel')) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20))
-  }
+  await waitFor(() => c.received.some((e) => e.type === 'messaging' && e.event === 'message_sent' && String(e.message).includes('sentinel')), { what: 'the answer to the sentinel', timeoutMs: 10_000 })
   assert.ok(c.socket.connected, 'the socket stayed connected')
   assert.ok(c.errors.length > 0, 'bad events were answered on the error channel')
   assert.ok(

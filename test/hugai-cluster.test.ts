@@ -5,7 +5,8 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { dropPrefix, startNodes, testPrefix } from './cluster-support.js'
 import type { TestServer } from './harness.js'
-import { connect, INIT, rpcCode, sleep, type TaskRequestParams, type TaskResult } from './hugai-support.js'
+import { connect, INIT, rpcCode, type TaskRequestParams, type TaskResult } from './hugai-support.js'
+import { waitFor } from './support/wait.js'
 
 let nodes: TestServer[]
 let prefix: string
@@ -83,7 +84,7 @@ test("an agent's death is noticed on every node: its connection closes, or its n
   await c.nextNotification((n) => n.params.data?.status === 'queued')
   worker.close()
   await assert.rejects(pending, rpcCode(-32006))
-  await waitFor(async () => !(await listed(c)).includes('short-lived'))
+  await waitFor(async () => !(await listed(c)).includes('short-lived'), { what: 'short-lived to leave every listing', timeoutMs: 3000 })
   await assert.rejects(c.call('agent/request', { sourceAgent: 'a', targetAgent: 'short-lived', task: 'again' }), rpcCode(-32002))
 
   // A fourth node whose agent has a task from node 2 in flight, then the node stops.
@@ -146,20 +147,15 @@ test('a decision taken early on node 3 applies to the checkpoint raised later on
   t.after(() => strict.close())
   const guarded = strict.call<TaskResult>('agent/request', DELETE)
   const scp = await strict.nextNotification((n) => n.params.event === 'checkpoint')
-  await sleep(100)
   const approver = await connect(n3, { agentId: 'boss', capabilities: { approver: true } })
   t.after(() => approver.close())
-  await approver.call('governance/approval', { checkpoint: scp.params.data!.checkpoint, artifact: {}, approver: 'boss', decision: 'approved' })
+  // The approver's decision is recorded against the open checkpoint: proof that the kept non-approver decision
+  // did not settle it meanwhile (a settled checkpoint would not be matched).
+  const decided = await approver.call('governance/approval', { checkpoint: scp.params.data!.checkpoint, artifact: {}, approver: 'boss', decision: 'approved' })
+  assert.deepEqual(decided, { checkpoint: scp.params.data!.checkpoint, decision: 'approved', recorded: true })
   assert.match((await guarded).output, /^Done: deleted/)
 })
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time')
-    await sleep(50)
-  }
-}
 
 test("governance/approval on node 2 decides another dialect's approval waiting in a session written on node 1", async (t) => {
   const [n1, n2] = nodes as [TestServer, TestServer, TestServer]

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startServer } from './harness.js'
-import { connect, post, rpcCode, sleep, type AuditEntry, type AuditPage, type TaskRequestParams, type ToolRequestParams, type RpcAnswer, type TaskResult } from './hugai-support.js'
+import { connect, post, rpcCode, type AuditPage, type TaskRequestParams, type ToolRequestParams, type RpcAnswer, type TaskResult } from './hugai-support.js'
+import { waitFor } from './support/wait.js'
 
 const ask = (task: string, extra: Record<string, unknown> = {}) => ({ sourceAgent: 'demo-agent-1', targetAgent: 'demo', task, ...extra })
 
@@ -41,7 +42,8 @@ test('slow task cancelled with task/cancel (extension); unknown task is -32002',
   const run = c.call('agent/request', ask('slow please'))
   const queued = await c.nextNotification((n) => n.params.data?.status === 'queued')
   const taskId = queued.params.data!.taskId as string
-  await sleep(150)
+  // Cancelled while it runs (not while it waits): its run has started streaming.
+  await waitFor(() => s.server.sessions.activeRunCount === 1, { what: 'the slow task to be running' })
   assert.deepEqual(await c.call('task/cancel', { taskId, reason: 'enough' }), { taskId, cancelled: true })
   await assert.rejects(run, (e) => rpcCode(-32012)(e) && (e.data as { code: string }).code === 'cancelled')
   await assert.rejects(c.call('task/cancel', { taskId }), rpcCode(-32002))
@@ -88,7 +90,9 @@ test('agent-to-agent: one client registers, another sends it tasks through the h
   const first = requester.call<TaskResult>('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'test-agent-2', task: 'first', context: { file: 'main.ts' } })
   const relayed = await requester.nextNotification((n) => n.params.data?.progress === 50)
   const queued = (['low', 'medium', 'critical', 'high'] as const).map((priority) => requester.call('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'test-agent-2', task: priority, priority }))
-  await sleep(50)
+  // All four wait in the target's queue (the hub says so to the requester) before the first one ends.
+  const waiting = () => requester.notifications.filter((n) => n.params.data?.status === 'queued' && ['low', 'medium', 'critical', 'high'].includes(String(n.params.data.task)))
+  await waitFor(() => waiting().length === 4, { what: 'the four tasks queued behind the first' })
   release()
   const r = await first
   assert.equal(relayed.params.data!.taskId, r.taskId)
@@ -105,15 +109,16 @@ test('a remote target that never answers times out, one that disconnects fails a
   t.after(() => s.close())
   const silent = await connect(s, { agentId: 'silent' })
   await silent.call('agent/register', { agentId: 'silent', capabilities: {}, governanceLevel: 'autonomous' })
-  silent.handle('agent/request', () => new Promise(() => {}))
+  const asked: string[] = []
+  silent.handle('agent/request', (p) => (asked.push((p as TaskRequestParams).task), new Promise(() => {})))
   const c = await connect(s)
   t.after(() => c.close())
-  const started = Date.now()
+  // -32005 is the timeout (clientToolTimeoutMs), not a hang cut short by the test's own limit.
   await assert.rejects(c.call('agent/request', { sourceAgent: 'a', targetAgent: 'silent', task: 't' }), rpcCode(-32005))
-  assert.ok(Date.now() - started < 2000)
   const pending = c.call('agent/request', { sourceAgent: 'a', targetAgent: 'silent', task: 't2' })
   const waiting = c.call('agent/request', { sourceAgent: 'a', targetAgent: 'silent', task: 't3', priority: 'critical' })
-  await sleep(50)
+  // t2 reached the silent agent and t3 waits behind it before the target leaves.
+  await waitFor(() => asked.includes('t2') && c.notifications.some((n) => n.params.data?.status === 'queued' && n.params.data.task === 't3'), { what: 't2 sent to the target and t3 queued' })
   silent.close()
   await assert.rejects(pending, rpcCode(-32006))
   await assert.rejects(waiting, rpcCode(-32006), 'a task queued for the target fails at once too')
@@ -124,17 +129,21 @@ test('a requester that disconnects cancels its running built-in task', async (t)
   const s = await startServer()
   t.after(() => s.close())
   const c = await connect(s)
-  void c.call('agent/request', ask('slow task')).catch(() => {})
+  // The call fails when its connection closes; that rejection, and no other, is expected.
+  const call = c.call('agent/request', ask('slow task')).then(
+    () => assert.fail('the task of a closed connection completed'),
+    (e: Error) => e,
+  )
   const queued = await c.nextNotification((n) => n.params.data?.status === 'queued')
-  await sleep(120)
+  await waitFor(() => s.server.sessions.activeRunCount === 1, { what: 'the slow task to be running' })
   c.close()
+  assert.match((await call).message, /connection closed/)
   const d = await connect(s)
   t.after(() => d.close())
-  let entries: AuditEntry[] = []
-  for (let i = 0; i < 40 && entries.length === 0; i++) {
-    await sleep(25)
-    entries = (await d.call<AuditPage>('audit/query', { action: 'agent-response' })).entries
-  }
+  const entries = await waitFor(async () => {
+    const page = await d.call<AuditPage>('audit/query', { action: 'agent-response' })
+    return page.entries.length > 0 ? page.entries : null
+  }, { what: 'the audit entry of the cancelled task' })
   assert.equal(entries.length, 1)
   assert.equal(entries[0]!.details.taskId, queued.params.data!.taskId)
   assert.equal(entries[0]!.details.ok, false)

@@ -108,5 +108,3 @@ export const ciAgent = defineAgent({
   },
   run: (ctx) => ctx.say('ci agent').then(() => {}),
 })
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

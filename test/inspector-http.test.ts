@@ -118,7 +118,9 @@ test('the inspector API honours auth: 401 without credentials, sessions and even
   // A connection that names a fresh session (every inspector page load does) lists nothing until something happens in it (issue 22).
   const idle = await s.hai({ token: 'b' })
   t.after(() => idle.close())
-  await new Promise((r) => setTimeout(r, 100))
+  // The server has handled this connection by now (it answers a frame on it) and still lists nothing.
+  idle.sendRaw({ type: 'nope' })
+  assert.equal((await idle.next('error')).error_code, 'unknown_type')
   const still = (await (await fetch(`${s.url}/inspector/api/sessions`, as('b'))).json()) as { loaded: unknown[]; stored: unknown[] }
   assert.deepEqual([still.loaded, still.stored], [[], []], 'an empty session is not listed')
 

@@ -9,6 +9,7 @@ import { connectMcp } from '../src/client/index.js'
 import { startServer, type TestServer } from './harness.js'
 import { tcpProxy } from './support/tcp-proxy.js'
 import { watch } from './huma-support.js'
+import { waitFor } from './support/wait.js'
 
 /** A connected SDK client; `elicit` answers elicitation requests (and declares the capability) when given. */
 async function mcpClient(s: TestServer, elicit?: (message: string) => ElicitResult): Promise<{ client: Client; asked: string[] }> {
@@ -185,8 +186,14 @@ test('an idle MCP session is closed (404: initialize again); a client with its s
   // The SDK client keeps its GET stream open: it is not idle, however long it waits.
   const { client } = await mcpClient(s)
   t.after(() => client.close())
-  await new Promise((r) => setTimeout(r, 1000))
-  const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': gone }, body: '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' })
-  assert.equal(res.status, 404, 'the idle session was closed')
+  // Polled slower than idle + sweep (300 + 150 ms): a poll that finds it open counts as use and restarts its idle
+  // time, so the next gap is long enough to close it. Closing it takes more than mcpSessionIdleMs after the SDK
+  // client connected too, so the connected one has been idle that long when it is checked below.
+  const probe = async () => {
+    const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': gone }, body: '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' })
+    await res.text()
+    return res.status === 404
+  }
+  await waitFor(probe, { what: 'the idle session to be closed (404)', intervalMs: 1000, timeoutMs: 15_000 })
   assert.equal(textOf(await client.callTool({ name: 'ask_demo', arguments: { message: 'count 2' } })).trim(), '1 2', 'the connected one was kept')
 })

@@ -17,6 +17,8 @@ test('after the reconnect window the buffer is gone: replay comes from the log, 
   const end = (await a.next(answer)).metadata.seq!
   a.close()
   await a.closed
+  // The reconnect window (20 ms) passes: its expiry is the behaviour under test, and more time only passes on a slow machine.
+  // eslint-disable-next-line no-restricted-syntax -- the window's expiry is the passage of time itself
   await new Promise((r) => setTimeout(r, 60))
   const b = await client(s)
   t.after(() => b.close())
@@ -85,6 +87,8 @@ test('an expired signed state is refused with error.validation and nothing is re
   a.message('state')
   await a.next(answer)
   const signed = await a.requestState()
+  // The export's TTL (30 ms) passes: its expiry is the behaviour under test.
+  // eslint-disable-next-line no-restricted-syntax -- a TTL's expiry is the passage of time itself
   await new Promise((r) => setTimeout(r, 60))
   const two = await startServer({ secret: 'shared' })
   t.after(() => two.close())

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { MyAgentClient, type MyAgentServerEvent } from '../src/client/index.js'
 import { startServer, type TestServer } from './harness.js'
+import { waitFor } from './support/wait.js'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -151,7 +152,9 @@ test('reconnect with last_seq mid-"slow" (within the window): the unacked frames
   const lastSeq = a.lastSeq
   a.close()
   await a.closed
-  await new Promise((r) => setTimeout(r, 250)) // the agent keeps streaming meanwhile
+  // The agent keeps streaming meanwhile: events past what the client saw are committed before it comes back.
+  const session = await s.server.sessions.open(sessionId, 'anonymous', { create: false })
+  await waitFor(() => session.lastSeq >= lastSeq + 3, { what: 'the run to stream on while the client is away' })
   const b = await client(s)
   t.after(() => b.close())
   b.reconnect(sessionId, lastSeq - 2) // the client lost its last two events: the server's buffer still has them

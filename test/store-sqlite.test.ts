@@ -7,11 +7,12 @@ import { after, test } from 'node:test'
 import Database from 'better-sqlite3'
 import { createSqliteStore } from '../src/store/sqlite.js'
 import { ev, rec, runStoreContract } from './store-contract.js'
-import { FlakyBackend } from './support/delegating-backend.js'
+import { deferred, FlakyBackend } from './support/delegating-backend.js'
+import { waitFor } from './support/wait.js'
 import { say, setup } from '../src/session/fixtures/harness.js'
 import { defineAgent } from '../src/agent/index.js'
 import type { CommitUnit } from '../src/store/index.js'
-import type { HistoryMessage } from '../src/core/index.js'
+import type { HistoryMessage, StoredEvent } from '../src/core/index.js'
 
 const root = mkdtempSync(join(tmpdir(), 'parlance-sqlite-'))
 after(() => rmSync(root, { recursive: true, force: true }))
@@ -460,9 +461,7 @@ test('sqlite store: WAL pages are checkpointed by a worker thread, not by the co
       await s.commit({ events: [ev('s1', seq, { type: 'text.delta', messageId: 'm', delta: big })], sessions: [] })
     }
     const dbBytes = () => statSync(path).size
-    const until = Date.now() + 10_000
-    while (dbBytes() < 2_000_000 && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
-    assert.ok(dbBytes() >= 2_000_000, `the database file holds the checkpointed pages (${dbBytes()} bytes)`)
+    await waitFor(() => dbBytes() >= 2_000_000, { what: 'the database file to hold the checkpointed pages (2 MB)', timeoutMs: 10_000, intervalMs: 50 })
     assert.deepEqual(errors, [])
     assert.equal((await s.readEvents('s1', 550, 100)).length, 50)
   } finally {
@@ -495,11 +494,12 @@ test('sqlite store: a turn writes only its new messages (messagesKept), also whe
     }
   }
   const backend = new Watching(createSqliteStore({ file: path }))
-  // Answers `late` after 150 ms: its user message and its answer reach the store in different commits.
+  // Answers `late` once the test opens the gate: its user message and its answer reach the store in different commits.
+  const gate = deferred()
   const late = defineAgent({
     name: 'late',
     async run(ctx) {
-      if (ctx.input.text === 'late') await new Promise((resolve) => setTimeout(resolve, 150))
+      if (ctx.input.text === 'late') await gate.promise
       await ctx.say(`Echo: ${ctx.input.text}`)
     },
   })
@@ -512,7 +512,10 @@ test('sqlite store: a turn writes only its new messages (messagesKept), also whe
   // the retry once the disk is back: from the prefix the failed write would have kept, not the later one.
   backend.broken = true
   const third = say(session, 'late')
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  const failedWith = (pred: (e: StoredEvent) => boolean) => backend.failed.some((u) => u.events.some(pred))
+  await waitFor(() => failedWith((e) => e.type === 'message.user' && e.content === 'late'), { what: "the failed commit of turn three's user message" })
+  gate.resolve()
+  await waitFor(() => failedWith((e) => e.type === 'text.delta'), { what: 'the answer reaching the store while the retry waits' })
   backend.broken = false
   await seen.end(third)
   await s.store.flush()

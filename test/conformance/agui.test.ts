@@ -20,19 +20,19 @@ function docTable(): Map<string, string> {
   return new Map([...section.matchAll(/^\| `([A-Z_]+)` \|(.*)\|$/gm)].map(([, type, rest]) => [type!, rest!]))
 }
 
-/** One run through the official client; every event validated by @ag-ui/core's schema. */
-async function runOnce(agent: HttpAgent, text: string, params: Parameters<HttpAgent['runAgent']>[0] = {}): Promise<Ev[]> {
-  agent.addMessage({ id: randomUUID(), role: 'user', content: text })
+/**
+ * One run through the official client; every event validated by @ag-ui/core's schema once the run has settled
+ * (the client only logs what a subscriber throws). A RUN_ERROR ends the run without rejecting it, so any
+ * rejection here is a failure.
+ */
+async function runOnce(agent: HttpAgent, text: string | null, params: Parameters<HttpAgent['runAgent']>[0] = {}): Promise<Ev[]> {
+  if (text !== null) agent.addMessage({ id: randomUUID(), role: 'user', content: text })
   const events: Ev[] = []
-  await agent
-    .runAgent(params, {
-      onEvent({ event }) {
-        const parsed = EventSchema.safeParse(event)
-        assert.ok(parsed.success, `${event.type} fails @ag-ui/core's schema: ${JSON.stringify(event)} ${parsed.error?.message ?? ''}`)
-        events.push(event)
-      },
-    })
-    .catch(() => {}) // a RUN_ERROR rejects the run; its events are what is checked
+  await agent.runAgent(params, { onEvent: ({ event }) => void events.push(event) })
+  for (const event of events) {
+    const parsed = EventSchema.safeParse(event)
+    assert.ok(parsed.success, `${event.type} fails @ag-ui/core's schema: ${JSON.stringify(event)} ${parsed.error?.message ?? ''}`)
+  }
   return events
 }
 
@@ -49,9 +49,7 @@ test('AG-UI seed: every event the demo produces passes @ag-ui/core\'s schema, pa
   const call = paused.find((e) => e.type === EventType.TOOL_CALL_START)
   assert.ok(call, 'the client tool call is streamed')
   agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: String(call.toolCallId), content: '{"platform":"web"}' })
-  const resumed: Ev[] = []
-  await agent.runAgent({ tools }, { onEvent: ({ event }) => void resumed.push(event) })
-  runs.push(resumed)
+  runs.push(await runOnce(agent, null, { tools }))
 
   for (const run of runs) {
     assert.equal(run[0]!.type, EventType.RUN_STARTED, 'a run opens with RUN_STARTED')

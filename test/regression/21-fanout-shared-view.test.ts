@@ -15,6 +15,7 @@ const other = defineAgent({
     await ctx.say(
       (async function* () {
         for (let i = 1; i <= 5; i++) {
+          // eslint-disable-next-line no-restricted-syntax -- the agent under test is paced by the timer (not a wait)
           await new Promise((r) => setTimeout(r, 5))
           yield `${i} `
         }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { FlakyBackend } from '../support/delegating-backend.js'
 import { startServer } from '../harness.js'
+import { waitFor } from '../support/wait.js'
 
 test('/healthz turns degraded while commits keep failing, names the error, and recovers; nothing is lost', async (t) => {
   const backend = new FlakyBackend()
@@ -19,11 +20,10 @@ test('/healthz turns degraded while commits keep failing, names the error, and r
   const c = await s.hai()
   backend.broken = true
   c.say('count 3')
-  let h = await health()
-  for (let i = 0; i < 100 && h.status === 200; i++) {
-    await new Promise((r) => setTimeout(r, 20))
-    h = await health()
-  }
+  const h = await waitFor(async () => {
+    const now = await health()
+    return now.status === 503 ? now : null
+  }, { what: '/healthz to report the failing commits' })
   assert.equal(h.status, 503)
   assert.equal(h.body.status, 'degraded')
   assert.equal(h.body.store.ok, false)

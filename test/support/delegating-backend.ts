@@ -53,7 +53,11 @@ export class DelegatingBackend implements StoreBackend {
 export class FlakyBackend extends DelegatingBackend {
   override readonly kind: string = 'flaky'
   broken = false
+  /** Every unit whose commit failed, in order (what a test waits on instead of a fixed time). */
+  readonly failed: CommitUnit[] = []
   override commit(unit: CommitUnit): Promise<void> {
-    return this.broken ? Promise.reject(new Error('disk I/O error')) : super.commit(unit)
+    if (!this.broken) return super.commit(unit)
+    this.failed.push(unit)
+    return Promise.reject(new Error('disk I/O error'))
   }
 }
