@@ -14,6 +14,7 @@ test('the public API is exactly these names', () => {
     'createServer',
     'defineAgent',
     'demoAgent',
+    'tool',
   ])
   assert.deepEqual(Object.keys(dialect).sort(), ['answerErrors', 'asBuffers', 'attach', 'carryOut', 'checkJsonShape', 'parseJson', 'readBody', 'resumePoint', 'sendJson', 'serveSocket', 'streamRun'])
   assert.deepEqual(Object.keys(client).sort(), ['AguiClient', 'AiSdkClient', 'HaiClient', 'HugaiClient', 'HumaClient', 'MyAgentClient', 'RpcError', 'connectA2a', 'connectMcp', 'textOf'])

@@ -1,5 +1,7 @@
-export { defineAgent, isAgent } from './define-agent.js'
-export type { AgentOptions } from './define-agent.js'
+export { defineAgent, isAgent, isParlanceTool, tool } from './define-agent.js'
+export type { AgentOptions, ToolsOf } from './define-agent.js'
+export { isStandardSchema, parseToolInput, toJsonResult, toolJsonSchema, ToolInputError } from './schema.js'
+export type { StandardSchemaV1 } from './schema.js'
 export type {
   AgentDefinition,
   ApprovalRequest,
@@ -9,5 +11,9 @@ export type {
   RunInput,
   SendResult,
   TextSource,
+  ToolArgs,
   ToolDefinition,
+  ToolInput,
+  ToolOutput,
+  ToolSet,
 } from './types.js'

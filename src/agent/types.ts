@@ -1,4 +1,5 @@
 import type { ClientToolSpec, HistoryMessage, Json, OnBusy, PatchOp, PlanTask, RiskLevel, RunStatus, TokenUsage } from '../core/index.js'
+import type { StandardSchemaV1 } from './schema.js'
 
 /** What started the run. */
 export interface RunInput {
@@ -63,7 +64,7 @@ export type TextSource = string | Iterable<string> | AsyncIterable<string>
  * own protocol. Every method throws once the run was cancelled or interrupted
  * (and `signal` fires).
  */
-export interface RunContext {
+export interface RunContext<Tools extends ToolSet = ToolSet> {
   readonly sessionId: string
   readonly runId: string
   readonly input: RunInput
@@ -96,9 +97,15 @@ export interface RunContext {
   progress(percent: number, opts?: { plan?: Plan; taskId?: string; message?: string }): Promise<void>
   /**
    * Calls a tool: a server tool runs here, a client tool is sent to the client and awaited. Same call either way.
-   * `T` is what you know the tool returns (`ctx.callTool<string>('shout', …)`); it is not checked at run time.
+   * A tool the agent declares is typed by its name: `args` from its `inputSchema`, the result from its `execute`
+   * (a client tool's result is `Json`); a Standard Schema `inputSchema` validates `args` before the tool runs.
    */
-  callTool<T extends Json = Json>(name: string, args?: Record<string, unknown>): Promise<T>
+  callTool<N extends DeclaredName<Tools>>(name: N, args?: ToolInput<Tools[N]>): Promise<ToolOutput<Tools[N]>>
+  /**
+   * Calls a tool the agent does not declare (one the client offered for this run, or any tool when the agent's
+   * tools are not known here). `T` is what you know the tool returns; it is not checked at run time.
+   */
+  callTool<T = Json, N extends string = string>(name: N extends DeclaredName<Tools> ? never : N, args?: Record<string, unknown>): Promise<T>
   /**
    * Reports a tool call that runs elsewhere (a remote agent's own server-side tool): a server tool call
    * with `args` now, then its result when `outcome` resolves, or its error when it rejects (this then
@@ -120,13 +127,38 @@ export interface RunContext {
   usage(report: { model: string; provider?: string } & TokenUsage): Promise<void>
 }
 
-/** A tool an agent can call. With `execute` it runs on the server; without, the client runs it. */
-export interface ToolDefinition {
+/**
+ * A tool an agent can call. With `execute` it runs on the server; without, the client runs it.
+ *
+ * Its arguments are described by `inputSchema`: a Standard Schema (zod 4, valibot, ArkType…; https://standardschema.dev),
+ * which types `execute`'s arguments and validates them before it runs, or a JSON Schema (arguments typed as a plain
+ * object, not validated here). `parameters` is the JSON Schema clients and models see; it defaults to the one the
+ * Standard Schema produces (zod >= 4.2 does) — give it explicitly for a schema library that cannot.
+ * The result may be any JSON-serializable value (`undefined` becomes null).
+ */
+export interface ToolDefinition<Schema = unknown, Result = unknown> {
   description?: string
+  inputSchema?: Schema
   /** JSON Schema of the arguments (shown to clients and LLMs). */
   parameters?: Json
-  execute?: (args: Record<string, unknown>, ctx: RunContext) => Promise<Json> | Json
+  // A method, so that a tool with typed arguments is still a ToolDefinition (method parameters are bivariant).
+  execute?(args: ToolArgs<Schema>, ctx: RunContext): Promise<Result> | Result
 }
+
+/** The tools an agent declares, by name. */
+export type ToolSet = Readonly<Record<string, ToolDefinition>>
+
+/** What `execute` receives: a Standard Schema's output type, else a plain object. */
+export type ToolArgs<Schema> = Schema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<Schema> : Record<string, unknown>
+
+/** What `ctx.callTool` takes for a declared tool: its Standard Schema's input type, else a plain object. */
+export type ToolInput<Tool> = Tool extends { inputSchema?: infer S } ? (S extends StandardSchemaV1 ? StandardSchemaV1.InferInput<S> : Record<string, unknown>) : Record<string, unknown>
+
+/** What `ctx.callTool` resolves with for a declared tool: its `execute`'s result, else `Json` (a client tool). */
+export type ToolOutput<Tool> = Tool extends { execute?(...args: never[]): infer R } ? (unknown extends R ? Json : Awaited<R>) : Json
+
+/** The tool names `callTool` checks: those of a known tool set (none when the set is the open `ToolSet`). */
+export type DeclaredName<Tools> = string extends keyof Tools ? never : keyof Tools & string
 
 /** An agent: a name and a run function, plus the tools it may call. */
 export interface AgentDefinition {

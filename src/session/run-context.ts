@@ -8,7 +8,7 @@ import {
   type PlanTask,
   TOKEN_KINDS,
 } from '../core/index.js'
-import type { AgentDefinition, ApprovalResult, Plan, RunContext, TextSource } from '../agent/index.js'
+import { parseToolInput, toJsonResult, type AgentDefinition, type ApprovalResult, type Plan, type RunContext, type TextSource, type ToolDefinition } from '../agent/index.js'
 import { sendBurst, type MessagingHost } from './messaging.js'
 import type { Run } from './run.js'
 
@@ -67,20 +67,34 @@ export function createRunContext(
     return messageId
   }
 
-  async function callServerTool(name: string, args: Record<string, unknown>, execute: NonNullable<AgentDefinition['tools'][string]['execute']>): Promise<Json> {
+  async function callServerTool(name: string, args: Record<string, unknown>, execute: (args: unknown) => unknown, tool?: ToolDefinition): Promise<Json> {
     const toolCallId = newToolCallId()
     await emit({ type: 'tool.call', toolCallId, toolName: name, args, target: 'server' })
     let result: Json
     try {
-      result = await execute(args, ctx)
+      // A Standard Schema inputSchema validates (and parses) the arguments first: bad ones are the tool's error.
+      result = toJsonResult(await execute(tool ? await parseToolInput(name, tool, args) : args))
     } catch (err) {
       run.ensureActive()
       const message = err instanceof Error ? err.message : String(err)
       await emit({ type: 'tool.error', toolCallId, toolName: name, error: message })
       throw new ParlanceError('tool_error', `tool ${name} failed: ${message}`, { toolName: name, toolCallId }, { cause: err })
     }
-    await emit({ type: 'tool.result', toolCallId, toolName: name, result: result ?? null })
+    await emit({ type: 'tool.result', toolCallId, toolName: name, result })
     return result
+  }
+
+  /** A client tool the agent declares with a Standard Schema: bad arguments fail here, before reaching the client. */
+  async function checkClientArgs(name: string, tool: ToolDefinition, args: Record<string, unknown>): Promise<void> {
+    try {
+      await parseToolInput(name, tool, args)
+    } catch (err) {
+      const toolCallId = newToolCallId()
+      const message = (err as Error).message
+      await emit({ type: 'tool.call', toolCallId, toolName: name, args, target: 'client' })
+      await emit({ type: 'tool.error', toolCallId, toolName: name, error: message })
+      throw new ParlanceError('tool_error', `tool ${name} failed: ${message}`, { toolName: name, toolCallId }, { cause: err })
+    }
   }
 
   async function callClientTool(name: string, args: Record<string, unknown>): Promise<Json> {
@@ -157,12 +171,14 @@ export function createRunContext(
       const p = Math.max(0, Math.min(100, Number.isFinite(percent) ? percent : 0))
       await emit({ type: 'progress', percent: p, planId: opts?.plan?.id, taskId: opts?.taskId, message: opts?.message })
     },
-    async callTool<T extends Json = Json>(name: string, args: Record<string, unknown> = {}): Promise<T> {
+    async callTool(name: string, args: Record<string, unknown> = {}): Promise<never> {
       run.ensureActive()
       const def = agent.tools[name]
       const offeredByClient = run.input.clientTools.some((t) => t.name === name)
-      if (def?.execute && !offeredByClient) return (await callServerTool(name, args, def.execute)) as T
-      if (def || offeredByClient) return (await callClientTool(name, args)) as T
+      // The overloads type the result by the tool; at run time it is the JSON the tool produced.
+      if (def?.execute && !offeredByClient) return (await callServerTool(name, args, (a) => def.execute!(a as never, ctx), def)) as never
+      if (def && !offeredByClient) await checkClientArgs(name, def, args)
+      if (def || offeredByClient) return (await callClientTool(name, args)) as never
       throw new ParlanceError('not_found', `agent ${agent.name} has no tool "${name}"`, { toolName: name })
     },
     async externalTool(name, args, outcome) {

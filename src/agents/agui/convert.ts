@@ -1,5 +1,5 @@
 import type { Message, Tool } from '@ag-ui/client'
-import type { RunContext, ToolDefinition } from '../../agent/index.js'
+import { toolJsonSchema, type RunContext, type ToolDefinition } from '../../agent/index.js'
 import { ERROR_CODES, ParlanceError, stringOf, toolResultOf, type ErrorCode, type HistoryMessage, type Json } from '../../core/index.js'
 import { CUSTOM, toAguiMessage as toWire } from '../../dialects/agui/index.js'
 
@@ -24,7 +24,7 @@ export function offeredTools(ctx: RunContext, own: Readonly<Record<string, ToolD
   const out = new Map<string, Tool>()
   const add = (name: string, description: string | undefined, parameters: Json | undefined) =>
     out.set(name, { name, description: description ?? '', parameters: parameters ?? { type: 'object', properties: {} } })
-  for (const [name, t] of Object.entries(own)) add(name, t.description, t.parameters)
+  for (const [name, t] of Object.entries(own)) add(name, t.description, toolJsonSchema(name, t))
   for (const t of ctx.input.clientTools) add(t.name, t.description, t.parameters)
   return [...out.values()]
 }

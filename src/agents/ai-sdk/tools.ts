@@ -1,5 +1,5 @@
 import { asSchema, jsonSchema, type JSONSchema7, type Tool, type ToolExecutionOptions, type ToolResultPart } from 'ai'
-import type { RunContext, ToolDefinition } from '../../agent/index.js'
+import { isParlanceTool, toolJsonSchema, type RunContext, type ToolDefinition } from '../../agent/index.js'
 import { newId, type Json, type RiskLevel } from '../../core/index.js'
 
 /** A tool as `aiSdkAgent` takes it: written for `streamText` (the `tool()` helper), or a Parlance `ToolDefinition`. */
@@ -24,8 +24,9 @@ class Denied {
   constructor(readonly reason: string | undefined) {}
 }
 
+/** An AI SDK tool has an `inputSchema`; so may a Parlance tool, told apart when made with Parlance's `tool()`. */
 export function isSdkTool(t: AnyTool): t is Tool {
-  return typeof t === 'object' && t !== null && 'inputSchema' in t
+  return typeof t === 'object' && t !== null && 'inputSchema' in t && !isParlanceTool(t)
 }
 
 /** A provider-defined tool (the provider runs it, e.g. a hosted web search): passed through as is. */
@@ -69,7 +70,7 @@ export function runTools(tools: Readonly<Record<string, AnyTool>>, ctx: RunConte
   const out: Record<string, Tool> = {}
   for (const [name, t] of Object.entries(tools)) {
     if (isSdkTool(t)) out[name] = isProviderTool(t) ? t : wrapSdkTool(name, t, ctx, hooks, approval)
-    else out[name] = clientOrParlance(name, t.description, t.parameters, ctx, hooks)
+    else out[name] = clientOrParlance(name, t.description, toolJsonSchema(name, t), ctx, hooks)
   }
   for (const c of ctx.input.clientTools) if (!(c.name in out)) out[c.name] = clientOrParlance(c.name, c.description, c.parameters, ctx, hooks)
   return out
@@ -125,6 +126,7 @@ function wrapSdkTool(name: string, t: Tool, ctx: RunContext, hooks: ToolHooks, a
  * own events, progress say, follow the call), then its result or error. The SDK gets the output as is.
  */
 async function record(name: string, args: Record<string, unknown>, ctx: RunContext, run: () => unknown): Promise<unknown> {
+  if (ctx.signal.aborted) throw ctx.signal.reason
   let go!: () => void
   const started = new Promise<void>((resolve) => (go = resolve))
   let output: unknown
@@ -134,6 +136,7 @@ async function record(name: string, args: Record<string, unknown>, ctx: RunConte
   })
   // externalTool records the call synchronously, before its first await; the tool starts after that.
   const recorded = ctx.externalTool(name, args, outcome)
+  outcome.catch(() => {}) // its failure is reported through `recorded`
   go()
   await recorded
   return output

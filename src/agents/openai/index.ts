@@ -1,5 +1,5 @@
 import OpenAI from 'openai'
-import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
+import { defineAgent, toolJsonSchema, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
 import { ParlanceError, toolResultText, type HistoryMessage, type Json } from '../../core/index.js'
 
 /** Options of `openaiAgent`. */
@@ -57,7 +57,7 @@ export function openaiAgent(options: OpenAIAgentOptions): AgentDefinition {
     async run(ctx) {
       const messages: ChatMessage[] = [...(options.system ? [{ role: 'system' as const, content: options.system }] : []), ...ctx.history.map(toChat)]
       if (ctx.input.kind === 'context') messages.push({ role: 'user', content: ctx.input.text })
-      const offered = [...Object.entries(tools).map(([name, t]) => ({ name, description: t.description, parameters: t.parameters })), ...ctx.input.clientTools]
+      const offered = [...Object.entries(tools).map(([name, t]) => ({ name, description: t.description, parameters: toolJsonSchema(name, t) })), ...ctx.input.clientTools]
       const fns = offered.map((t) => ({ type: 'function' as const, function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: (t.parameters ?? { type: 'object', properties: {} }) as Record<string, unknown> } }))
       for (let step = 1; step <= maxSteps; step++) {
         const calls = await streamStep(server, ctx, { model: options.model, messages, ...(fns.length ? { tools: fns } : {}) })

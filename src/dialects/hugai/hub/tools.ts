@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { RunContext, ToolDefinition } from '../../../agent/index.js'
+import { parseToolInput, toJsonResult, type RunContext, type ToolDefinition } from '../../../agent/index.js'
 import { ParlanceError } from '../../../core/index.js'
 import { hugai } from '../codec.js'
 import type { SessionManager } from '../../../session/index.js'
@@ -81,17 +81,22 @@ export class ToolIntegration {
   }
 
   private action(integration: Readonly<Record<string, ToolDefinition>>, action: string): { name: string; execute: Execute } | undefined {
-    const execute = Object.hasOwn(integration, action) ? integration[action]?.execute : undefined
-    return execute ? { name: action, execute } : undefined
+    const def = Object.hasOwn(integration, action) ? integration[action] : undefined
+    return def?.execute ? { name: action, execute: validated(action, def) } : undefined
   }
 
   private find(names: string[]): { name: string; execute: Execute } | undefined {
     for (const n of names) {
       for (const a of this.sessions.agentNames()) {
-        const execute = this.sessions.agent(a)?.tools[n]?.execute
-        if (execute) return { name: n, execute }
+        const def = this.sessions.agent(a)?.tools[n]
+        if (def?.execute) return { name: n, execute: validated(n, def) }
       }
     }
     return undefined
   }
+}
+
+/** A tool's `execute` behind its Standard Schema (bad arguments fail as the tool's error), its result as JSON. */
+function validated(name: string, def: ToolDefinition): Execute {
+  return async (args, ctx) => toJsonResult(await def.execute!((await parseToolInput(name, def, args)) as never, ctx))
 }
