@@ -39,6 +39,13 @@ const tools = {
     needsApproval: ({ name }) => !name.startsWith('scratch'),
     execute: ({ name }) => `archived ${name}`,
   }),
+  broken: tool({
+    description: 'Always fails',
+    inputSchema: z.object({}),
+    execute: () => {
+      throw new Error('disk full')
+    },
+  }),
   // A Parlance ToolDefinition (as mcpTools gives them) next to the AI SDK tools.
   shout: { description: 'Upper-cases text', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, execute: ({ text }: Record<string, unknown>) => String(text).toUpperCase() },
 }
@@ -101,6 +108,13 @@ test('a tool with execute runs as a server tool: every dialect sees its call and
   const order = events.map((e) => String(e.type)).filter((ty) => kinds.includes(ty))
   const [rc, re, tc, te, callStart, callResult] = kinds
   assert.deepEqual(order, [rc, rc, re, tc, tc, te, callStart, callResult, tc, tc, te])
+
+  // A failing tool: every dialect sees the error, the model is told and the run goes on.
+  c.say('call:broken{}')
+  const broken = await c.untilCompleted()
+  assert.equal(textOf(broken), 'The tool said: tool broken failed: disk full')
+  const failed = broken.find((m) => m.type === 'tool_call_error')
+  assert.deepEqual(failed?.type === 'tool_call_error' ? [failed.tool_name, failed.error] : null, ['broken', 'disk full'])
 
   // A Parlance ToolDefinition in the same record runs the same way.
   c.say('call:shout{"text":"hi there"}')
