@@ -13,7 +13,7 @@ import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 
 /** Tests under test/ that open no socket, start no server and spawn nothing. */
-const PURE = ['test/layering.test.ts', 'test/public-api.test.ts', 'test/store-memory.test.ts']
+const PURE = ['test/codecs-http.property.test.ts', 'test/layering.test.ts', 'test/public-api.test.ts', 'test/store-memory.test.ts']
 
 /** Heavy tests: each takes a minute or loads the whole machine (a cluster, a browser, npm pack, 1,000 sockets). */
 const HEAVY = [
