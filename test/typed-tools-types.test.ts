@@ -2,6 +2,7 @@
  * Type-level test: `tsc -p tsconfig.json` checks this file; each `@ts-expect-error` proves that a wrong use
  * fails to compile (an unneeded one is itself an error). At run time it only defines the agents.
  */
+/* eslint-disable @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call -- the @ts-expect-error lines are wrong on purpose */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { z } from 'zod'
