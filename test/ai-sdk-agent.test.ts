@@ -42,7 +42,7 @@ const tools = {
   broken: tool({
     description: 'Always fails',
     inputSchema: z.object({}),
-    execute: () => {
+    execute: async (): Promise<string> => {
       throw new Error('disk full')
     },
   }),
