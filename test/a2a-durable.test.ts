@@ -11,6 +11,7 @@ import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk'
 import { connectA2a } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { spawnServe } from './support/serve-process.js'
+import { waitFor } from './support/wait.js'
 
 const message = (text: string, extra: Partial<Message> = {}): Message => ({
   messageId: randomUUID(),
@@ -116,6 +117,43 @@ test('kill -9 mid-task: after the restart the task is failed (interrupted) and k
   await assert.rejects(c2.sendMessage({ tenant: '', message: message('more', { taskId, contextId: after.contextId }), configuration: undefined, metadata: undefined }), /terminal/i)
   const next = asTask(await c2.sendMessage({ tenant: '', message: message('count 2', { contextId: after.contextId }), configuration: undefined, metadata: undefined }))
   assert.equal(textOf(next), '1 2')
+})
+
+test('kill -9 with a task queued behind a working one: after the restart the first is failed (interrupted), the queued one runs and completes', async (t) => {
+  const dir = dataDir(t)
+  const args = ['--store', 'sqlite', '--data', dir, '--on-busy', 'enqueue']
+  const first = await spawnServe(t, args, 'first')
+  const c = await connectA2a({ url: first.url })
+  const abort = new AbortController()
+  let working: Task | undefined
+  try {
+    for await (const ev of c.sendMessageStream({ tenant: '', message: message('slow please'), configuration: undefined, metadata: undefined }, { signal: abort.signal })) {
+      if (ev.payload?.$case === 'task') working = ev.payload.value
+      if (ev.payload?.$case === 'artifactUpdate') break
+    }
+  } finally {
+    abort.abort()
+  }
+  assert.ok(working)
+  const queued = asTask(await c.sendMessage({ tenant: '', message: message('count 2', { contextId: working.contextId }), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined }, metadata: undefined }))
+  // Submitted until the working task ends: waits for the log to show it queued.
+  const seen = await waitFor(async (): Promise<Task | undefined> => {
+    const got = await c.getTask({ tenant: '', id: queued.id, historyLength: undefined })
+    return JSON.stringify(got.status?.message?.parts ?? []).includes('queued') ? got : undefined
+  }, { what: 'the task queued in the log', timeoutMs: 10_000 })
+  assert.equal(state(seen), 'TASK_STATE_SUBMITTED')
+  assert.match(JSON.stringify(seen.status?.message?.parts), /queued/)
+  await first.kill()
+
+  const again = await spawnServe(t, args, 'second')
+  const c2 = await connectA2a({ url: again.url })
+  assert.equal(state(await c2.getTask({ tenant: '', id: working.id, historyLength: undefined })), 'TASK_STATE_FAILED')
+  // The restart resumes the queue (resumeUnfinished): the queued task runs now, on the new process.
+  const done = await waitFor(async (): Promise<Task | undefined> => {
+    const got = await c2.getTask({ tenant: '', id: queued.id, historyLength: undefined })
+    return got.status?.state === TaskState.TASK_STATE_COMPLETED ? got : undefined
+  }, { what: 'the queued task completed after the restart', timeoutMs: 20_000 })
+  assert.equal(textOf(done), '1 2')
 })
 
 test('a dropped stream, SubscribeToTask to the end, then GetTask: completed with the whole text (no stale copy)', async (t) => {
