@@ -4,7 +4,7 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcT
 import { defineAgent, type AgentDefinition, type Plan, type RunContext } from '../../agent/index.js'
 import { ParlanceError, type ErrorCode, type Json, type RiskLevel } from '../../core/index.js'
 import { openTools } from '../open-tools.js'
-import { TextQueue } from './queue.js'
+import { TextQueue } from '../text-queue.js'
 
 /** Options of `a2aBridgeAgent`. */
 export interface A2aBridgeOptions {

@@ -2,41 +2,13 @@ import type { LanguageModelUsage, TextStreamPart, ToolSet } from 'ai'
 import type { RunContext } from '../../agent/index.js'
 import type { TokenUsage } from '../../core/index.js'
 import type { ToolHooks } from './tools.js'
-
-/** Chunks pushed by the stream reader and pulled by `ctx.say` / `ctx.think`. */
-class Feed implements AsyncIterable<string> {
-  private readonly chunks: string[] = []
-  private wake: (() => void) | undefined
-  private ended = false
-
-  push(chunk: string): void {
-    this.chunks.push(chunk)
-    this.wake?.()
-  }
-
-  end(): void {
-    this.ended = true
-    this.wake?.()
-  }
-
-  async *[Symbol.asyncIterator](): AsyncGenerator<string> {
-    for (;;) {
-      if (this.chunks.length) {
-        yield* this.chunks.splice(0)
-        continue
-      }
-      if (this.ended) return
-      await new Promise<void>((resolve) => (this.wake = resolve))
-      this.wake = undefined
-    }
-  }
-}
+import { TextQueue } from '../text-queue.js'
 
 /** The text or reasoning message being streamed, if any. */
 interface Block {
   kind: 'text' | 'reasoning'
   id: string
-  feed: Feed
+  feed: TextQueue
   done: Promise<unknown>
 }
 
@@ -140,7 +112,7 @@ export class StreamReader implements ToolHooks {
 
   private write(kind: Block['kind'], id: string, text: string): void {
     if (!this.block) {
-      const feed = new Feed()
+      const feed = new TextQueue()
       const done = kind === 'text' ? this.ctx.say(feed) : this.ctx.think(feed)
       done.catch(() => {}) // the run ending is reported by the run, not by this message
       this.block = { kind, id, feed, done }

@@ -1,4 +1,4 @@
-/** Text chunks pushed as they arrive and read as an async iterable (`ctx.say` streams it); `end` closes it. */
+/** Text chunks pushed as they arrive (a model stream, a remote agent) and read as an async iterable (`ctx.say` / `ctx.think` stream it); `end` closes it. */
 export class TextQueue implements AsyncIterable<string> {
   private readonly chunks: string[] = []
   private ended = false
