@@ -16,6 +16,15 @@ export default defineConfig({
     sourcemap: true,
     target: 'es2022',
     modulePreload: { polyfill: false },
+    rollupOptions: {
+      // zod (bundled through the MCP SDK's client) writes comments beside its `@__PURE__` annotations where
+      // Rollup cannot read them; Rollup drops those comments, which changes nothing in the bundle. Only that
+      // warning, only for dependencies, is left out; every other warning still shows.
+      onwarn(warning, warn) {
+        if (warning.code === 'INVALID_ANNOTATION' && warning.id?.includes('/node_modules/')) return
+        warn(warning)
+      },
+    },
   },
   resolve: {
     alias: { 'parlance-gateway/client': fileURLToPath(new URL('./src/clients.ts', import.meta.url)) },

@@ -16,7 +16,7 @@ import { HaiClient, textOf } from '../src/client/index.js'
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
-const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 })
+const npm = (args: string[], cwd: string, loglevel = 'error') => run('npm', [...args, '--no-audit', '--no-fund', `--loglevel=${loglevel}`], { cwd, maxBuffer: 16 * 1024 * 1024 })
 
 /** The README's first TypeScript block (the agent of "Write your own agent"), as a reader copies it. */
 function readmeAgent(): string {
@@ -29,7 +29,9 @@ test('the packed tarball installs into a "type": "module" project; the README ag
   const dir = mkdtempSync(join(tmpdir(), 'parlance-install-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   // Always built afresh: a dist/ left from an earlier checkout would pack (and test) old code.
-  await npm(['run', 'build'], ROOT)
+  const build = await npm(['run', 'build'], ROOT)
+  // A clean build log: no Rollup or Vite warnings from the inspector's bundle.
+  assert.doesNotMatch(build.stderr, /warn|\(!\)|annotation/i, build.stderr)
   const packed = JSON.parse((await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], ROOT)).stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
   const tarball = join(dir, packed[0]!.filename)
   const files = packed[0]!.files.map((f) => f.path)
@@ -44,7 +46,11 @@ test('the packed tarball installs into a "type": "module" project; the README ag
   const app = join(dir, 'app')
   mkdirSync(app)
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }))
-  await npm(['install', tarball, '--prefer-offline', '--ignore-scripts'], app)
+  // No install-time script of ours (npm lists any `prepare`/`install` script to the user as a warning) and a clean log.
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
+  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(manifest.scripts?.[hook], undefined, `package.json has no "${hook}" script`)
+  const install = await npm(['install', tarball, '--prefer-offline', '--ignore-scripts'], app, 'warn')
+  assert.doesNotMatch(install.stderr, /warn/i, install.stderr)
   const native = 'node_modules/better-sqlite3/build/Release'
   mkdirSync(join(app, native), { recursive: true })
   copyFileSync(join(ROOT, native, 'better_sqlite3.node'), join(app, native, 'better_sqlite3.node'))
