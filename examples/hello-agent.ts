@@ -6,7 +6,7 @@ const hello = defineAgent({
   tools: { shout: { description: 'Upper-cases text', execute: ({ text }) => String(text).toUpperCase() } },
   async run(ctx) {
     await ctx.status('thinking')
-    const loud = await ctx.callTool<string>('shout', { text: ctx.input.text })
+    const loud = await ctx.callTool('shout', { text: ctx.input.text }) // a string: typed by the tool's name
     await ctx.say(['You said ', loud, '!'])
   },
 })
