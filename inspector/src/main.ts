@@ -38,6 +38,41 @@ let dialect: DialectId = initialDialect()
 let follows = new Map<string, AbortController>()
 /** Server tool calls shown from the canonical log (for dialects that do not carry them). */
 let serverTools = new Set<string>()
+/** Approvals asked and not yet answered or closed: while any waits, the run is waiting for approval. */
+let waiting = new Set<string>()
+/** The agent the page talks to: the server's default (the first it serves); the demo's until the server says. */
+let agent = 'demo'
+
+/** Reads the agents the server serves; A2A, MCP and HugAI address the first (the default every other dialect uses). */
+async function loadServed(): Promise<void> {
+  try {
+    const info = await api.json<{ agents?: unknown }>('/inspector/api/info')
+    const first = Array.isArray(info.agents) ? info.agents.find((a): a is string => typeof a === 'string') : undefined
+    if (first) agent = first
+  } catch {
+    // Without the token the server needs, the page cannot know yet: it says so once it tries to connect.
+  }
+  showServed()
+}
+
+/** Endpoints, the message placeholder and the demo's triggers follow the served agent. */
+function showServed(): void {
+  for (const d of DIALECTS) {
+    const small = document.querySelector(`label[for="dialect-${d.id}"] small`)
+    const endpoint = d.endpoint.replace('<agent>', agent)
+    if (small) small.textContent = endpoint
+    document.querySelector(`label[for="dialect-${d.id}"]`)?.setAttribute('title', endpoint)
+  }
+  const demo = agent === 'demo'
+  document.querySelector<HTMLElement>('.quick')!.hidden = !demo
+  byId<HTMLInputElement>('message').placeholder = demo ? 'Type a message — try: delete, client, state, plan, weather in Paris' : `Type a message to ${agent}`
+  document.body.dataset.agent = agent
+}
+
+/** The header: connected over which dialect, and how the last run stands. */
+function runStatus(d: DialectId, outcome: string): void {
+  setStatus(`connected over ${labelOf(d)} — ${waiting.size > 0 ? 'waiting for approval' : `last run: ${outcome}`}`, 'ok')
+}
 
 function initialDialect(): DialectId {
   const q = new URLSearchParams(location.search).get('dialect')
@@ -94,10 +129,13 @@ function sinkFor(mine: number, d: DialectId): ChatSink {
     toolResult: live((id, o) => chat.toolResult(id, o)),
     clientTool: live((c) => chat.clientTool(c)),
     approval: live((a) => {
+      waiting.add(a.id)
+      runStatus(d, 'waiting for approval')
       chat.approvalNote(`Approval requested for ${a.tool} (${a.risk} risk)`)
       dialog.request(a)
     }),
     approvalClosed: live((id: string, why: string) => {
+      waiting.delete(id)
       dialog.closed(id)
       chat.approvalNote(`Approval closed: ${why}`)
     }),
@@ -109,7 +147,7 @@ function sinkFor(mine: number, d: DialectId): ChatSink {
     error: live((m: string) => chat.error(m)),
     runEnded: live((outcome: string) => {
       document.body.dataset.busy = 'false'
-      setStatus(`connected over ${labelOf(d)} — last run: ${outcome}`, 'ok')
+      runStatus(d, outcome)
     }),
     wire: live((dir: 'in' | 'out', frame: unknown, seq?: number) => wire.frame(d, dir, frame, seq)),
   }
@@ -124,6 +162,7 @@ async function open(d: DialectId): Promise<void> {
   for (const c of follows.values()) c.abort()
   follows = new Map()
   serverTools = new Set()
+  waiting = new Set()
   dialog.reset()
   chat.clear()
   wire.reset('')
@@ -139,7 +178,7 @@ async function open(d: DialectId): Promise<void> {
   history.replaceState(null, '', url)
   let a: DialectAdapter
   try {
-    a = await connect(d, { url: location.origin, ...(api.token ? { token: api.token } : {}), sink: sinkFor(mine, d) })
+    a = await connect(d, { url: location.origin, agent, ...(api.token ? { token: api.token } : {}), sink: sinkFor(mine, d) })
   } catch (err) {
     if (mine !== gen) return
     setStatus(`cannot connect over ${labelOf(d)}`, 'bad')
@@ -188,9 +227,11 @@ function setup(): void {
   token.addEventListener('change', () => {
     api.token = token.value.trim()
     sessionStorage.setItem('parlance-token', api.token)
-    void open(dialect)
+    void loadServed().then(() => open(dialect))
   })
   dialog.onAnswer = (id, approved, feedback) => {
+    waiting.delete(id)
+    setStatus(`connected over ${labelOf(dialect)} — running`, 'ok')
     chat.approvalNote(`You ${approved ? 'approved' : 'rejected'} the request${feedback ? ` (${feedback})` : ''}`)
     adapter?.approve(id, approved, feedback).catch((err: unknown) => chat.error(`approval failed: ${(err as Error).message}`))
   }
@@ -202,7 +243,7 @@ function setup(): void {
   metrics.start()
   sessions.start()
   sessionView.fromHash()
-  void open(dialect)
+  void loadServed().then(() => open(dialect))
 }
 
 setup()

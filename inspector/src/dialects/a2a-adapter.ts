@@ -13,14 +13,14 @@ const dataOf = (parts: readonly Part[]): Record<string, unknown> => {
 }
 
 /**
- * A2A 1.0 (JSON-RPC, SSE) through the official `@a2a-js/sdk` client built from the demo agent's card: each
+ * A2A 1.0 (JSON-RPC, SSE) through the official `@a2a-js/sdk` client built from the served agent's card: each
  * message is a task in the page's context (= the Parlance session), streamed with `SendStreamingMessage`;
  * an `input-required` task is an approval or a client tool, answered as the task's next message. Statuses and server tool calls
  * come from `metadata.parlance` of the `working` updates; plan progress from the canonical log.
  */
 export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${uid()}`): Promise<DialectAdapter> {
   const { sink } = o
-  const client = await connectA2a({ url: o.url, agent: 'demo', ...(o.token ? { token: o.token } : {}) })
+  const client = await connectA2a({ url: o.url, agent: o.agent, ...(o.token ? { token: o.token } : {}) })
   let announced = false
   const message = (parts: Part[], taskId = ''): Message => ({ messageId: uid(), contextId, taskId, role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] })
   const handle = (ev: StreamResponse) => {

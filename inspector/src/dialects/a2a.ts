@@ -7,7 +7,7 @@ import type { InspectorDialect } from './types.js'
 export const a2aDialect: InspectorDialect = {
   id: 'a2a',
   label: 'A2A',
-  endpoint: 'POST /a2a/demo (JSON-RPC, SSE)',
+  endpoint: 'POST /a2a/<agent> (JSON-RPC, SSE)',
   carries: { state: true, serverTools: true, plan: false },
   connect: async (o) => (await import('./a2a-adapter.js')).connectA2aDialect(o),
 }

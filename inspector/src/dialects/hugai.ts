@@ -12,11 +12,11 @@ interface TaskResult {
 
 /**
  * HugAI v2 (JSON-RPC 2.0 over WebSocket `/rpc`), through `HugaiClient`. Each message is an `agent/request`
- * task to the demo agent: a session of its own, answered whole when the task completes. Checkpoints
+ * task to the served agent: a session of its own, answered whole when the task completes. Checkpoints
  * (approvals) arrive as `event` notifications and are decided with `governance/approval`; a client tool is
  * the hub's `tool/integration` request, answered when the form is submitted.
  */
-export async function connectHugai(o: ConnectOptions, agent = 'demo'): Promise<DialectAdapter> {
+export async function connectHugai(o: ConnectOptions, agent = o.agent): Promise<DialectAdapter> {
   const { sink } = o
   const client = await HugaiClient.connect({ url: o.url, ...(o.token ? { token: o.token } : {}), tap: (dir, frame) => sink.wire(dir, frame) })
   const me = `inspector-${uid().slice(0, 8)}`

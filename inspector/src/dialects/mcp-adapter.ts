@@ -1,4 +1,5 @@
 import { connectMcp } from '../../../src/dialects/mcp/client.js'
+import { askToolName } from '../../../src/dialects/mcp/codec.js'
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { uid } from '../dom.js'
 import { pump, type ConnectOptions, type DialectAdapter } from './types.js'
@@ -7,12 +8,13 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
 /**
  * MCP (streamable HTTP at `/mcp`) through the official SDK's Client: each message is a call of the tool
- * `ask_demo` in the page's session (the `sessionId` argument), whose progress notifications show as statuses
+ * `ask_<agent>` (the served agent's) in the page's session (the `sessionId` argument), whose progress notifications show as statuses
  * and whose result is the answer, whole. An approval is the server's elicitation request, answered by the
  * dialog. Server tools, plan and state come from the canonical log (MCP's result carries only the final state).
  */
 export async function connectMcpDialect(o: ConnectOptions, sessionId = `mcp-${uid()}`): Promise<DialectAdapter> {
   const { sink } = o
+  const tool = askToolName(o.agent)
   const answers = new Map<string, (r: ElicitResult) => void>()
   const client = await connectMcp({
     url: o.url,
@@ -37,10 +39,10 @@ export async function connectMcpDialect(o: ConnectOptions, sessionId = `mcp-${ui
     id: 'mcp',
     carriesState: false,
     streams: false,
-    notes: 'MCP: each message is one call of the tool ask_demo in this page\'s session, answered whole; progress shows as statuses, an approval is an elicitation request. MCP carries no client tools, and tool calls, plan and state show from the canonical log.',
+    notes: `MCP: each message is one call of the tool ${tool} in this page's session, answered whole; progress shows as statuses, an approval is an elicitation request. MCP carries no client tools, and tool calls, plan and state show from the canonical log.`,
     async send(text) {
       void pump(sink, async () => {
-        const params = { name: 'ask_demo', arguments: { message: text, sessionId } }
+        const params = { name: tool, arguments: { message: text, sessionId } }
         sink.wire('out', { method: 'tools/call', params })
         const r = await client.callTool(params, undefined, { timeout: 600_000, resetTimeoutOnProgress: true, onprogress: (p) => {
           announce()

@@ -11,6 +11,7 @@ export interface InspectorDialect {
   readonly id: DialectId
   /** As the switcher shows it. */
   readonly label: string
+  /** Where it connects, as the switcher shows it; `<agent>` stands for the agent the page talks to. */
   readonly endpoint: string
   /** What its frames carry; what they do not, the page shows from the canonical log. */
   readonly carries: { readonly state: boolean; readonly serverTools: boolean; readonly plan: boolean }
@@ -68,6 +69,8 @@ export interface ConnectOptions {
   /** Base URL of the server (`location.origin`). */
   url: string
   token?: string
+  /** The agent the page talks to: the server's default (the first it serves), as `/inspector/api/info` lists them. */
+  agent: string
   sink: ChatSink
 }
 
