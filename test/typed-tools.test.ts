@@ -4,7 +4,9 @@ import { z } from 'zod'
 import { defineAgent, tool, type StandardSchemaV1 } from '../src/index.js'
 import { toolJsonSchema } from '../src/agent/index.js'
 import { textOf } from '../src/client/index.js'
+import { openaiAgent } from '../src/agents/openai/index.js'
 import { startServer } from './harness.js'
+import { fakeOpenAI } from './support/fake-openai.js'
 
 /** A hand-written Standard Schema, as valibot or ArkType would give: no zod anywhere in it. */
 const shoutInput: StandardSchemaV1<{ text: string }> = {
@@ -103,4 +105,27 @@ test('the JSON Schema a tool advertises: from zod, explicit parameters first, a 
   assert.deepEqual(toolJsonSchema('legacy', typed.tools.legacy!), { type: 'object', properties: { x: { type: 'number' } } })
   assert.deepEqual(toolJsonSchema('raw', { inputSchema: { type: 'object', properties: { y: { type: 'string' } } } }), { type: 'object', properties: { y: { type: 'string' } } })
   assert.throws(() => toolJsonSchema('shout', { inputSchema: shoutInput }), /tool "shout": its handmade inputSchema cannot produce a JSON Schema; give the tool an explicit `parameters`/)
+})
+
+test('from a model (openaiAgent): the zod schema is the function parameters it sees; its bad arguments come back as the tool error and the run goes on', async (t) => {
+  const llm = await fakeOpenAI()
+  const add = tool({ description: 'Adds a and b', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b })
+  const s = await startServer({ agents: [openaiAgent({ model: 'fake-1', baseURL: llm.url, apiKey: 'test', tools: { add } })] })
+  t.after(async () => {
+    await s.close()
+    await llm.close()
+  })
+  const c = await s.hai()
+  c.say('call:add{"a":"one","b":2}')
+  const bad = await c.untilCompleted()
+  const fn = (llm.requests[0]!.tools as Array<{ function: { name: string; parameters: { properties: Record<string, unknown>; required: string[] } } }>)[0]!.function
+  assert.deepEqual([fn.name, Object.keys(fn.parameters.properties), fn.parameters.required], ['add', ['a', 'b'], ['a', 'b']])
+  const err = bad.find((m) => m.type === 'tool_call_error')
+  assert.ok(err?.type === 'tool_call_error')
+  assert.match(err.error, /^invalid arguments for tool add: a: /)
+  assert.match(textOf(bad), /^The tool said: error: tool add failed: invalid arguments for tool add: a: /)
+  assert.equal(bad.some((m) => m.type === 'error'), false)
+
+  c.say('call:add{"a":1,"b":2}')
+  assert.equal(textOf(await c.untilCompleted()), 'The tool said: 3')
 })

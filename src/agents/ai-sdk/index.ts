@@ -42,7 +42,8 @@ export interface AiSdkAgentOptions extends Passed {
   system?: string
   /**
    * Tools exactly as written for `streamText` (`tool({ description, inputSchema, execute?, needsApproval? })`),
-   * or Parlance `ToolDefinition`s (`{ description, parameters, execute? }`, as `mcpTools` gives them). With
+   * or Parlance `ToolDefinition`s (`{ description, parameters, execute? }`, as `mcpTools` gives them; one with an
+   * `inputSchema` made with Parlance's `tool()`, which tells it apart from an AI SDK tool). With
    * `execute` a tool runs here as a server tool; without, it goes to the client (`ctx.callTool`).
    */
   tools?: Record<string, AnyTool>
