@@ -64,7 +64,8 @@ function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
         else {
           // A2A 1.0 clients ask with `A2A-Version: 1.0`; without it (0.3 clients send none) the 0.3 card.
           const s = service(card, baseUrl(req))
-          const headers = { 'cache-control': 'no-cache', vary: A2A_VERSION_HEADER }
+          // Added to the server's `Vary: Origin` (set before dispatch for browser requests), which writeHead would replace.
+          const headers = { 'cache-control': 'no-cache', vary: [res.getHeader('vary'), A2A_VERSION_HEADER].filter(Boolean).join(', ') }
           if (isLegacy(header(req, A2A_VERSION_HEADER))) sendJson(res, 200, legacyAgentCard(s.card), headers)
           else void s.handler.getAgentCard().then((c) => sendJson(res, 200, c, headers))
         }
