@@ -4,6 +4,8 @@ import { z } from 'zod'
 import { defineAgent, tool, type StandardSchemaV1 } from '../src/index.js'
 import { toolJsonSchema } from '../src/agent/index.js'
 import { textOf } from '../src/client/index.js'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { aiSdkAgent } from '../src/agents/ai-sdk/index.js'
 import { openaiAgent } from '../src/agents/openai/index.js'
 import { startServer } from './harness.js'
 import { fakeOpenAI } from './support/fake-openai.js'
@@ -125,6 +127,29 @@ test('from a model (openaiAgent): the zod schema is the function parameters it s
   assert.match(err.error, /^invalid arguments for tool add: a: /)
   assert.match(textOf(bad), /^The tool said: error: tool add failed: invalid arguments for tool add: a: /)
   assert.equal(bad.some((m) => m.type === 'error'), false)
+
+  c.say('call:add{"a":1,"b":2}')
+  assert.equal(textOf(await c.untilCompleted()), 'The tool said: 3')
+})
+
+test('aiSdkAgent takes the same typed tool (made with tool()): its zod schema is what the model sees, Parlance validates it', async (t) => {
+  const llm = await fakeOpenAI()
+  const add = tool({ description: 'Adds a and b', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b })
+  const provider = createOpenAICompatible({ name: 'fakeai', baseURL: llm.url, apiKey: 'test' })
+  const s = await startServer({ agents: [aiSdkAgent({ name: 'ai', model: provider.chatModel('fake-1'), tools: { add }, maxRetries: 0 })] })
+  t.after(async () => {
+    await s.close()
+    await llm.close()
+  })
+  const c = await s.hai()
+  c.say('call:add{"a":"one","b":2}')
+  const bad = await c.untilCompleted()
+  const fn = (llm.requests[0]!.tools as Array<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }>)[0]!.function
+  assert.deepEqual([fn.name, Object.keys(fn.parameters.properties)], ['add', ['a', 'b']])
+  const err = bad.find((m) => m.type === 'tool_call_error')
+  assert.ok(err?.type === 'tool_call_error', JSON.stringify(bad.map((m) => m.type)))
+  assert.match(err.error, /^invalid arguments for tool add: a: /)
+  assert.match(textOf(bad), /^The tool said: .*invalid arguments for tool add: a: /)
 
   c.say('call:add{"a":1,"b":2}')
   assert.equal(textOf(await c.untilCompleted()), 'The tool said: 3')
