@@ -1,11 +1,11 @@
-import fjp from 'fast-json-patch'
+import fjp, { type Operation } from 'fast-json-patch'
 import { addUsage, toolResultText, type EventBody, type HistoryMessage, type Json, type PatchOp, type QueuedMessage, type TokenUsage } from './events.js'
 import { ParlanceError } from './errors.js'
 
 /** Applies an RFC 6902 patch without touching `doc`; throws `invalid_message` on a bad patch. */
 export function applyPatch(doc: Json, patch: readonly PatchOp[]): Json {
   try {
-    return fjp.applyPatch(doc, patch as fjp.Operation[], true, false).newDocument
+    return fjp.applyPatch(doc, patch as Operation[], true, false).newDocument
   } catch (err) {
     throw new ParlanceError('invalid_message', `invalid JSON Patch: ${(err as Error).message}`, undefined, { cause: err })
   }
