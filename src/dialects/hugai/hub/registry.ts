@@ -52,7 +52,7 @@ export class Registry {
         agentId: name,
         kind: 'builtin',
         description: a?.description ?? '',
-        capabilities: { tools: tools.map(([n]) => n), serverTools: tools.filter(([, t]) => t.execute).map(([n]) => n) },
+        capabilities: { tools: tools.map(([n]) => n), serverTools: tools.filter(([, t]) => typeof t.execute === 'function').map(([n]) => n) },
         governanceLevel: 'supervised',
       }
     })
