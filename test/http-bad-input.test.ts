@@ -103,6 +103,7 @@ test('MCP SDK client: bad tool arguments are a tool error naming the argument (-
   await bad({ message: 123 }, /at message/)
   await bad({}, /at message/)
   await bad({ message: '' }, /at message/)
+  await bad({ message: 'x'.repeat(10_001) }, /at message/) // maxUserMessageChars, as every other dialect enforces it
   await bad({ message: 'hi', onBusy: 'later' }, /at onBusy/)
   await bad({ message: 'hi', sessionId: 'x'.repeat(300) }, /at sessionId/)
   const unknown = (await client.callTool({ name: 'ask_nobody', arguments: { message: 'hi' } })) as { isError?: boolean; content: Array<{ text?: string }> }

@@ -119,7 +119,7 @@ function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Pr
         title: `Ask ${name}`,
         description: `${(agent?.description ?? `The ${name} agent`).replace(/[.\s]+$/, '')}. Sends a message to the agent and returns its answer; pass sessionId to continue a conversation (the result's structuredContent.sessionId).`,
         inputSchema: {
-          message: z.string().min(1).describe('What to tell the agent'),
+          message: z.string().min(1).max(deps.limits.maxUserMessageChars).describe('What to tell the agent'),
           sessionId: z.string().min(1).max(256).optional().describe('A Parlance session to continue'),
           onBusy: z
             .enum(['interrupt', 'enqueue', 'reject', 'rollback'] satisfies OnBusy[])
