@@ -2,27 +2,13 @@
 // it answers GetTask, ListTasks and the task's next message just as the node that did (issue 37).
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
-import { randomUUID } from 'node:crypto'
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk'
+import { TaskState } from '@a2a-js/sdk'
 import { connectA2a } from '../src/client/index.js'
 import { dropPrefix, startNodes, testPrefix } from './cluster-support.js'
+import { a2aMessage, asTask, taskText } from './support/a2a.js'
 
-const message = (text: string, extra: Partial<Message> = {}): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra,
-})
-const asTask = (r: unknown): Task => {
-  assert.ok(r && typeof r === 'object' && 'status' in r, `a task, not ${JSON.stringify(r)}`)
-  return r as Task
-}
-const textOf = (t: Task) => t.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('').trim()
+const message = a2aMessage
+const textOf = taskText
 
 const prefix = testPrefix()
 after(() => dropPrefix(prefix))

@@ -7,29 +7,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk'
+import { TaskState, type Task } from '@a2a-js/sdk'
 import { connectA2a } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { spawnServe } from './support/serve-process.js'
 import { waitFor } from './support/wait.js'
+import { a2aMessage, asTask, taskText } from './support/a2a.js'
 
-const message = (text: string, extra: Partial<Message> = {}): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra,
-})
-const asTask = (r: unknown): Task => {
-  assert.ok(r && typeof r === 'object' && 'status' in r, `a task, not ${JSON.stringify(r)}`)
-  return r as Task
-}
-/** The text of a task's response artifacts. */
-const textOf = (t: Task) => t.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('').trim()
+const message = a2aMessage
+const textOf = taskText
 const state = (t: Task) => TaskState[t.status!.state]
 const FIFTY = Array.from({ length: 50 }, (_, i) => i + 1).join(' ')
 

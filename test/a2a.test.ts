@@ -5,30 +5,17 @@ import { randomUUID } from 'node:crypto'
 import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk'
+import { TaskState, type Message, type Task } from '@a2a-js/sdk'
 import type { Client } from '@a2a-js/sdk/client'
 import { AguiClient, connectA2a } from '../src/client/index.js'
 import { startServer, type TestServer } from './harness.js'
 import { watch } from './huma-support.js'
 import { waitFor } from './support/wait.js'
+import { a2aMessage, asTask } from './support/a2a.js'
 
-const message = (text: string, extra: Partial<Message> = {}): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra,
-})
+const message = a2aMessage
 const send = (c: Client, m: Message) => c.sendMessage({ tenant: '', message: m, configuration: undefined, metadata: undefined })
 const stream = (c: Client, m: Message) => c.sendMessageStream({ tenant: '', message: m, configuration: undefined, metadata: undefined })
-const asTask = (r: unknown): Task => {
-  assert.ok(r && typeof r === 'object' && 'status' in r, `a task, not ${JSON.stringify(r)}`)
-  return r as Task
-}
 /** The text of a task's artifacts (the streamed response, chunks appended). */
 const artifactText = (t: Task) => t.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('').trim()
 

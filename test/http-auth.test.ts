@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
-import { Role, type Message } from '@a2a-js/sdk'
 import { DefaultChatTransport, type UIMessage } from 'ai'
 import { connectA2a } from '../src/client/index.js'
 import { startServer } from './harness.js'
+import { a2aMessage } from './support/a2a.js'
 
 const tokens = (): Record<string, string> => ({ 'alice-token': 'alice', 'bob-token': 'bob' })
 const authFrom = (users: Record<string, string>) => ({ authenticate: (_req: unknown, token: string | null) => (token ? (users[token] ?? null) : null) })
@@ -76,16 +76,7 @@ test("AI SDK: bob's POST and resume on alice's chat are 403, while her run strea
   )
 })
 
-const message = (text: string): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-})
+const message = a2aMessage
 
 test('A2A: the SDK client without a valid token is refused with 401 (at the card, and at message/send once the token is revoked)', async (t) => {
   const users = tokens()
