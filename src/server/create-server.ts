@@ -21,7 +21,8 @@ import { protectedModeError } from './protected-mode.js'
 import { RateLimiter } from '../binding/rate-limit.js'
 import { sendJson } from '../binding/http-util.js'
 import { countCommitted, createMetrics } from '../binding/metrics.js'
-import { isLoopbackHostname, originPolicy, type OriginSettings } from './origin-policy.js'
+import { originPolicy, type OriginSettings } from './origin-policy.js'
+import { isLoopbackHost } from './loopback.js'
 import { OriginGate } from './origin-gate.js'
 
 export type { ClusterOptions, ParlanceServer, RedisUrl, ServerOptions } from './options.js'
@@ -278,7 +279,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   gate.install(http)
   http.on('listening', () => {
     const addr = http.address()
-    const loopback = addr !== null && typeof addr === 'object' && isLoopbackHostname(addr.family === 'IPv6' ? `[${addr.address}]` : addr.address)
+    const loopback = addr !== null && typeof addr === 'object' && isLoopbackHost(addr.address)
     gate.use(originPolicy(originSettings, loopback))
   })
 

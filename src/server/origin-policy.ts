@@ -1,4 +1,4 @@
-import { isIP } from 'node:net'
+import { isLoopbackHost } from './loopback.js'
 
 /**
  * Which browser pages may talk to the server, and under which host names: one decision for every dialect and
@@ -98,15 +98,11 @@ function parseHost(host: string, scheme = 'http:'): { hostname: string; host: st
   }
 }
 
-/** Whether a host name (as a URL spells it: IPv6 in brackets) is a loopback name. */
+/** Whether a host name (as a URL or a Host header spells it) is a loopback name. */
 export function isLoopbackHostname(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/\.$/, '')
-  if (h === 'localhost' || h.endsWith('.localhost')) return true
-  const bare = h.startsWith('[') ? h.slice(1, -1) : h
-  const family = isIP(bare)
-  if (family === 4) return bare.startsWith('127.')
-  if (family === 6) return bare === '::1' || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(bare)
-  return false
+  // Browsers send every *.localhost name to loopback themselves (RFC 6761), whatever DNS would say.
+  return h.endsWith('.localhost') || isLoopbackHost(h)
 }
 
 function matches(p: OriginPattern, url: URL): boolean {
