@@ -1,7 +1,6 @@
 // aiSdkAgent on the real AI SDK (`ai` with @ai-sdk/openai-compatible) against a local fake OpenAI-compatible
 // server, driven over HAI (the Parlance client), the `ai` package's own chat transport and @ag-ui/client.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { test, type TestContext } from 'node:test'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { DefaultChatTransport, readUIMessageStream, tool, type UIMessage } from 'ai'
@@ -12,6 +11,7 @@ import { startServer } from './harness.js'
 import { agentFor, run as aguiRun } from './agui-support.js'
 import { fakeOpenAI } from './support/fake-openai.js'
 import { waitFor } from './support/wait.js'
+import { startExample } from './support/run-example.js'
 
 const removed: string[] = []
 
@@ -219,20 +219,7 @@ test('provider errors end the run naming provider, status and message (HAI and A
 test('examples/ai-sdk-agent.ts as its own process: a tool call, an approval and usage in /metrics', async (t) => {
   const llm = await fakeOpenAI()
   t.after(() => llm.close())
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/ai-sdk-agent.ts'], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'test', OPENAI_MODEL: 'fake-1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  t.after(() => child.kill('SIGKILL'))
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /HAI: (ws:\/\/\S+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.on('exit', (code) => reject(new Error(`the example exited with ${code}: ${out}`)))
-  })
+  const url = await startExample(t, 'ai-sdk-agent.ts', { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'test', OPENAI_MODEL: 'fake-1' })
   const c = await HaiClient.connect({ url })
   t.after(() => c.close())
   c.say('weather in Paris?')

@@ -8,10 +8,11 @@ import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { build } from 'esbuild'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { CHROMIUM, launchChromium as launchBrowser } from './support/chromium.js'
 import WebSocket from 'ws'
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export { CHROMIUM }
 
 /** Bundles test/browser/page.ts for the browser into `outDir/page.js` (esbuild: ~1 s; vite's rollup build of the same takes ~30 s here). */
 export async function bundlePage(outDir: string): Promise<void> {
@@ -53,18 +54,12 @@ export async function serveStatic(files: Record<string, string>): Promise<Static
 }
 
 /**
- * Debian's Chromium, launched as test/inspector.test.ts launches it, plus host-resolver rules: every `*.test`
+ * Debian's Chromium with the standard flags (test/support/chromium.ts), plus host-resolver rules: every `*.test`
  * name is 127.0.0.1 (pages on other origins, still on loopback) and every other name except localhost fails to
  * resolve, so nothing the page does can leave this machine.
  */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--host-resolver-rules=MAP *.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
-    ],
-  })
+  return launchBrowser(['--host-resolver-rules=MAP *.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1'])
 }
 
 /** One request, CORS preflight or WebSocket handshake the page made, as Chromium saw it on the wire. */

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
 // @ts-expect-error plain .mjs helper without types
 import { synced } from '../scripts/sync-readme.mjs'
+import { startExample } from './support/run-example.js'
 
 test('README snippet is examples/hello-agent.ts', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
@@ -19,20 +19,7 @@ test('README opens with the install+start and test commands', () => {
 })
 
 test('examples/hello-agent.ts runs and answers over HAI', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/hello-agent.ts'], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  t.after(() => child.kill('SIGKILL'))
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /HAI: (ws:\/\/\S+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.on('exit', (code) => reject(new Error(`example exited with ${code}: ${out}`)))
-  })
+  const url = await startExample(t, 'hello-agent.ts')
   const c = await HaiClient.connect({ url })
   t.after(() => c.close())
   c.say('hi there')

@@ -1,29 +1,11 @@
 // Each runnable example in examples/ (besides hello-agent.ts, see example.test.ts) started as its own process
 // and talked to over a socket.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { test, type TestContext } from 'node:test'
 import { HaiClient, HumaClient, textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { fakeOpenAI } from './support/fake-openai.js'
-
-/** Runs `examples/<file>` on a free port; resolves with its HAI URL once it listens. */
-function start(t: TestContext, file: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `examples/${file}`], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  t.after(() => child.kill('SIGKILL'))
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /HAI: (ws:\/\/\S+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    child.on('exit', (code) => reject(new Error(`${file} exited with ${code}: ${out}`)))
-  })
-}
+import { startExample as start } from './support/run-example.js'
 
 async function hai(t: TestContext, url: string): Promise<HaiClient> {
   const c = await HaiClient.connect({ url })

@@ -3,17 +3,13 @@
 // ask_demo), the demo's triggers are hidden, and the header says a run is waiting for approval while it is.
 // The page is built fresh with Vite into a temp dir, as in inspector.test.ts.
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { build } from 'vite'
-import inspectorConfig from '../inspector/vite.config.js'
+import type { Browser, Page } from 'playwright-core'
+import { buildInspector, launchChromium } from './support/chromium.js'
 import { defineAgent } from '../src/index.js'
 import { startServer, type TestServer } from './harness.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const WAIT = 15_000
 
 const helper = defineAgent({
@@ -34,14 +30,9 @@ let server: TestServer
 let browser: Browser
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH; this test never downloads a browser`)
-  outDir = mkdtempSync(join(tmpdir(), 'parlance-inspector-own-'))
-  await build({ ...inspectorConfig, configFile: false, logLevel: 'warn', build: { ...inspectorConfig.build, outDir, emptyOutDir: true } })
+  outDir = await buildInspector('parlance-inspector-own-')
   server = await startServer({ agents: [helper], inspectorDir: outDir })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchChromium()
 })
 
 after(async () => {

@@ -2,13 +2,8 @@
 // parlance_tokens_total and carried by AG-UI (CUSTOM parlance.usage) and the AI SDK stream (data-usage), for
 // aiSdkAgent and openaiAgent against a local fake OpenAI-compatible server that reports usage.
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { test } from 'node:test'
-import { chromium } from 'playwright-core'
-import { build } from 'vite'
-import inspectorConfig from '../inspector/vite.config.js'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { DefaultChatTransport, tool, type UIMessageChunk } from 'ai'
 import { z } from 'zod'
@@ -18,6 +13,7 @@ import { textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { agentFor, custom, run as aguiRun } from './agui-support.js'
 import { fakeOpenAI } from './support/fake-openai.js'
+import { buildInspector, launchChromium } from './support/chromium.js'
 
 async function setup(t: import('node:test').TestContext, inspectorDir?: string) {
   const llm = await fakeOpenAI()
@@ -86,11 +82,8 @@ test('openaiAgent reports usage too (stream_options.include_usage); the AI SDK s
 })
 
 test('the inspector\'s session replay shows the tokens the session used, and each model call\'s', async (t) => {
-  const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: set CHROMIUM_PATH; this test never downloads a browser`)
-  const outDir = mkdtempSync(join(tmpdir(), 'parlance-usage-inspector-'))
+  const outDir = await buildInspector('parlance-usage-inspector-')
   t.after(() => rmSync(outDir, { recursive: true, force: true }))
-  await build({ ...inspectorConfig, configFile: false, logLevel: 'warn', build: { ...inspectorConfig.build, outDir, emptyOutDir: true } })
   const { s } = await setup(t, outDir)
   const c = await s.hai({ sessionId: 'usage-view' })
   c.say('ponder hello')
@@ -98,7 +91,7 @@ test('the inspector\'s session replay shows the tokens the session used, and eac
   c.say('weather please')
   await c.untilCompleted()
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+  const browser = await launchChromium()
   t.after(() => browser.close())
   const page = await browser.newPage()
   page.setDefaultTimeout(15_000)
