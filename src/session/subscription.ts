@@ -17,8 +17,12 @@ export interface Subscriber<Out = unknown, View = unknown> {
   drop?(reason: string): void
 }
 
-/** Encodings of one committed batch (values: `Encoded`), shared by the subscribers whose views have the same key. */
-export type EncodeCache = Map<unknown, unknown>
+/**
+ * Encodings of one committed batch, shared by the subscribers with the same encoder whose views have the same
+ * key: by encoder, then by `shareKey(view)` (or the view itself). Keyed by encoder first, two dialects (or a
+ * custom one) that happen to use the same key never receive each other's frames.
+ */
+export type EncodeCache = Map<BatchEncoder<unknown, unknown>, Map<unknown, Encoded<unknown, unknown>>>
 
 /** An encoder for subscribers that want the events themselves (in-process watchers, the inspector's JSON). */
 export const RAW_EVENTS: BatchEncoder<StoredEvent, null> = {
@@ -169,12 +173,15 @@ export class Subscription {
 
   private deliver(events: StoredEvent[], cache: EncodeCache | undefined): void {
     const sub = this.subscriber
-    const key = cache ? (sub.encoder.shareKey ? sub.encoder.shareKey(sub.view) : sub.view) : undefined
-    let out = cache?.get(key) as Encoded<unknown, unknown> | undefined
-    if (!out) {
-      out = sub.encoder.encode(events, sub.view)
-      cache?.set(key, out)
-    }
+    let out: Encoded<unknown, unknown> | undefined
+    if (cache) {
+      const encoder = sub.encoder
+      let shared = cache.get(encoder)
+      if (!shared) cache.set(encoder, (shared = new Map<unknown, Encoded<unknown, unknown>>()))
+      const key = encoder.shareKey ? encoder.shareKey(sub.view) : sub.view
+      out = shared.get(key)
+      if (!out) shared.set(key, (out = encoder.encode(events, sub.view)))
+    } else out = sub.encoder.encode(events, sub.view)
     sub.view = out.view
     this.delivered = events[events.length - 1]!.seq
     if (out.frames.length && !sub.write(out.frames)) this.close()
