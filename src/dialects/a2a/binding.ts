@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { A2A_VERSION_HEADER } from '@a2a-js/sdk'
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
-import { DefaultRequestHandler, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
+import { DefaultExecutionEventBusManager, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
 import { ParlanceError, type Principal } from '../../core/index.js'
 import { BodyError, readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
@@ -10,6 +10,7 @@ import { A2A_ERRORS, a2aRpcError } from './errors.js'
 import { ParlanceExecutor } from './executor.js'
 import { guardedPushStore, RetryingPushSender } from './push.js'
 import { RecordPushStore } from './push-store.js'
+import { closesWith, ParlanceRequestHandler } from './request-handler.js'
 import { LogTaskStore, taskLogOf } from './task-store.js'
 import { WebhookGuard } from './webhook-guard.js'
 import { WELL_KNOWN_CARD } from './wire.js'
@@ -22,7 +23,7 @@ interface AgentService {
   rpc: JsonRpcTransportHandler
   /** The same handler behind the A2A 0.3 method names (the SDK's compat layer). */
   legacy: LegacyJsonRpcTransportHandler
-  handler: DefaultRequestHandler
+  handler: ParlanceRequestHandler
   card: CardInput
 }
 
@@ -48,7 +49,8 @@ function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
       const executor = new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous', tasks)
       // Webhooks are checked when a config is saved and again at each delivery (webhook-guard.ts).
       const pushes = guardedPushStore(new RecordPushStore(log), guard)
-      const handler = new DefaultRequestHandler(card, tasks, executor, undefined, pushes, new RetryingPushSender(pushes, deps.log, guard))
+      // SubscribeToTask and CancelTask follow the session log, so they work on any node (request-handler.ts).
+      const handler = new ParlanceRequestHandler(card, tasks, executor, new DefaultExecutionEventBusManager(), pushes, new RetryingPushSender(pushes, deps.log, guard), deps.sessions)
       services.set(agent, (s = { handler, card: input, rpc: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) }))
     }
     return s
@@ -116,6 +118,10 @@ async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
   } catch (err) {
     return sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: JsonRpcTransportHandler.mapToJSONRPCError(err).code, message: (err as Error).message } })
   }
+  // A stream's wait for the next update ends when its client goes away (SubscribeToTask may wait long).
+  const gone = new AbortController()
+  res.once('close', () => gone.abort())
+  closesWith(context, gone.signal)
   const legacy = isLegacy(context.requestedVersion)
   const out = legacy ? await s.legacy.handle(body as Record<string, unknown>, context) : await s.rpc.handle(body as Record<string, unknown>, context)
   if (!isStream(out)) return sendJson(res, 200, out)

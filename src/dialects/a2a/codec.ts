@@ -106,6 +106,11 @@ export function status(taskId: string, contextId: string, state: TaskState, text
   return { taskId, contextId, status: { state, message: parts.length ? agentMessage(taskId, contextId, messageId ?? `${taskId}-status-${state}`, parts) : undefined, timestamp: new Date().toISOString() }, metadata: meta ? { parlance: meta } : undefined }
 }
 
+/** The status of a task whose message waits in its context's queue behind the working task. */
+export function queuedStatus(taskId: string, contextId: string): TaskStatusUpdateEvent {
+  return status(taskId, contextId, TaskState.TASK_STATE_SUBMITTED, 'queued: waits for the working task of this context', { queued: true })
+}
+
 /**
  * What a `working` status update says besides its text, under `metadata.parlance` (any A2A client may ignore
  * it; Parlance's own A2A bridge reads it to relay the run losslessly): the run's status, a server tool's call

@@ -4,8 +4,9 @@ import { TaskNotCancelableError } from '@a2a-js/sdk/errors'
 import { newId, ParlanceError, type Command, type Json, type Principal, type StoredEvent } from '../../core/index.js'
 import { followMessage, followRun, type IdentifiedMessage } from '../../binding/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
-import { approvalAnswerOf, approvalQuestion, clientToolQuestion, newTask, onBusyOfMessage, toolAnswerOf, stateArtifact, status, textChunk, textOf, workingUpdate } from './codec.js'
+import { approvalAnswerOf, newTask, onBusyOfMessage, queuedStatus, status, textOf, toolAnswerOf } from './codec.js'
 import type { LogTaskStore } from './task-store.js'
+import { RunUpdates } from './task-updates.js'
 
 /** A task (= a Parlance run) as this node knows it: its session, its run, and what it waits for. */
 interface Running {
@@ -75,6 +76,16 @@ export class ParlanceExecutor implements AgentExecutor {
     bus.finished()
   }
 
+  /** An execution on this node follows the task's run now (its CancelTask is this node's, through the SDK's event bus). */
+  follows(taskId: string): boolean {
+    return this.tasks.get(taskId)?.following === true
+  }
+
+  /** The task ended without this node's execution seeing it (cancelled through another node while it waited for input). */
+  forget(taskId: string): void {
+    if (!this.follows(taskId)) this.tasks.delete(taskId)
+  }
+
   /**
    * A task this node did not start (another node did, or this process before a restart) that waits for input,
    * as the log shows it: the answer goes to its session, which forwards it to the session's writer.
@@ -113,7 +124,6 @@ export class ParlanceExecutor implements AgentExecutor {
   private follow(running: Running, taskId: string, contextId: string, bus: ExecutionEventBus, cmd: Command): Promise<void> {
     const { session } = running
     return new Promise<void>((resolve, reject) => {
-      let artifact: { id: string; chunks: number } | null = null
       let done = false
       const end = (final: boolean, err?: Error) => {
         if (done) return
@@ -124,56 +134,15 @@ export class ParlanceExecutor implements AgentExecutor {
         if (err) reject(err)
         else resolve()
       }
+      const updates = new RunUpdates(taskId, contextId, (u) => bus.publish(u), () => session.model.state)
       const on = (e: StoredEvent) => {
         if (done) return
         running.runId = e.runId
-        const working = workingUpdate(taskId, contextId, e)
-        if (working) bus.publish(AgentEvent.statusUpdate(working))
-        switch (e.type) {
-          case 'run.started':
-            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_WORKING)))
-            return
-          case 'text.start':
-            artifact = { id: `${e.messageId}`, chunks: 0 }
-            return
-          case 'text.delta':
-            artifact ??= { id: `${e.messageId}`, chunks: 0 }
-            bus.publish(AgentEvent.artifactUpdate(textChunk(taskId, contextId, artifact.id, e.delta, artifact.chunks++ > 0, false)))
-            return
-          case 'text.end':
-            if (artifact) bus.publish(AgentEvent.artifactUpdate(textChunk(taskId, contextId, artifact.id, '', true, true)))
-            artifact = null
-            return
-          case 'message.sent':
-            bus.publish(AgentEvent.artifactUpdate(textChunk(taskId, contextId, e.messageId, e.message, false, true)))
-            return
-          case 'state.snapshot':
-          case 'state.delta':
-            bus.publish(AgentEvent.artifactUpdate(stateArtifact(taskId, contextId, session.model.state)))
-            return
-          case 'approval.requested': {
-            running.waiting = { kind: 'approval', id: e.approvalId }
-            const q = approvalQuestion(e)
-            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, q.text, q.data, e.approvalId)))
-            return end(false)
-          }
-          case 'tool.call': {
-            if (e.target !== 'client') return
-            // A tool the client runs: the task waits for its result, the task's next message.
-            running.waiting = { kind: 'tool', id: e.toolCallId, name: e.toolName }
-            const q = clientToolQuestion(e)
-            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, q.text, q.data, e.toolCallId)))
-            return end(false)
-          }
-          case 'run.finished':
-            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED)))
-            return end(true)
-          case 'run.error': {
-            const state = e.code === 'cancelled' ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED
-            bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, state, `${e.code}: ${e.message}`)))
-            return end(true)
-          }
-        }
+        const step = updates.event(e)
+        if (step === null) return
+        if (step === 'end') return end(true)
+        running.waiting = step
+        end(false)
       }
       const failed = (err: Error) => {
         if (err instanceof ParlanceError && err.code === 'cancelled') {
@@ -191,7 +160,7 @@ export class ParlanceExecutor implements AgentExecutor {
           end(true)
         })
       }
-      const queued = () => bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_SUBMITTED, 'queued: waits for the working task of this context', { queued: true })))
+      const queued = () => bus.publish(AgentEvent.statusUpdate(queuedStatus(taskId, contextId)))
       const follower =
         cmd.type === 'user.message' && cmd.messageId !== undefined
           ? followMessage(session, { ...cmd, messageId: cmd.messageId }, 'a2a', { event: on, failed, queued })

@@ -1,6 +1,6 @@
 import { Role, TaskState, type Artifact, type Message, type Task } from '@a2a-js/sdk'
 import type { Json, StoredEvent } from '../../core/index.js'
-import { approvalQuestion, clientToolQuestion, dataPart, stateArtifact, status, textPart, workingUpdate } from './codec.js'
+import { approvalQuestion, clientToolQuestion, dataPart, queuedStatus, stateArtifact, status, textPart, workingUpdate } from './codec.js'
 
 /**
  * What the store keeps of a task beside the log (its record in scope `a2a.task`, keyed by the task id): which
@@ -81,7 +81,7 @@ export function foldEvent(taskId: string, entry: TaskEntry, v: TaskView, e: Stor
   if (v.runId === null) {
     if (e.type === 'message.queued' && e.messageId === entry.messageId) {
       user(e.content)
-      set(TaskState.TASK_STATE_SUBMITTED, status(taskId, ctx, TaskState.TASK_STATE_SUBMITTED, 'queued: waits for the working task of this context', { queued: true }).status?.message)
+      set(TaskState.TASK_STATE_SUBMITTED, queuedStatus(taskId, ctx).status?.message)
     } else if (e.type === 'message.withdrawn' && e.messageId === entry.messageId) {
       set(TaskState.TASK_STATE_CANCELED, status(taskId, ctx, TaskState.TASK_STATE_CANCELED, `the queued message was withdrawn: ${e.reason}`).status?.message)
       v.done = true

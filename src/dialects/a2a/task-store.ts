@@ -1,7 +1,9 @@
 import { TaskState, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk'
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server'
 import type { Json, StoredEvent } from '../../core/index.js'
+import { stateArtifact } from './codec.js'
 import { emptyView, foldEvent, taskOf, type TaskEntry, type TaskView, type Waiting } from './task-fold.js'
+import type { TaskPosition } from './task-updates.js'
 
 /** Record scope of the task index: task id → `TaskEntry`. */
 export const TASK_SCOPE = 'a2a.task'
@@ -93,6 +95,31 @@ export class LogTaskStore implements TaskStore {
   async waiting(taskId: string): Promise<{ entry: TaskEntry; runId: string; waiting: Waiting } | undefined> {
     const memo = await this.folded(taskId)
     return memo?.view.waiting && memo.view.runId ? { entry: memo.entry, runId: memo.view.runId, waiting: memo.view.waiting } : undefined
+  }
+
+  /**
+   * The task as the log shows it now and where in the log that is, for a follower to go on from (SubscribeToTask,
+   * CancelTask on any node). `entry` is null for a task the log does not know (one the SDK saved on this node
+   * before its record was written); undefined: no such task for this caller.
+   */
+  async snapshot(taskId: string, context: ServerCallContext): Promise<{ task: Task; entry: TaskEntry | null; at: TaskPosition } | undefined> {
+    const memo = await this.folded(taskId)
+    const none: TaskPosition = { readTo: 0, runId: null, seen: false, artifacts: new Set() }
+    if (!memo) {
+      const held = this.unloggedTask(taskId, context)
+      return held && { task: held, entry: null, at: none }
+    }
+    if (!this.visible(memo.entry, context)) return undefined
+    const { entry, view } = memo
+    // Read in one step, so the task and its position agree; the state artifact (the whole state, now) is added after.
+    const held = view.seen || entry.rejected ? undefined : this.unloggedTask(taskId, context)
+    const task = held ?? taskOf(taskId, entry, view, undefined)
+    const at: TaskPosition = { readTo: view.readTo, runId: view.runId, seen: view.seen, artifacts: new Set(view.texts.keys()) }
+    if (!held && view.stateChanged) {
+      const state = await this.log.sessionState(entry.sessionId)
+      if (state !== undefined) task.artifacts.push(stateArtifact(taskId, entry.sessionId, state).artifact!)
+    }
+    return { task, entry, at }
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
