@@ -29,6 +29,9 @@ const SUITES = [
   'test/agui-demo.test.ts',
   'test/agui-interactive.test.ts',
   'test/aisdk.test.ts',
+  // A2A tasks are read from the log, and SubscribeToTask and CancelTask follow it, on whichever node a request lands.
+  'test/a2a.test.ts',
+  'test/conversation-a2a.test.ts',
   // Conversation control: queues, rejections and rollbacks are decided by the writer, whichever node a request
   // lands on (every conversation suite passes with PARLANCE_TEST_NODES=3; one here keeps this file's run short).
   'test/conversation-hai.test.ts',
