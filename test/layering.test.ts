@@ -10,16 +10,17 @@ const root = new URL('../src', import.meta.url).pathname
 // Each layer may import only these layers (besides itself).
 const ALLOWED: Record<string, string[]> = {
   core: [],
+  telemetry: [], // OpenTelemetry spans through @opentelemetry/api: used by session, binding and agents
   agent: ['core'],
   store: ['core'],
   transports: ['core'],
-  session: ['core', 'agent', 'store'],
+  session: ['core', 'agent', 'store', 'telemetry'],
   cluster: ['core', 'store', 'session'],
-  binding: ['core', 'session', 'transports', 'store'],
-  dialects: ['core', 'agent', 'binding', 'session', 'transports', 'client'], // narrowed per file role below
+  binding: ['core', 'session', 'transports', 'store', 'telemetry'],
+  dialects: ['core', 'agent', 'binding', 'session', 'transports', 'client', 'telemetry'], // narrowed per file role below
   client: ['dialects'], // the shared client helpers, and `client/index.ts` re-exporting each dialect's client
-  agents: ['core', 'agent', 'dialects', 'client'], // a bridge agent speaks a dialect as a client, with its codec
-  server: ['core', 'agent', 'store', 'session', 'cluster', 'dialects', 'transports', 'binding', 'client'],
+  agents: ['core', 'agent', 'dialects', 'client', 'telemetry'], // a bridge agent speaks a dialect as a client, with its codec
+  server: ['core', 'agent', 'store', 'session', 'cluster', 'dialects', 'transports', 'binding', 'client', 'telemetry'],
   cli: ['core', 'agent', 'agents', 'server', 'client', 'dialects'],
 }
 

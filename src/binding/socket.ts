@@ -1,6 +1,7 @@
 import { toParlanceError, type BatchEncoder, type Connection, type Decoded, type ParlanceError } from '../core/index.js'
 import type { Session, Subscriber, Subscription } from '../session/index.js'
 import type { EndpointDeps } from './endpoint.js'
+import { tracedFrame, workOf } from './traced.js'
 
 /** What a socket dialect gives the shared runner. */
 export interface SocketServeOptions<In, Out> {
@@ -28,8 +29,9 @@ export interface SocketRun {
 
 /**
  * The loop every socket dialect shares: a connection metric, the rate limit per frame, frames decoded and
- * carried out strictly one after another (a reply never overtakes an earlier frame's effects), and every
- * failure answered in the dialect's own shape while the connection stays up.
+ * carried out strictly one after another (a reply never overtakes an earlier frame's effects), every
+ * failure answered in the dialect's own shape while the connection stays up, and a request span for each
+ * frame that starts work.
  */
 export function serveSocket<In, Out>(conn: Connection<Out>, deps: Pick<EndpointDeps, 'metrics' | 'log' | 'admission'>, o: SocketServeOptions<In, Out>): SocketRun {
   const { metrics, log } = deps
@@ -49,7 +51,10 @@ export function serveSocket<In, Out>(conn: Connection<Out>, deps: Pick<EndpointD
     if (refused) return reply(refused)
     const decoded = o.decode(text)
     if (!decoded.ok) return reply(decoded.error)
-    await o.handle(decoded.command)
+    // Frames that start work get a request span (see tracedFrame); acks and heartbeats go straight through.
+    const work = workOf(decoded.command)
+    if (work === null) return o.handle(decoded.command)
+    await tracedFrame(o.dialect, work, () => o.handle(decoded.command))
   }
   const enqueue = (task: () => Promise<void> | void): void => {
     queue = queue.then(task).catch(reply)

@@ -20,6 +20,7 @@ import { sessionsEndpoint } from './sessions-endpoint.js'
 import { protectedModeError } from './protected-mode.js'
 import { RateLimiter } from '../binding/rate-limit.js'
 import { sendJson } from '../binding/http-util.js'
+import { offerRequest } from '../binding/traced.js'
 import { countCommitted, createMetrics } from '../binding/metrics.js'
 import { originPolicy, type OriginSettings } from './origin-policy.js'
 import { isLoopbackHost } from './loopback.js'
@@ -244,7 +245,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       res.end(await metrics.registry.metrics())
       return
     }
-    for (const e of endpoints) if (e.request?.(req, res, url)) return
+    if (offerRequest(endpoints, req, res, url)) return
     if (req.method === 'GET' && url.pathname === '/') {
       const paths: Record<string, string> = {}
       for (const e of endpoints) Object.assign(paths, e.paths)

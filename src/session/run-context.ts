@@ -11,6 +11,7 @@ import {
 import { parseToolInput, toJsonResult, type AgentDefinition, type ApprovalResult, type Plan, type RunContext, type TextSource, type ToolDefinition } from '../agent/index.js'
 import { sendBurst, type MessagingHost } from './messaging.js'
 import type { Run } from './run.js'
+import { endApprovalSpan, failSpan, inToolSpan, startApprovalSpan } from '../telemetry/index.js'
 
 /** The part of Session a run context uses. */
 export interface RunHost extends MessagingHost {
@@ -67,8 +68,12 @@ export function createRunContext(
     return messageId
   }
 
-  async function callServerTool(name: string, args: Record<string, unknown>, execute: (args: unknown) => unknown, tool?: ToolDefinition): Promise<Json> {
+  function callServerTool(name: string, args: Record<string, unknown>, execute: (args: unknown) => unknown, tool?: ToolDefinition): Promise<Json> {
     const toolCallId = newToolCallId()
+    return inToolSpan(name, toolCallId, 'server', run.traceContext, () => runServerTool(toolCallId, name, args, execute, tool))
+  }
+
+  async function runServerTool(toolCallId: string, name: string, args: Record<string, unknown>, execute: (args: unknown) => unknown, tool?: ToolDefinition): Promise<Json> {
     await emit({ type: 'tool.call', toolCallId, toolName: name, args, target: 'server' })
     let result: Json
     try {
@@ -97,8 +102,12 @@ export function createRunContext(
     }
   }
 
-  async function callClientTool(name: string, args: Record<string, unknown>): Promise<Json> {
+  function callClientTool(name: string, args: Record<string, unknown>): Promise<Json> {
     const toolCallId = newToolCallId()
+    return inToolSpan(name, toolCallId, 'client', run.traceContext, () => runClientTool(toolCallId, name, args))
+  }
+
+  async function runClientTool(toolCallId: string, name: string, args: Record<string, unknown>): Promise<Json> {
     const timeoutMs = limits.clientToolTimeoutMs
     const answer = run.clientTools.wait(toolCallId, timeoutMs, { toolName: name }, () => ({ type: 'timeout' }))
     await emit({ type: 'tool.call', toolCallId, toolName: name, args, target: 'client' })
@@ -193,17 +202,25 @@ export function createRunContext(
       const approvalId = newId('appr')
       const timeoutMs = req.timeoutMs ?? limits.approvalTimeoutMs
       const answer = run.approvals.wait(approvalId, timeoutMs, { toolName: req.tool }, (): ApprovalResult => ({ approved: false, by: 'timeout' }))
-      await emit({
-        type: 'approval.requested',
-        approvalId,
-        toolName: req.tool,
-        toolDescription: req.description ?? agent.tools[req.tool]?.description ?? '',
-        args: req.args,
-        reasoning: req.reasoning,
-        risk: req.risk,
-        timeoutMs,
-      })
-      const result = await answer
+      const span = startApprovalSpan(req.tool, approvalId, run.traceContext)
+      let result: ApprovalResult
+      try {
+        await emit({
+          type: 'approval.requested',
+          approvalId,
+          toolName: req.tool,
+          toolDescription: req.description ?? agent.tools[req.tool]?.description ?? '',
+          args: req.args,
+          reasoning: req.reasoning,
+          risk: req.risk,
+          timeoutMs,
+        })
+        result = await answer
+      } catch (err) {
+        failSpan(span, err)
+        throw err
+      }
+      endApprovalSpan(span, result.approved, result.by)
       await emit(
         result.feedback === undefined
           ? { type: 'approval.resolved', approvalId, approved: result.approved, by: result.by }

@@ -1,5 +1,6 @@
 import { ParlanceError, type Command, type EventBody, type RunId } from '../core/index.js'
 import type { ApprovalResult, RunInput } from '../agent/index.js'
+import { ROOT_CONTEXT, type Context, type RunTrace } from '../telemetry/index.js'
 import { closeBursts } from './messaging.js'
 import { PendingRequests } from './pending.js'
 
@@ -26,6 +27,8 @@ export class Run {
   readonly openText = new Set<string>()
   readonly openReasoning = new Set<string>()
   ended = false
+  /** The run's span and the context its agent runs in (see `Writer.startRun`); a no-op span until set. */
+  trace: RunTrace | null = null
   /** Why the run was aborted (set by `abort`, the only caller of `controller.abort`); read per event, where `signal.aborted` costs a brand check. */
   private abortReason: ParlanceError | null = null
 
@@ -41,6 +44,11 @@ export class Run {
   ) {
     this.approvals = new PendingRequests(onPending)
     this.clientTools = new PendingRequests(onPending)
+  }
+
+  /** The context the run's spans descend from: its own span's, else the root. */
+  get traceContext(): Context {
+    return this.trace?.ctx ?? ROOT_CONTEXT
   }
 
   /** The agent's abort signal; already aborted, with the reason, when read after `abort`. */

@@ -1,5 +1,6 @@
 import { ConversationModel, stringOf, type Command, type OnBusy, type EventBody, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
 import type { CommitListener, ForkOrigin, SessionRecord, SessionWrite, StoreConflict } from '../store/index.js'
+import { nameRequest } from '../telemetry/index.js'
 import type { ForwardOutcome } from './cluster.js'
 import type { SessionDeps, SessionOptions } from './deps.js'
 import { confirmsDelivery } from './messaging.js'
@@ -161,7 +162,12 @@ export class Session implements CommitListener {
    * `await` it either way.
    */
   handle(cmd: Command): Promise<ForwardOutcome | undefined> | undefined {
-    return this.role.handle(cmd)
+    try {
+      return this.role.handle(cmd)
+    } finally {
+      // The request span carrying this command (if a tracing SDK records it) learns its session and agent.
+      nameRequest(this.id, this.agentName, cmd.type)
+    }
   }
 
   /** Stops the active run, if any: pending client tools are cancelled, approvals withdrawn, the run ends with `code`. */

@@ -6,6 +6,7 @@ import type { Role } from './role.js'
 import { createRunContext } from './run-context.js'
 import { Run, type AbortCode } from './run.js'
 import type { Session } from './session.js'
+import { context, endRunSpan, ROOT_CONTEXT, startRunSpan, trace, type Context } from '../telemetry/index.js'
 
 /**
  * The writer role of a session: this node assigns its seqs, runs its agent and commits. Carries out client
@@ -16,6 +17,8 @@ export class Writer implements Role {
   readonly kind = 'writer'
   /** The active run, if any. */
   run: Run | null = null
+  /** The trace context each queued message arrived in (only when traced), so its run, started later, is the child of that request. */
+  private queuedFrom: Map<string, Context> | null = null
 
   constructor(private readonly s: Session) {}
 
@@ -52,6 +55,7 @@ export class Writer implements Role {
         const messageId = newId('ctx')
         if (policy === 'enqueue') {
           s.appendNow(runId, { type: 'message.queued', messageId, content: cmd.description, context: { name: cmd.name, context: cmd.context } })
+          this.queued(messageId)
           return
         }
         this.startRun({ kind: 'context', text: cmd.description, name: cmd.name, context: cmd.context, messageId, clientTools: [] }, undefined, {
@@ -90,6 +94,7 @@ export class Writer implements Role {
         const id = cmd.messageId
         if (id !== undefined && s.model.queue.some((q) => q.messageId === id)) {
           s.appendNow(runId, { type: 'message.withdrawn', messageId: id, reason: cmd.reason ?? 'withdrawn by the client' })
+          this.queuedFrom?.delete(id)
           return
         }
         if (!this.run || (id !== undefined && this.run.input.messageId !== id)) {
@@ -118,6 +123,12 @@ export class Writer implements Role {
     return this.s.busyPolicy(asked) ?? 'interrupt'
   }
 
+  /** Keeps the trace context message `messageId` was queued in, when traced (see `queuedFrom`). */
+  private queued(messageId: string): void {
+    const active = context.active()
+    if (trace.getSpan(active)) (this.queuedFrom ??= new Map()).set(messageId, active)
+  }
+
   private busy(): ParlanceError {
     return busyError(this.run?.id ?? null)
   }
@@ -130,6 +141,7 @@ export class Writer implements Role {
     if (policy === 'enqueue' && !cmd.rewind) {
       const name = cmd.agent ?? this.s.agentName
       if (!this.s.deps.agent(name)) this.noAgent(name)
+      this.queued(messageId)
       this.s.appendNow(this.run!.id, {
         type: 'message.queued',
         messageId,
@@ -216,6 +228,7 @@ export class Writer implements Role {
     if (!run || run.ended) return
     run.ended = true
     run.abort('interrupted', 'this session is now written by another node')
+    if (run.trace) endRunSpan(run.trace.span, 'interrupted', 'this session is now written by another node')
     this.s.deps.hooks.runEnded?.(this.s, run.id, 'interrupted')
   }
 
@@ -229,6 +242,7 @@ export class Writer implements Role {
     if (this.run === run) this.run = null
     this.s.deps.store.touch(this.s)
     const outcome = body.type === 'run.error' ? body.code : 'finished'
+    if (run.trace) endRunSpan(run.trace.span, outcome, body.type === 'run.error' ? body.message : undefined)
     this.s.deps.hooks.runEnded?.(this.s, run.id, outcome)
     // The queue goes on after a run that ended by itself or was cancelled; not after an interrupt (new input
     // runs first, or the server is stopping: the queue is in the record and resumes when the session is loaded).
@@ -270,6 +284,13 @@ export class Writer implements Role {
     const base = s.model.messages.at(-1)?.id ?? null
     const run = new Run(runId, name, input, startSeq, base, share && ((id, waiting) => share(id, waiting ? s.id : null)))
     this.run = run
+    // The run's span: a child of the request that started it (a queued message's: the request that queued it).
+    let parent = context.active()
+    if (opts.dequeued) {
+      parent = this.queuedFrom?.get(input.messageId) ?? ROOT_CONTEXT
+      this.queuedFrom?.delete(input.messageId)
+    }
+    run.trace = startRunSpan(name, s.id, runId, parent)
     if (input.kind === 'message') s.appendNow(run.id, { type: 'message.user', messageId: input.messageId, content: input.text, metadata: input.metadata })
     s.appendNow(run.id, opts.dequeued ? { type: 'run.started', agent: name, dequeued: input.messageId } : { type: 'run.started', agent: name })
     s.deps.hooks.runStarted?.(s)
@@ -279,7 +300,7 @@ export class Writer implements Role {
   private async execute(run: Run, agent: AgentDefinition): Promise<void> {
     const ctx = createRunContext(this.s, run, agent, this.s.deps.limits, randomUUID)
     try {
-      await agent.run(ctx)
+      await context.with(run.traceContext, () => agent.run(ctx))
       this.end(run, { type: 'run.finished' })
     } catch (err) {
       if (run.ended) return
