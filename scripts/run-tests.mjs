@@ -5,11 +5,12 @@
 // Each tier is one `node --test` run with its own per-test timeout; files of a tier run `concurrency` at a time,
 // taken from the machine's cores. The heavy tier runs beside the others when the machine has the cores for it.
 //
-// Usage: node scripts/run-tests.mjs [--tier unit|socket|heavy]… [filter-substring…]
-//   (no --tier: every tier; substrings keep the files whose path contains one of them)
+// Usage: node scripts/run-tests.mjs [--tier unit|socket|heavy]… [--times] [filter-substring…]
+//   (no --tier: every tier; substrings keep the files whose path contains one of them; --times prints each tier's
+//   CPU time and its files by CPU time, their own plus their child processes', with their wall time: Linux only)
 import { spawn } from 'node:child_process'
-import { readdirSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 /** Tests under test/ that open no socket, start no server and spawn nothing. */
@@ -55,8 +56,13 @@ function tierOf(file) {
 function parseArgs(argv) {
   const tiers = []
   const filters = []
+  let times = false
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
+    if (a === '--times') {
+      times = true
+      continue
+    }
     const tier = a === '--tier' ? argv[++i] : a.startsWith('--tier=') ? a.slice('--tier='.length) : undefined
     if (tier === undefined) filters.push(a)
     else if (tier in TIERS) tiers.push(tier)
@@ -65,7 +71,28 @@ function parseArgs(argv) {
       process.exit(2)
     }
   }
-  return { tiers: tiers.length ? tiers : Object.keys(TIERS), filters }
+  return { tiers: tiers.length ? tiers : Object.keys(TIERS), filters, times }
+}
+
+/** CPU seconds (user + system) of this process's reaped children, from /proc: 0 where there is none. */
+function childrenCpu() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[13]) + Number(f[14])) / 100
+  } catch {
+    return 0
+  }
+}
+
+/** --times: the files of a tier by CPU time, from the lines test/support/cpu-report.mjs appended. */
+function printTimes(name, cpuFile) {
+  if (!existsSync(cpuFile)) return
+  const rows = readFileSync(cpuFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  rows.sort((a, b) => b.self + b.children - (a.self + a.children))
+  const total = rows.reduce((n, r) => n + r.self + r.children, 0)
+  console.log(`# tier ${name}: files by CPU s (own + children), wall s; ${rows.length} file(s), ${total.toFixed(1)} s CPU in all`)
+  for (const r of rows) console.log(`#   ${(r.self + r.children).toFixed(1).padStart(7)} ${r.children.toFixed(1).padStart(7)} ${r.wall.toFixed(1).padStart(7)}  ${r.file}`)
 }
 
 /** One tier: a `node --test` run over its files; resolves with its exit code and duration. */
@@ -73,11 +100,21 @@ function runTier(name, files) {
   const { concurrency, timeoutMs } = TIERS[name]
   console.log(`# tier ${name}: ${files.length} file(s), ${concurrency} at a time, ${timeoutMs / 1000} s per test`)
   const started = Date.now()
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files], { stdio: 'inherit' })
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ name, code: signal ? 1 : (code ?? 1), seconds: (Date.now() - started) / 1000 })))
+  const cpuBefore = childrenCpu()
+  const cpuFile = timesDir ? join(timesDir, `${name}.jsonl`) : undefined
+  const report = cpuFile ? ['--import', './test/support/cpu-report.mjs'] : []
+  const env = cpuFile ? { ...process.env, PARLANCE_TEST_CPU: cpuFile } : process.env
+  const child = spawn(process.execPath, ['--import', 'tsx', ...report, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files], { stdio: 'inherit', env })
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      if (cpuFile) printTimes(name, cpuFile)
+      resolve({ name, code: signal ? 1 : (code ?? 1), seconds: (Date.now() - started) / 1000, cpu: childrenCpu() - cpuBefore })
+    }),
+  )
 }
 
-const { tiers, filters } = parseArgs(process.argv.slice(2))
+const { tiers, filters, times } = parseArgs(process.argv.slice(2))
+const timesDir = times ? mkdtempSync(join(tmpdir(), 'parlance-test-times-')) : undefined
 const files = ['src', 'test']
   .flatMap(find)
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
@@ -102,5 +139,8 @@ else {
   await lightRun
   if (heavy) results.push(await runTier('heavy', heavy))
 }
-for (const r of results) console.log(`# tier ${r.name}: ${r.code === 0 ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s`)
+// With the heavy tier beside the others, one tier's CPU time includes the other's processes reaped meanwhile.
+const cpuNote = (r) => (times && !(heavy && cores >= 4) ? `, ${r.cpu.toFixed(1)} s CPU` : '')
+for (const r of results) console.log(`# tier ${r.name}: ${r.code === 0 ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s${cpuNote(r)}`)
+if (timesDir) rmSync(timesDir, { recursive: true, force: true })
 process.exit(results.every((r) => r.code === 0) ? 0 : 1)
