@@ -55,9 +55,6 @@ test('an AG-UI turn with a traceparent: request span in that trace, run span its
   assert.equal(tool.attributes['gen_ai.tool.name'], 'delete_file')
   assert.equal(tool.attributes['gen_ai.tool.call.id'], start.tool_call_id)
   assert.equal(tool.status.code, SpanStatusCode.UNSET)
-  // The approval was answered before the tool ran, and both inside the run.
-  assert.ok(hrtimeNs(approval.endTime) <= hrtimeNs(tool.startTime), 'the tool ran after the approval was answered')
-  assert.ok(hrtimeNs(runSpan.startTime) <= hrtimeNs(approval.startTime) && hrtimeNs(tool.endTime) <= hrtimeNs(runSpan.endTime), 'both within the run')
 
   // The approval answer came over the HAI socket: a request span of its own (a new trace), naming the session.
   const answer = await span('parlance.request hai (approval.response)', (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'approval.response')
@@ -102,7 +99,3 @@ test('a cancelled run ends its span cancelled; the cancel frame has its own requ
   // Acks and other frames that start no work make no span: only the two frames sent are here.
   assert.deepEqual(spans().filter((x) => x.name === 'parlance.request hai').map((x) => x.attributes['parlance.command']).sort(), ['run.cancel', 'user.message'])
 })
-
-function hrtimeNs(t: [number, number]): bigint {
-  return BigInt(t[0]) * 1_000_000_000n + BigInt(t[1])
-}

@@ -88,11 +88,13 @@ export interface ChatOutcome {
 
 /**
  * Starts the `chat <model>` client span of one model call (GenAI conventions: `gen_ai.operation.name` chat,
- * the provider under both `gen_ai.provider.name` and the older `gen_ai.system`, the requested model, the server).
+ * the provider under both `gen_ai.provider.name` and the older `gen_ai.system`, the requested model, the server),
+ * started now or at `startTime` (ms since the epoch: when the request was sent, if the call is seen later).
  */
-export function startChatSpan(provider: string, model: string, server?: { address: string; port?: number }): Span {
+export function startChatSpan(provider: string, model: string, server?: { address: string; port?: number }, startTime?: number): Span {
   return tracer.startSpan(`chat ${model}`, {
     kind: SpanKind.CLIENT,
+    ...(startTime !== undefined ? { startTime } : {}),
     attributes: {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': provider,

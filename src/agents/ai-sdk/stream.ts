@@ -3,6 +3,7 @@ import type { RunContext } from '../../agent/index.js'
 import type { TokenUsage } from '../../core/index.js'
 import type { ToolHooks } from './tools.js'
 import { TextQueue } from '../text-queue.js'
+import { endChatSpan, failSpan, startChatSpan, type Span } from '../../telemetry/index.js'
 
 /** The text or reasoning message being streamed, if any. */
 interface Block {
@@ -41,6 +42,9 @@ export class StreamReader implements ToolHooks {
   private readonly waiting = new Map<string, () => void>()
   private finished = false
   private readonly providerCalls = new Map<string, { toolName: string; input: unknown }>()
+  /** The span of the model call under way (to `finish-step`), and when the next call was sent (the start or the last `finish-step`). */
+  private call: Span | null = null
+  private nextCallAt = 0
 
   constructor(
     private readonly ctx: RunContext,
@@ -55,6 +59,8 @@ export class StreamReader implements ToolHooks {
   async read(stream: AsyncIterable<TextStreamPart<ToolSet>>): Promise<StreamOutcome> {
     const outcome: StreamOutcome = { steps: 0, lastCalls: 0, error: undefined, aborted: false }
     let calls = 0
+    // The SDK reports a step once the model's response starts (`start-step`), or only an error if it fails first.
+    this.nextCallAt = Date.now()
     try {
       for await (const part of stream) {
         switch (part.type) {
@@ -81,7 +87,22 @@ export class StreamReader implements ToolHooks {
           case 'tool-error':
             if (part.providerExecuted) await this.providerTool(part.toolCallId, part.type === 'tool-result' ? { output: part.output } : { error: part.error })
             break
+          case 'start-step':
+            this.call?.end()
+            this.call = this.startCall()
+            break
           case 'finish-step':
+            if (this.call) {
+              endChatSpan(this.call, {
+                responseModel: part.response.modelId,
+                responseId: part.response.id,
+                finishReason: part.finishReason,
+                ...(part.usage.inputTokens !== undefined ? { inputTokens: part.usage.inputTokens } : {}),
+                ...(part.usage.outputTokens !== undefined ? { outputTokens: part.usage.outputTokens } : {}),
+              })
+              this.call = null
+            }
+            this.nextCallAt = Date.now()
             await this.closeBlock()
             outcome.steps++
             outcome.lastCalls = calls
@@ -90,6 +111,8 @@ export class StreamReader implements ToolHooks {
             break
           case 'error':
             outcome.error ??= part.error
+            this.call ??= this.startCall()
+            this.failCall(part.error)
             break
           case 'abort':
             outcome.aborted = true
@@ -102,12 +125,25 @@ export class StreamReader implements ToolHooks {
     } catch (err) {
       outcome.error ??= err
     } finally {
+      if (this.call) this.failCall(outcome.error ?? (outcome.aborted ? this.ctx.signal.reason : new Error('the model stream ended mid-call')))
       this.finished = true
       for (const resolve of this.waiting.values()) resolve()
       this.waiting.clear()
       this.block?.feed.end()
     }
     return outcome
+  }
+
+  /** The span of a model call sent at `nextCallAt`. */
+  private startCall(): Span {
+    return startChatSpan(this.name.provider?.split('.')[0] || 'unknown', this.name.model, undefined, this.nextCallAt)
+  }
+
+  /** Ends the model call under way, if any, as failed with `err`. */
+  private failCall(err: unknown): void {
+    if (!this.call) return
+    failSpan(this.call, err)
+    this.call = null
   }
 
   private write(kind: Block['kind'], id: string, text: string): void {

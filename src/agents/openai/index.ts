@@ -1,6 +1,7 @@
 import OpenAI from 'openai'
 import { defineAgent, toolJsonSchema, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
 import { ParlanceError, toolResultText, type HistoryMessage, type Json } from '../../core/index.js'
+import { endChatSpan, failSpan, serverOf, startChatSpan, type ChatOutcome } from '../../telemetry/index.js'
 
 /** Options of `openaiAgent`. */
 export interface OpenAIAgentOptions {
@@ -70,8 +71,25 @@ export function openaiAgent(options: OpenAIAgentOptions): AgentDefinition {
   })
 }
 
+type ChatBody = { model: string; messages: ChatMessage[]; tools?: OpenAI.Chat.Completions.ChatCompletionTool[] }
+
+/** One model call inside its `chat <model>` span (GenAI conventions: the models, the token usage, the finish reason). */
+async function streamStep(server: ModelServer, ctx: RunContext, body: ChatBody): Promise<ToolCall[]> {
+  const span = startChatSpan('openai', body.model, serverOf(server.client.baseURL))
+  const outcome: ChatOutcome = {}
+  let calls: ToolCall[]
+  try {
+    calls = await streamCall(server, ctx, body, outcome)
+  } catch (err) {
+    failSpan(span, err)
+    throw err
+  }
+  endChatSpan(span, outcome)
+  return calls
+}
+
 /** One model call, streamed: text goes to the client as it arrives; the tool calls it asked for are returned. */
-async function streamStep(server: ModelServer, ctx: RunContext, body: { model: string; messages: ChatMessage[]; tools?: OpenAI.Chat.Completions.ChatCompletionTool[] }): Promise<ToolCall[]> {
+async function streamCall(server: ModelServer, ctx: RunContext, body: ChatBody, outcome: ChatOutcome): Promise<ToolCall[]> {
   let stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>
   try {
     stream = await server.client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: ctx.signal })
@@ -84,7 +102,13 @@ async function streamStep(server: ModelServer, ctx: RunContext, body: { model: s
     try {
       for await (const chunk of stream) {
         if (chunk.usage) usage = chunk.usage
-        const delta = chunk.choices[0]?.delta
+        if (outcome.responseId === undefined) {
+          outcome.responseId = chunk.id
+          outcome.responseModel = chunk.model
+        }
+        const choice = chunk.choices[0]
+        if (choice?.finish_reason) outcome.finishReason = choice.finish_reason
+        const delta = choice?.delta
         if (delta?.content) yield delta.content
         for (const t of delta?.tool_calls ?? []) {
           const c = (calls[t.index] ??= { id: '', name: '', arguments: '' })
@@ -108,6 +132,8 @@ async function streamStep(server: ModelServer, ctx: RunContext, body: { model: s
     )
   }
   if (usage) {
+    outcome.inputTokens = usage.prompt_tokens
+    outcome.outputTokens = usage.completion_tokens
     await ctx.usage({
       model: body.model,
       provider: new URL(server.client.baseURL).host,
