@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http'
 import { Server, type ServerOptions, type Socket } from 'socket.io'
+import { WebSocket } from 'ws'
 import { newId, type CloseReason, type Connection, type Principal } from '../core/index.js'
 
 /** What a Socket.IO connection writes: one emit on `channel`. */
@@ -40,6 +41,23 @@ interface EngineConn {
   transport?: { socket?: { bufferedAmount?: number } }
 }
 
+/** One frame as engine.io writes it: Socket.IO's encoded packet(s), and the WebSocket frame built once from them. */
+interface PreEncoded {
+  readonly packets: readonly (string | Buffer)[]
+  readonly opts: { preEncoded: true; wsPreEncodedFrame?: Buffer[] }
+}
+
+/** The part of Socket.IO's `Client` that writes packets already encoded (its broadcast path, `{ preEncoded: true }`). */
+interface PacketWriter {
+  _packet(packets: readonly (string | Buffer)[], opts: PreEncoded['opts']): void
+}
+
+/** socket.io-parser's EVENT packet type, what `socket.emit` sends (the parser is Socket.IO's dependency, not ours). */
+const EVENT = 2 as Parameters<Server['encoder']['encode']>[0]['type']
+
+/** `ws`'s static frame builder (untyped in @types/ws), which Socket.IO's in-memory adapter uses for the same purpose. */
+const frameOf = (WebSocket as unknown as { Sender?: { frame?: (data: Buffer, o: { readOnly: boolean; mask: boolean; rsv1: boolean; opcode: number; fin: boolean }) => Buffer[] } }).Sender?.frame
+
 /**
  * Socket.IO transport: attaches a Socket.IO server to an existing node:http
  * server (engine.io wraps the request listener and adds its own 'upgrade'
@@ -49,6 +67,12 @@ interface EngineConn {
 export class SocketIoTransport {
   readonly path: string
   private readonly io: Server
+  /**
+   * Each frame object's encoding. Subscribers that share an encoding (src/session/subscription.ts) write the same
+   * frame objects to every socket, so a frame is serialized once per broadcast, not once per socket, as Socket.IO's
+   * adapter does for `io.to(room).emit`.
+   */
+  private readonly encoded = new WeakMap<SioFrame, PreEncoded>()
 
   constructor(
     http: HttpServer,
@@ -94,6 +118,18 @@ export class SocketIoTransport {
 
   private wrap(socket: Socket, principal: Principal): SioConnection {
     const options = this.options
+    const encoded = this.encoded
+    const encoder = this.io.encoder
+    /** Encodes `f` as `socket.emit(f.channel, f.payload)` would, and keeps it for the other sockets it goes to. */
+    const encode = (f: SioFrame): PreEncoded => {
+      const packets = encoder.encode({ type: EVENT, nsp: '/', data: [f.channel, f.payload] }) as (string | Buffer)[]
+      const only = packets.length === 1 ? packets[0] : undefined
+      // "4" is engine.io's message packet type: the whole WebSocket frame engine.io would build for this packet.
+      const wsPreEncodedFrame = typeof only === 'string' && frameOf ? frameOf(Buffer.from(`4${only}`), { readOnly: false, mask: false, rsv1: false, opcode: 1, fin: true }) : undefined
+      const pre: PreEncoded = { packets, opts: wsPreEncodedFrame ? { preEncoded: true, wsPreEncodedFrame } : { preEncoded: true } }
+      encoded.set(f, pre)
+      return pre
+    }
     const auth = typeof socket.handshake.auth === 'object' && socket.handshake.auth !== null ? (socket.handshake.auth as Record<string, unknown>) : {}
     const backlog = () => (socket.conn as unknown as EngineConn).transport?.socket?.bufferedAmount ?? 0
     const conn: SioConnection = {
@@ -107,7 +143,11 @@ export class SocketIoTransport {
           socket.disconnect(true)
           return false
         }
-        for (const f of frames) socket.emit(f.channel, f.payload)
+        const client = socket.client as unknown as PacketWriter
+        for (const f of frames) {
+          const pre = encoded.get(f) ?? encode(f)
+          client._packet(pre.packets, pre.opts)
+        }
         return true
       },
       get bufferedBytes() {

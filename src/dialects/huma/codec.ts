@@ -7,7 +7,7 @@ import { HUMA_ERROR_CODES } from './errors.js'
  * The HUMA codec: client events on Socket.IO's 'message' channel in, server events on 'event' and 'error' out.
  * No frame names its socket, so sockets of a session holding the same view (every socket starts from
  * EMPTY_VIEW and returns to it after each message) share one encoding per batch: no `shareKey`, the view's
- * identity is the key.
+ * identity is the key. The Socket.IO transport then serializes each shared frame once for all those sockets.
  */
 export const huma = {
   name: 'huma',
