@@ -4,6 +4,7 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcT
 import { defineAgent, type AgentDefinition, type Plan, type RunContext } from '../../agent/index.js'
 import { ParlanceError, type ErrorCode, type Json, type RiskLevel } from '../../core/index.js'
 import { openTools } from '../open-tools.js'
+import { injectTraceHeaders } from '../../telemetry/index.js'
 import { TextQueue } from '../text-queue.js'
 
 /** Options of `a2aBridgeAgent`. */
@@ -95,6 +96,8 @@ async function createClient(url: string, headers: Record<string, string>): Promi
   const fetchImpl: typeof fetch = (input, init) => {
     const h = new Headers(init?.headers)
     for (const [k, v] of Object.entries(headers)) h.set(k, v)
+    // The run's trace context (traceparent/tracestate) goes to the remote agent, under the registered propagator.
+    injectTraceHeaders(h)
     return fetch(input, { ...init, headers: h })
   }
   const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }))

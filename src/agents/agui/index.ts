@@ -4,6 +4,7 @@ import type { AgentDefinition, ToolDefinition } from '../../agent/index.js'
 import { ParlanceError } from '../../core/index.js'
 import { parlanceCancelUrl, remoteMessages, requestError } from './convert.js'
 import { aguiRunner, type AguiRun } from './runner.js'
+import { withTraceHeaders } from '../../telemetry/index.js'
 
 export { aguiAgent, type AguiAgentOptions } from './inprocess.js'
 
@@ -74,7 +75,7 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
 
   function cancelRemote(threadId: string): void {
     if (!cancelUrl) return
-    const p: Promise<void> = fetch(cancelUrl(threadId), { method: 'POST', headers, signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) })
+    const p: Promise<void> = fetch(cancelUrl(threadId), { method: 'POST', headers: withTraceHeaders(headers), signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) })
       .then((r) => r.body?.cancel())
       .catch(() => {})
       .finally(() => {
@@ -98,7 +99,8 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
       let streamFailure: unknown
       const fetchRemote = fetchWithin(responseTimeoutMs, (err) => (streamFailure ??= err))
       return {
-        agent: new HttpAgent({ url, headers, fetch: fetchRemote, threadId, initialMessages: remoteMessages(ctx, randomUUID), initialState: ctx.state }),
+        // The run's trace context (traceparent/tracestate) goes to the remote agent, under the registered propagator.
+        agent: new HttpAgent({ url, headers: withTraceHeaders(headers), fetch: fetchRemote, threadId, initialMessages: remoteMessages(ctx, randomUUID), initialState: ctx.state }),
         takeStreamFailure() {
           const f = streamFailure
           streamFailure = undefined

@@ -6,6 +6,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors'
 import { V1PushNotificationSerializer, type PushNotificationSender, type PushNotificationStore, type ServerCallContext } from '@a2a-js/sdk/server'
 import type { EndpointDeps } from '../../binding/index.js'
 import type { WebhookGuard, WebhookTarget } from './webhook-guard.js'
+import { withTraceHeaders } from '../../telemetry/index.js'
 
 /** How a webhook is retried: attempts in all, and the first backoff (doubled each time, with jitter). */
 export interface PushRetry {
@@ -104,6 +105,8 @@ export class RetryingPushSender implements PushNotificationSender {
     const headers: Record<string, string> = { 'content-type': contentType }
     if (config.authentication?.scheme && config.authentication.credentials) headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`
     else if (config.token) headers['x-a2a-notification-token'] = config.token
+    // The trace context the update was made in (traceparent/tracestate), under the registered propagator.
+    const traced = withTraceHeaders(headers)
     let last = ''
     for (let attempt = 1; attempt <= this.retry.attempts; attempt++) {
       const checked = await this.guard.check(config.url)
@@ -112,7 +115,7 @@ export class RetryingPushSender implements PushNotificationSender {
         break
       }
       try {
-        const status = await this.post(checked.target, headers, body, this.retry.timeoutMs)
+        const status = await this.post(checked.target, traced, body, this.retry.timeoutMs)
         if (status >= 200 && status < 300) return
         last = `HTTP ${status}`
         if (status < 500 && status !== 408 && status !== 429) break
