@@ -42,8 +42,11 @@ export interface Codec<In, Out, View> extends BatchEncoder<Out, View> {
   readonly name: string
   /** Decodes one inbound frame; never throws. */
   decode(frame: string, limits: DecodeLimits): Decoded<In>
-  /** Encodes an error in the dialect's own shape. */
-  encodeError(error: ParlanceError, view: View | null): Out
+  /**
+   * Encodes an error in the dialect's own shape. `now` (ms since the epoch) is the binding's clock, for a dialect
+   * whose errors carry a time (MyAgent's require it): the codec reads none.
+   */
+  encodeError(error: ParlanceError, view: View | null, now?: number): Out
   /** The wire form of every error code: a new code fails the type check until each dialect answers it. */
   readonly errors: Readonly<Record<ErrorCode, unknown>>
 }

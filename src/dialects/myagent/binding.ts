@@ -6,6 +6,7 @@ import type { WsFrame } from '../../transports/ws.js'
 import { AckBuffer, ParkedBuffers } from './ack-buffer.js'
 import { capabilities } from './capabilities.js'
 import { myagent, type MyAgentRequest, type MyAgentView } from './codec.js'
+import type { SystemContext } from './encode.js'
 import { MYAGENT_ERROR } from './errors.js'
 import { signState, verifyState } from './signed-state.js'
 
@@ -60,8 +61,8 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
   let frame: { sessionId?: string; stepId?: string } = {}
 
   const send = (frames: string[]) => conn.send(frames)
-  /** The ids connection-level events carry. */
-  const ids = (id = sessionId) => ({ connectionId: conn.id, sessionId: id })
+  /** The ids connection-level events carry, and their time (the codec reads no clock). */
+  const ids = (id = sessionId): SystemContext => ({ connectionId: conn.id, sessionId: id, now: Date.now() })
 
   /** Feeds the connection `session`'s events after `afterSeq`; `from`/`kept` continue a parked view and buffer instead of fresh ones. */
   const bind = (session: Session, afterSeq: number, from?: MyAgentView, kept?: AckBuffer): void => {
@@ -134,8 +135,9 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
       case 'request_state': {
         const session = await sessions.open(r.sessionId, conn.principal, { create: false })
         await sessions.store.flush()
-        const signed = signState(deps.secret, { session_id: session.id, agent: session.agentName, last_seq: session.lastSeq, state: session.model.state, history: r.includeHistory ? session.model.messages : [] }, limits.stateExportTtlMs)
-        send([myagent.encodeSystem(ids(session.id), 'agent.state_export', { signed_state: signed, last_seq: session.lastSeq }, { expires_at: new Date(Date.now() + limits.stateExportTtlMs).toISOString(), algorithm: 'HMAC-SHA256' })])
+        const at = ids(session.id)
+        const signed = signState(deps.secret, { session_id: session.id, agent: session.agentName, last_seq: session.lastSeq, state: session.model.state, history: r.includeHistory ? session.model.messages : [] }, limits.stateExportTtlMs, at.now)
+        send([myagent.encodeSystem(at, 'agent.state_export', { signed_state: signed, last_seq: session.lastSeq }, { expires_at: new Date(at.now + limits.stateExportTtlMs).toISOString(), algorithm: 'HMAC-SHA256' })])
         return
       }
       case 'reconnect_with_state': {
@@ -144,7 +146,7 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
         const step = newId('step')
         let s
         try {
-          s = verifyState(deps.secret, r.signedState)
+          s = verifyState(deps.secret, r.signedState, t0)
         } catch (err) {
           frame = { stepId: step }
           run.reply(err)
@@ -195,7 +197,8 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
     handle: serve,
     error: (e) => {
       // The frame's session and step when it names them (else the connection's session, and a fresh step).
-      const out = myagent.encodeError(e, ids(frame.sessionId ?? sessionId), frame.stepId ?? newId('step'))
+      const to = ids(frame.sessionId ?? sessionId)
+      const out = myagent.encodeError(e, to, to.now, frame.stepId ?? newId('step'))
       frame = {}
       return out
     },

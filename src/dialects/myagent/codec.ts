@@ -17,7 +17,8 @@ export const myagent = {
   name: 'myagent',
   decode,
   encode,
-  encodeError: (error: Parameters<typeof encodeError>[0], v: Pick<MyAgentView, 'connectionId' | 'sessionId'> | null, stepId?: string) => encodeError(error, v ?? { connectionId: '', sessionId: '' }, stepId),
+  encodeError: (error: Parameters<typeof encodeError>[0], v: Pick<MyAgentView, 'connectionId' | 'sessionId'> | null, now: number, stepId?: string) =>
+    encodeError(error, { connectionId: v?.connectionId ?? '', sessionId: v?.sessionId ?? '', now }, stepId),
   errors: MYAGENT_ERROR,
   encodeSystem,
   view,

@@ -108,7 +108,7 @@ test('the validation table: each bad frame is refused naming its field and const
     assert.ok(!d.ok, text)
     assert.equal(d.error.details?.field ?? '', field, text)
     assert.match(String(d.error.details?.constraint), new RegExp(constraint, 'i'), text)
-    const wire = JSON.parse(encodeError(d.error, view('conn_1'))) as { event: string; metadata: Record<string, unknown> }
+    const wire = JSON.parse(encodeError(d.error, { ...view('conn_1'), now: 0 })) as { event: string; metadata: Record<string, unknown> }
     assert.equal(wire.event, 'error.validation')
     assert.equal(wire.metadata.error_code, 'ERR_VALIDATION_400')
     assert.equal(wire.metadata.recoverable, true)
@@ -118,11 +118,11 @@ test('the validation table: each bad frame is refused naming its field and const
 test('an error names the session and step its frame named (the seed: error events carry session_id and step_id)', () => {
   const d = decode(JSON.stringify({ event: 'user.response', session_id: 'sess_1', step_id: 'step_9', content: { approved: 'yes' } }), limits)
   assert.ok(!d.ok)
-  const wire = JSON.parse(encodeError(d.error, view('conn_1'), 'step_fresh')) as { session_id: string; step_id: string }
+  const wire = JSON.parse(encodeError(d.error, { ...view('conn_1'), now: 0 }, 'step_fresh')) as { session_id: string; step_id: string }
   assert.deepEqual([wire.session_id, wire.step_id], ['sess_1', 'step_9'])
   const bare = decode('{"event":"nope"}', limits)
   assert.ok(!bare.ok)
-  const out = JSON.parse(encodeError(bare.error, view('conn_1'), 'step_fresh')) as { session_id: string; step_id: string }
+  const out = JSON.parse(encodeError(bare.error, { ...view('conn_1'), now: 0 }, 'step_fresh')) as { session_id: string; step_id: string }
   assert.deepEqual([out.session_id, out.step_id], ['', 'step_fresh'], 'no session yet: an empty session_id, and the step the binding gave')
 })
 

@@ -184,8 +184,10 @@ test("the seed's outbound examples: ours carry every content and metadata key th
 
 test('every canonical error code has an event and a seed code; validation answers name field and constraint', () => {
   for (const code of ERROR_CODES) assert.match(MYAGENT_ERROR[code].code, /^ERR_[A-Z_]+_\d{3}$/)
-  const wire = JSON.parse(encodeError(new ParlanceError('invalid_message', 'bad', { field: 'content', constraint: 'content type: string', sessionId: 's9' }), view('conn_1'))) as MyAgentEvent
+  const now = Date.UTC(2026, 0, 2, 3, 4, 5)
+  const wire = JSON.parse(encodeError(new ParlanceError('invalid_message', 'bad', { field: 'content', constraint: 'content type: string', sessionId: 's9' }), { ...view('conn_1'), now })) as MyAgentEvent
   assert.equal(wire.event, 'error.validation')
+  assert.equal(wire.timestamp, '2026-01-02T03:04:05.000Z', 'dated by the time the caller gives, not a clock')
   assert.equal(wire.session_id, 's9')
   assert.deepEqual({ ...wire.metadata }, { error_code: 'ERR_VALIDATION_400', field: 'content', constraint: 'content type: string', recoverable: true, parlance_code: 'invalid_message' })
   assert.equal(wire.metadata.seq, undefined)

@@ -62,6 +62,15 @@ const REWOUND = {
   edit: 'The conversation was rewound to the edited message',
 } as const
 
+/**
+ * Whom a connection-level event or an error answer is for, and when it is sent: the binding reads the clock and
+ * passes the time in (a codec reads none).
+ */
+export interface SystemContext extends Pick<MyAgentView, 'sessionId' | 'connectionId'> {
+  /** The event's time (ms since the epoch): its `timestamp`. */
+  readonly now: number
+}
+
 function base(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: string, content: unknown, metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentEvent {
   // Error events always name a session ('' before there is one), as the seed's error structures require.
   const e: MyAgentEvent = { session_id: v.sessionId || (event.startsWith('error.') ? '' : undefined), connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
@@ -74,7 +83,7 @@ function base(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: string,
  * the connection's session, else the one the frame named (`details.sessionId`; '' when there is none yet), and
  * the frame's step (`details.stepId`), else `stepId` (the binding's fresh one).
  */
-export function encodeError(err: ParlanceError, v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, stepId?: string): string {
+export function encodeError(err: ParlanceError, v: SystemContext, stepId?: string): string {
   const { event, code } = MYAGENT_ERROR[err.code]
   const d = err.details ?? {}
   const metadata: Record<string, unknown> =
@@ -84,14 +93,14 @@ export function encodeError(err: ParlanceError, v: Pick<MyAgentView, 'sessionId'
         ? { error_code: code, severity: 'error', parlance_code: err.code }
         : { error_code: code, error_type: err.code, context: d, recoverable: err.code !== 'internal', parlance_code: err.code }
   const step = typeof d.stepId === 'string' ? d.stepId : stepId
-  const e = base(v, event, err.message, metadata, Date.now(), step)
+  const e = base(v, event, err.message, metadata, v.now, step)
   e.session_id = (typeof d.sessionId === 'string' ? d.sessionId : '') || v.sessionId || ''
   return JSON.stringify(e)
 }
 
 /** A connection-level event (system.*, agent.session_created …): not in the session log, so no seq. */
-export function encodeSystem(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string): string {
-  return JSON.stringify(base(v, event, content, metadata, Date.now(), stepId))
+export function encodeSystem(v: SystemContext, event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string): string {
+  return JSON.stringify(base(v, event, content, metadata, v.now, stepId))
 }
 
 /** The seed's code of a run failure, a timeout: from the one error table. */
