@@ -24,6 +24,7 @@ import * as cluster from './cluster.js'
 import * as paced from './paced.js'
 import * as sdkStreams from './sdk-streams.js'
 import * as a2aGetTask from './a2a-get-task.js'
+import * as telemetry from './telemetry.js'
 
 interface Bench {
   title: string
@@ -47,6 +48,7 @@ const BENCHMARKS: Record<string, Bench> = {
   paced,
   'sdk-streams': sdkStreams,
   'a2a-get-task': a2aGetTask,
+  telemetry,
 }
 
 /** Longest one benchmark may take before the runner gives up on it (ms). */
