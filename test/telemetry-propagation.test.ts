@@ -6,43 +6,17 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { test, type TestContext } from 'node:test'
+import { test } from 'node:test'
 import { HttpAgent } from '@ag-ui/client'
 import { Role, type Message } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import { a2aBridgeAgent } from '../src/agents/a2a/index.js'
 import { aguiBridgeAgent } from '../src/agents/agui/index.js'
 import { exporter, inboundTrace, parentOf, parseTraceparent, span } from './telemetry-support.js'
+import { aguiRemote } from './telemetry-remote.js'
 import { startServer } from './harness.js'
 import { run, text } from './agui-support.js'
 import { waitFor } from './support/wait.js'
-
-/** A local AG-UI agent: answers every run with one text message, and records each request's headers. */
-async function aguiRemote(t: TestContext) {
-  const seen: IncomingHttpHeaders[] = []
-  const server = createHttpServer((req, res) => {
-    let body = ''
-    req.on('data', (d: Buffer) => (body += d.toString()))
-    req.on('end', () => {
-      seen.push(req.headers)
-      const input = JSON.parse(body) as { threadId: string; runId: string }
-      const ids = { threadId: input.threadId, runId: input.runId }
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      for (const e of [
-        { type: 'RUN_STARTED', ...ids },
-        { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
-        { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'hello from afar' },
-        { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
-        { type: 'RUN_FINISHED', ...ids },
-      ])
-        res.write(`data: ${JSON.stringify(e)}\n\n`)
-      res.end()
-    })
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  t.after(() => server.close())
-  return { seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/agui` }
-}
 
 test('AG-UI bridge: the remote agent gets a traceparent in the inbound trace, its parent the bridge\'s run span', async (t) => {
   exporter.reset()

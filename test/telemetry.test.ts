@@ -54,6 +54,7 @@ test('an AG-UI turn with a traceparent: request span in that trace, run span its
   assert.equal(tool.attributes['gen_ai.operation.name'], 'execute_tool')
   assert.equal(tool.attributes['gen_ai.tool.name'], 'delete_file')
   assert.equal(tool.attributes['gen_ai.tool.call.id'], start.tool_call_id)
+  assert.equal(tool.attributes['gen_ai.tool.type'], 'extension', 'run by the agent side')
   assert.equal(tool.status.code, SpanStatusCode.UNSET)
 
   // The approval answer came over the HAI socket: a request span of its own (a new trace), naming the session.
@@ -98,4 +99,24 @@ test('a cancelled run ends its span cancelled; the cancel frame has its own requ
   assert.equal(cancel.attributes['parlance.session.id'], c.sessionId)
   // Acks and other frames that start no work make no span: only the two frames sent are here.
   assert.deepEqual(spans().filter((x) => x.name === 'parlance.request hai').map((x) => x.attributes['parlance.command']).sort(), ['run.cancel', 'user.message'])
+})
+
+test('a client tool\'s span lasts from the call to the client\'s result, which comes in a request span of its own', async (t) => {
+  exporter.reset()
+  const s = await startServer()
+  t.after(() => s.close())
+  const c = await s.hai()
+  c.say('ask the client')
+  const start = await c.next('tool_call_start')
+  c.toolResult(start.tool_call_id, { result: { browser: 'test' } })
+  await c.untilCompleted()
+  const tool = await span('execute_tool get_client_info', (x) => x.name === 'execute_tool get_client_info')
+  assert.equal(tool.attributes['gen_ai.tool.call.id'], start.tool_call_id)
+  assert.equal(tool.attributes['gen_ai.tool.type'], 'function', 'run by the client')
+  assert.equal(tool.attributes['parlance.tool.target'], 'client')
+  assert.equal(tool.status.code, SpanStatusCode.UNSET)
+  const runSpan = await span('invoke_agent demo', (x) => x.name === 'invoke_agent demo' && x.attributes['parlance.session.id'] === c.sessionId)
+  assert.equal(parentOf(tool), runSpan.spanContext().spanId)
+  const result = await span('parlance.request hai (tool.result)', (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'tool.result')
+  assert.equal(result.attributes['parlance.session.id'], c.sessionId)
 })

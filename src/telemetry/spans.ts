@@ -45,7 +45,7 @@ export async function inToolSpan<T>(name: string, toolCallId: string, target: 's
   const parent = parentOf(run)
   const span = tracer.startSpan(
     `execute_tool ${name}`,
-    { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': toolCallId, 'gen_ai.tool.type': target === 'server' ? 'function' : 'extension', 'parlance.tool.target': target } },
+    { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': toolCallId, 'gen_ai.tool.type': target === 'server' ? 'extension' : 'function', 'parlance.tool.target': target } },
     parent,
   )
   let out: T
