@@ -1,6 +1,7 @@
 // A2A SubscribeToTask and CancelTask on a 3-node cluster (Redis at 127.0.0.1:6379), with the official @a2a-js/sdk
 // client on each node: a task streaming on node 1 is followed live from node 2 and cancelled from node 3; a task
-// waiting for input is cancelled from any node; a task answered on another node is cancelled there (issue 37).
+// waiting for input is cancelled from any node; a task answered on another node is cancelled there; a task its
+// node refused is failed on every node (issue 37).
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk'
@@ -41,7 +42,9 @@ const check: Client[] = []
 
 before(async () => {
   for (let i = 0; i < 3; i++) {
-    nodes.push(await startServer({ agents: [demoAgent, checked], store: REDIS_URL, cluster: { prefix, nodeId: `node-${i + 1}`, leaseMs: 1000 }, limits: { ...FAST, approvalTimeoutMs: 30_000 } }))
+    // Node 3 runs one agent run at a time: a second message there is refused before the log holds it.
+    const limits = { ...FAST, approvalTimeoutMs: 30_000, ...(i === 2 ? { maxConcurrentRuns: 1 } : {}) }
+    nodes.push(await startServer({ agents: [demoAgent, checked], store: REDIS_URL, cluster: { prefix, nodeId: `node-${i + 1}`, leaseMs: 1000 }, limits }))
   }
   for (const n of nodes) {
     demo.push(await connectA2a({ url: n.url }))
@@ -85,6 +88,7 @@ const stream = (c: Client, text: string, extra: Parameters<typeof a2aMessage>[1]
 const resubscribe = (c: Client, id: string) => watchStream(c.resubscribeTask({ tenant: '', id }))
 const getTask = (c: Client, id: string) => c.getTask({ tenant: '', id, historyLength: undefined })
 const state = (t: Task) => TaskState[t.status!.state]
+const statusText = (t: Task) => (t.status?.message?.parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('')
 /** The snapshot's response text, as streamed (not trimmed). */
 const snapshotText = (t: Task) => t.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('')
 
@@ -155,4 +159,20 @@ test('a task answered on node 2 (its run goes on there) is cancelled on node 2 a
   assert.equal(onB.states.at(-1), 'TASK_STATE_CANCELED', onB.states.join(' '))
   assert.equal(onC.states.at(-1), 'TASK_STATE_CANCELED', onC.states.join(' '))
   for (const client of check) assert.equal(state(await getTask(client, asked.id)), 'TASK_STATE_CANCELED')
+})
+
+test('a message its node refuses (the run cap) is a failed task on every node: GetTask says why, SubscribeToTask is refused as for any ended task', async () => {
+  const busy = stream(demo[2]!, 'slow please')
+  await waitFor(() => busy.seen.task && busy.seen.artifacts > 0, { what: 'a run taking node 3\'s only slot' })
+  const refused = asTask(await demo[2]!.sendMessage({ tenant: '', message: a2aMessage('count 2'), configuration: undefined, metadata: undefined }))
+  assert.equal(state(refused), 'TASK_STATE_FAILED')
+  const why = statusText(refused)
+  assert.match(why, /^unavailable: the server is running its limit of 1 agent runs/)
+  for (const c of demo) {
+    const t = await getTask(c, refused.id)
+    assert.deepEqual([state(t), statusText(t)], ['TASK_STATE_FAILED', why], 'the same failed task on every node')
+  }
+  await assert.rejects(resubscribe(demo[0]!, refused.id).end, /terminal state/)
+  assert.equal(state(await demo[0]!.cancelTask({ tenant: '', id: busy.seen.task!.id, metadata: undefined })), 'TASK_STATE_CANCELED')
+  assert.equal((await busy.end).states.at(-1), 'TASK_STATE_CANCELED')
 })

@@ -27,6 +27,7 @@ interface Running {
  * and the same task (the same run) goes on. A message into a context whose task is still working follows its
  * `metadata.onBusy` (else the agent's, else the server's policy): a queued one's task stays `submitted` until
  * its run starts; a refused one (`busy`) is a `rejected` task; `interrupt` and `rollback` end the working task.
+ * A message refused for another reason (the run cap) is a `failed` task, recorded as such for every node.
  */
 export class ParlanceExecutor implements AgentExecutor {
   private readonly tasks = new Map<string, Running>()
@@ -150,13 +151,17 @@ export class ParlanceExecutor implements AgentExecutor {
           bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_CANCELED, err.message)))
           return end(true)
         }
-        if (!(err instanceof ParlanceError && err.code === 'busy')) return end(true, err)
-        // Refused under the reject policy: the agent decides not to perform this task; the working one goes on.
-        // The log never holds the message, so the refusal is recorded with the task's record first.
-        const text = `busy: ${err.message}`
-        const data: Json = { code: 'busy', ...((err.details ?? {}) as Record<string, Json>) }
-        void this.store.rejected(taskId, text, data).catch(() => {}).finally(() => {
-          bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, TaskState.TASK_STATE_REJECTED, text, data)))
+        if (cmd.type !== 'user.message') return end(true, err) // a refused answer: the log shows the run as it is
+        // Refused before it ran, so the log never holds the message: the refusal is recorded with the task's record
+        // first (every node reads it there). Under the reject policy (busy) the agent decides not to perform this
+        // task and the working one goes on (`rejected`); any other refusal (this node's run cap, a store that
+        // cannot commit) fails it.
+        const e = err instanceof ParlanceError ? err : new ParlanceError('internal', err.message)
+        const kind = e.code === 'busy' ? 'rejected' : 'failed'
+        const text = `${e.code}: ${e.message}`
+        const data: Json = { code: e.code, ...((e.details ?? {}) as Record<string, Json>) }
+        void this.store.refused(taskId, kind, text, data).catch(() => {}).finally(() => {
+          bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, kind === 'rejected' ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED, text, data)))
           end(true)
         })
       }

@@ -94,7 +94,7 @@ export class ParlanceRequestHandler extends DefaultRequestHandler {
         })
         wake = null
         if (!follower.seen() && queue.length === 0 && !ended) {
-          // Not in the log yet: a message refused by its session (busy) is recorded beside the log, never in it.
+          // Not in the log yet: a refused message (busy, the run cap) is recorded beside the log, never in it.
           const now = await this.tasks.load(taskId, context)
           const s = now?.status
           if (s && TERMINAL.has(s.state)) {

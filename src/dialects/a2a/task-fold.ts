@@ -4,8 +4,8 @@ import { approvalQuestion, clientToolQuestion, dataPart, queuedStatus, stateArti
 
 /**
  * What the store keeps of a task beside the log (its record in scope `a2a.task`, keyed by the task id): which
- * session and which user message it is, written once before the message is sent. Only a refusal (`rejected`),
- * which the log never records, is added later. Everything else about the task is folded from the log.
+ * session and which user message it is, written once before the message is sent. Only a refusal (`rejected` or
+ * `failed`), which the log never records, is added later. Everything else about the task is folded from the log.
  */
 export interface TaskEntry {
   sessionId: string
@@ -21,6 +21,15 @@ export interface TaskEntry {
   createdAt: number
   /** The message was refused (`busy` under the reject policy): the task never ran. */
   rejected?: { text: string; data: Json; at: number }
+  /** The message was refused for another reason (the node's run cap, a store that cannot commit): the task failed before it ran. */
+  failed?: { text: string; data: Json; at: number }
+}
+
+/** How the task's message was refused, if it was (the record says; the log never holds such a message). */
+export function refusalOf(entry: TaskEntry): { state: TaskState; text: string; data: Json; at: number } | undefined {
+  if (entry.rejected) return { state: TaskState.TASK_STATE_REJECTED, ...entry.rejected }
+  if (entry.failed) return { state: TaskState.TASK_STATE_FAILED, ...entry.failed }
+  return undefined
 }
 
 /** What a task is waiting for from the client while `input-required`. */
@@ -151,10 +160,11 @@ export function taskOf(taskId: string, entry: TaskEntry, v: TaskView, state: Jso
   let statusMessage = v.statusMessage
   let state_ = v.state
   let at = v.at
-  if (!v.seen && entry.rejected) {
-    state_ = TaskState.TASK_STATE_REJECTED
-    at = entry.rejected.at
-    statusMessage = status(taskId, ctx, TaskState.TASK_STATE_REJECTED, entry.rejected.text, entry.rejected.data).status?.message
+  const refused = v.seen ? undefined : refusalOf(entry)
+  if (refused) {
+    state_ = refused.state
+    at = refused.at
+    statusMessage = status(taskId, ctx, refused.state, refused.text, refused.data).status?.message
   }
   return {
     id: taskId,

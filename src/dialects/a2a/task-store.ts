@@ -2,7 +2,7 @@ import { TaskState, type ListTasksRequest, type ListTasksResponse, type Task } f
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server'
 import type { Json, StoredEvent } from '../../core/index.js'
 import { stateArtifact } from './codec.js'
-import { emptyView, foldEvent, taskOf, type TaskEntry, type TaskView, type Waiting } from './task-fold.js'
+import { emptyView, foldEvent, refusalOf, taskOf, type TaskEntry, type TaskView, type Waiting } from './task-fold.js'
 import type { TaskPosition } from './task-updates.js'
 
 /** Record scope of the task index: task id → `TaskEntry`. */
@@ -83,11 +83,11 @@ export class LogTaskStore implements TaskStore {
     if (!own.has(taskId)) own.set(taskId, null)
   }
 
-  /** Records that the task's message was refused (the log never holds it). */
-  async rejected(taskId: string, text: string, data: Json): Promise<void> {
+  /** Records that the task's message was refused (the log never holds it): `rejected` (busy) or `failed`. */
+  async refused(taskId: string, kind: 'rejected' | 'failed', text: string, data: Json): Promise<void> {
     const memo = await this.memo(taskId)
     if (!memo) return
-    memo.entry = { ...memo.entry, rejected: { text, data, at: Date.now() } }
+    memo.entry = { ...memo.entry, [kind]: { text, data, at: Date.now() } }
     await this.log.putRecord(TASK_SCOPE, taskId, memo.entry as unknown as Json)
   }
 
@@ -112,7 +112,7 @@ export class LogTaskStore implements TaskStore {
     if (!this.visible(memo.entry, context)) return undefined
     const { entry, view } = memo
     // Read in one step, so the task and its position agree; the state artifact (the whole state, now) is added after.
-    const held = view.seen || entry.rejected ? undefined : this.unloggedTask(taskId, context)
+    const held = view.seen || refusalOf(entry) ? undefined : this.unloggedTask(taskId, context)
     const task = held ?? taskOf(taskId, entry, view, undefined)
     const at: TaskPosition = { readTo: view.readTo, runId: view.runId, seen: view.seen, artifacts: new Set(view.texts.keys()) }
     if (!held && view.stateChanged) {
@@ -129,7 +129,7 @@ export class LogTaskStore implements TaskStore {
     if (!memo) return this.unloggedTask(taskId, context)
     if (!this.visible(memo.entry, context)) return undefined
     const { entry, view } = memo
-    if (!view.seen && !entry.rejected) {
+    if (!view.seen && !refusalOf(entry)) {
       const held = this.unloggedTask(taskId, context)
       if (held) return held
     } else this.unlogged.delete(taskId)
@@ -141,7 +141,7 @@ export class LogTaskStore implements TaskStore {
     let copy: Task | undefined
     if (own?.has(task.id)) own.set(task.id, (copy = structuredClone(task)))
     const memo = this.memos.get(task.id)
-    if (memo && (memo.view.seen || memo.entry.rejected)) return // the log (or the record) holds it
+    if (memo && (memo.view.seen || refusalOf(memo.entry))) return // the log (or the record) holds it
     if (!memo && !copy && (await this.folded(task.id))?.view.seen) return
     if (memo && !this.visible(memo.entry, context)) return
     // Shared with the request's own copy when there is one: neither is changed in place (loads clone).
@@ -229,6 +229,11 @@ export class LogTaskStore implements TaskStore {
         const page = await this.log.readEvents(entry.sessionId, view.readTo, this.pageSize)
         for (const e of page) foldEvent(taskId, entry, view, e)
         if (page.length < this.pageSize || view.done) break
+      }
+      // Not in the log: the message may have been refused since (on any node), which only the record says.
+      if (!view.seen && !refusalOf(memo.entry)) {
+        const now = (await this.log.getRecord(TASK_SCOPE, taskId)) as unknown as TaskEntry | undefined
+        if (now && refusalOf(now)) memo.entry = now
       }
     })()
     memo.folding = fold
