@@ -18,7 +18,7 @@ export function offerRequest(endpoints: readonly Endpoint[], req: IncomingMessag
     return false
   }
   const { span, ctx } = startRequestSpan('http', extractTraceContext(req.headers), { 'http.request.method': req.method ?? '', 'url.path': url.pathname })
-  return context.with(ctx, () => {
+  const offer = (): boolean => {
     for (const e of endpoints) {
       if (!e.request?.(req, res, url)) continue
       span.updateName(`parlance.request ${e.dialect}`)
@@ -29,7 +29,14 @@ export function offerRequest(endpoints: readonly Endpoint[], req: IncomingMessag
     }
     span.end()
     return false
-  })
+  }
+  try {
+    return context.with(ctx, offer)
+  } catch (err) {
+    // An endpoint that throws breaks its contract; the server answers it, and the span says so.
+    failSpan(span, err)
+    throw err
+  }
 }
 
 function endHttpSpan(span: Span, res: ServerResponse): void {
