@@ -1,7 +1,6 @@
 import { AguiClient, type AguiReceived } from 'parlance-gateway/client'
 import { CUSTOM } from '../../../src/dialects/agui/wire.js'
 import { uid } from '../dom.js'
-import type { PatchOp } from '../patch.js'
 import { pump, type ConnectOptions, type DialectAdapter, type InspectorDialect } from './types.js'
 
 type Ev = AguiReceived['event']
@@ -52,7 +51,7 @@ export async function connectAgui(o: ConnectOptions, threadId = uid()): Promise<
         sink.state(e.snapshot)
         break
       case 'STATE_DELTA':
-        sink.statePatch(e.delta as PatchOp[])
+        sink.statePatch(e.delta)
         break
       case 'CUSTOM': {
         const v = (e.value ?? {}) as Record<string, unknown>

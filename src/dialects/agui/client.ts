@@ -1,11 +1,13 @@
 import { readSse } from '../../client/sse.js'
 import { checkServer } from '../../client/http.js'
 import type { WireTap } from '../../client/tap.js'
+import type { AguiEvent, AguiRunInput } from './wire.js'
 
 /** An AG-UI event as received, with its SSE id (the Parlance seq) when it carries one. */
 export interface AguiReceived {
   id?: number
-  event: { type: string; [key: string]: unknown }
+  /** The event as the server sent it: one of the `@ag-ui/core` events (src/dialects/agui/wire.ts), narrowed by `type`. */
+  event: AguiEvent
 }
 
 /** Options of `AguiClient`. */
@@ -43,7 +45,7 @@ export class AguiClient {
   }
 
   /** Runs the agent with a RunAgentInput; yields each event as it arrives. */
-  run(input: { threadId: string; runId: string; messages: unknown[]; [key: string]: unknown }, signal?: AbortSignal): AsyncGenerator<AguiReceived> {
+  run(input: AguiRunInput, signal?: AbortSignal): AsyncGenerator<AguiReceived> {
     const path = this.options.agent ? `/agui/${encodeURIComponent(this.options.agent)}` : '/agui'
     return this.read(input.threadId, path, { method: 'POST', body: JSON.stringify({ tools: [], context: [], ...input }), signal })
   }

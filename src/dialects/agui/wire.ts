@@ -5,8 +5,12 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { AGUIEvent } from '@ag-ui/core'
 
-/** An AG-UI event as the server sends it (the `@ag-ui/core` union). */
-export type AguiEvent = AGUIEvent
+/**
+ * An AG-UI event as the server sends it: the `@ag-ui/core` union, narrowed by `type`, which is the string it is
+ * on the wire ('TEXT_MESSAGE_CONTENT') rather than the package's `EventType` enum (a runtime value this type-only
+ * file does not import, and a client compares with strings).
+ */
+export type AguiEvent = AGUIEvent extends infer E ? (E extends { type: infer T extends string } ? Omit<E, 'type'> & { type: `${T}` } : never) : never
 
 /** CUSTOM event names for canonical events AG-UI has no event for (documented in docs/dialects/agui.md). */
 export const CUSTOM = {
