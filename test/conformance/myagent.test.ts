@@ -125,7 +125,7 @@ test('MyAgent seed: client examples verbatim, every produced event in the seed\'
   const seqs = c.received.flatMap((x) => (typeof x.metadata.seq === 'number' && x.event !== 'system.heartbeat' ? [x.metadata.seq] : []))
   for (let i = 1; i < seqs.length; i++) assert.ok(seqs[i]! > seqs[i - 1]!, 'seqs increase')
 
-  const produced = new Set(all.map((x) => x.event))
+  const produced = new Set<string>(all.map((x) => x.event))
   const table = docTable()
   assert.ok(table.size >= 35, `the table lists the seed's events (${table.size})`)
   for (const [type, row] of table) {

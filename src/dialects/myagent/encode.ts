@@ -1,6 +1,6 @@
 import type { Encoded, ParlanceError, StoredEvent } from '../../core/index.js'
 import { MYAGENT_ERROR } from './errors.js'
-import type { MyAgentServerEvent } from './wire.js'
+import type { MyAgentServerContent, MyAgentServerEvent, MyAgentServerEventName, MyAgentServerEventOf } from './wire.js'
 
 /** A server event on the wire (seed: EventProtocol base structure). */
 export type MyAgentEvent = MyAgentServerEvent
@@ -53,7 +53,8 @@ export function view(connectionId: string, sessionId = ''): MyAgentView {
 }
 
 /** Server events a custom event (`ctx.emit(name, {content, metadata})`) may be sent as, verbatim. */
-const PASSTHROUGH = new Set(['plan.validation_error', 'solver.retry', 'error.retry', 'error.recovery_started', 'error.recovery_success', 'error.recovery_failed'])
+const PASSTHROUGH: ReadonlySet<string> = new Set<MyAgentServerEventName>(['plan.validation_error', 'solver.retry', 'error.retry', 'error.recovery_started', 'error.recovery_success', 'error.recovery_failed'])
+const isPassthrough = (name: string): name is MyAgentServerEventName => PASSTHROUGH.has(name)
 
 /** The user-visible `content` of `agent.history_rewound`, by reason. */
 const REWOUND = {
@@ -71,9 +72,9 @@ export interface SystemContext extends Pick<MyAgentView, 'sessionId' | 'connecti
   readonly now: number
 }
 
-function base(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: string, content: unknown, metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentEvent {
+function base<K extends MyAgentServerEventName>(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: K, content: MyAgentServerContent[K], metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentServerEventOf<K> {
   // Error events always name a session ('' before there is one), as the seed's error structures require.
-  const e: MyAgentEvent = { session_id: v.sessionId || (event.startsWith('error.') ? '' : undefined), connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
+  const e: MyAgentServerEventOf<K> = { session_id: v.sessionId || (event.startsWith('error.') ? '' : undefined), connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
   if (stepId !== undefined) e.step_id = stepId
   return e
 }
@@ -99,7 +100,7 @@ export function encodeError(err: ParlanceError, v: SystemContext, stepId?: strin
 }
 
 /** A connection-level event (system.*, agent.session_created …): not in the session log, so no seq. */
-export function encodeSystem(v: SystemContext, event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string): string {
+export function encodeSystem<K extends MyAgentServerEventName>(v: SystemContext, event: K, content: MyAgentServerContent[K], metadata: Record<string, unknown> = {}, stepId?: string): string {
   return JSON.stringify(base(v, event, content, metadata, v.now, stepId))
 }
 
@@ -129,12 +130,13 @@ export function encode(events: readonly StoredEvent[], view: MyAgentView, track?
  */
 function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[] {
   const out: MyAgentEvent[] = []
-  const push = (event: string, content: unknown, metadata: Record<string, unknown> = {}, stepId?: string) => out.push(base(v, event, content, metadata, e.ts, stepId))
+  const push = <K extends MyAgentServerEventName>(event: K, content: MyAgentServerContent[K], metadata: Record<string, unknown> = {}, stepId?: string) =>
+    out.push(base(v, event, content, metadata, e.ts, stepId) as MyAgentEvent)
   /** solver.completed for the plan in progress (tasks not done count as partial), then the held final answers. */
   const completePlan = () => {
     const p = v.plan
     if (p) {
-      push('solver.completed', { task_results: p.tasks.map((t, i) => ({ task_id: t.id, result: null, status: i < p.completed ? 'success' : 'partial' })) }, { total_tasks: p.tasks.length, successful_tasks: p.completed, failed_tasks: p.tasks.length - p.completed, total_execution_time_ms: e.ts - p.started, total_tokens_used: 0 }, p.id)
+      push('solver.completed', { task_results: p.tasks.map((t, i) => ({ task_id: t.id, result: null, status: i < p.completed ? ('success' as const) : ('partial' as const) })) }, { total_tasks: p.tasks.length, successful_tasks: p.completed, failed_tasks: p.tasks.length - p.completed, total_execution_time_ms: e.ts - p.started, total_tokens_used: 0 }, p.id)
       edit().plan = null
     }
     if (v.held.length) {
@@ -307,7 +309,7 @@ function encodeEvent(e: StoredEvent, v: MyAgentView, edit: () => Draft): string[
       push('system.error', e.message, { error_code: MYAGENT_ERROR[e.code].code, severity: 'error' }, e.runId || `seq_${e.seq}`)
       break
     case 'custom':
-      if (PASSTHROUGH.has(e.name) && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
+      if (isPassthrough(e.name) && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
         const val = e.value as { content?: unknown; metadata?: Record<string, unknown>; step_id?: string }
         // A copy: seq is added below, the log's value stays as it is. Without a step of its own: the run's.
         push(e.name, val.content ?? null, { ...val.metadata }, val.step_id ?? (e.runId || `seq_${e.seq}`))

@@ -5,7 +5,7 @@ import type { ErrorCode } from '../../core/index.js'
  * (ERR_VALIDATION_400), run failures `error.execution` (ERR_EXECUTION_600), timeouts `error.timeout`
  * (ERR_TIMEOUT_500); connection-level refusals the seed has no code for are `system.error` with an HTTP-like code.
  */
-export const MYAGENT_ERROR: Record<ErrorCode, { event: string; code: string }> = {
+export const MYAGENT_ERROR: Record<ErrorCode, { event: 'error.validation' | 'error.execution' | 'error.timeout' | 'system.error'; code: string }> = {
   invalid_json: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
   invalid_message: { event: 'error.validation', code: 'ERR_VALIDATION_400' },
   unknown_type: { event: 'error.validation', code: 'ERR_VALIDATION_400' },

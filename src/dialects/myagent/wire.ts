@@ -70,16 +70,70 @@ export const NULLABLE_CONTENT: ReadonlySet<string> = new Set(['user.create_sessi
 export type MyAgentClientEvent = { [K in InboundEvent]: Static<(typeof inbound)[K]> }[InboundEvent]
 
 /**
- * A server event (seed: EventProtocol base structure). Every event that comes from the session log carries
- * `metadata.seq` (when one canonical event becomes several MyAgent events, only the last does, so `last_seq`
- * always marks a whole event); connection-level events (system.*, agent.session_created…) carry none.
+ * What each server event carries as `content`, by its name: every event the server sends (the encoder's and
+ * the binding's connection-level ones), and nothing else.
  */
-export interface MyAgentServerEvent {
+export interface MyAgentServerContent {
+  // The answer.
+  'agent.partial_answer': string
+  'agent.final_answer': { answer: string; answer_type: 'text' }
+  'agent.thinking': string
+  'agent.tool_call': { tool_name: string; tool_description: string; arguments: unknown }
+  'agent.tool_result': { result: unknown; status: 'success' | 'failed' }
+  'agent.user_confirm': { message: string; confirmation_type: 'approve'; options: { id: string; label: string }[] }
+  /** A state snapshot (`metadata.kind` 'snapshot') or a JSON Patch (`kind` 'delta'). */
+  'agent.state': unknown
+  /** `ctx.emit(name, value)` with a name MyAgent has no event for. */
+  'agent.custom': { name: string; value: unknown }
+  /** Extension: a message waiting for the active run; the message's text. */
+  'agent.message_queued': string
+  /** Extension: the history the agent sees was rewound. */
+  'agent.history_rewound': string
+  // The plan.
+  'plan.start': { question: string }
+  'plan.completed': { tasks: { id: string; title: string; description: string }[] }
+  'plan.step_completed': { step_name: string; step_result: unknown }
+  'plan.validation_error': unknown
+  'solver.start': null
+  'solver.progress': { current_task: string; status: 'processing' | 'completed' }
+  'solver.step_failed': { error_message: string; step_name: string }
+  'solver.completed': { task_results: { task_id: string; result: unknown; status: 'success' | 'partial' }[] }
+  'solver.retry': unknown
+  // Errors (the message) and recovery.
+  'error.validation': string
+  'error.execution': string
+  'error.timeout': string
+  'error.retry': unknown
+  'error.recovery_started': string
+  'error.recovery_success': string
+  'error.recovery_failed': string
+  // The connection and its session.
+  'system.connected': { server_version: string; server_time: string }
+  'system.heartbeat': { server_time: string }
+  'system.error': string
+  'agent.session_created': { session_id: string; project_name: string | null; session_name: string | null }
+  'agent.session_ended': string
+  'agent.state_export': { signed_state: string; last_seq: number }
+}
+
+/** A server event's name. */
+export type MyAgentServerEventName = keyof MyAgentServerContent
+
+/**
+ * A server event (seed: EventProtocol base structure), discriminated by `event`. Every event that comes from
+ * the session log carries `metadata.seq` (when one canonical event becomes several MyAgent events, only the
+ * last does, so `last_seq` always marks a whole event); connection-level events (system.*,
+ * agent.session_created…) carry none.
+ */
+export type MyAgentServerEvent = { [K in MyAgentServerEventName]: MyAgentServerEventOf<K> }[MyAgentServerEventName]
+
+/** The server event named `K`. */
+export interface MyAgentServerEventOf<K extends MyAgentServerEventName> {
   session_id?: string
   connection_id: string
   step_id?: string
-  event: string
+  event: K
   timestamp: string
-  content: unknown
+  content: MyAgentServerContent[K]
   metadata: { seq?: number; [key: string]: unknown }
 }
