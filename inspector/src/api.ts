@@ -1,14 +1,8 @@
 import { readSse } from '../../src/client/sse.js'
+import type { StoredEvent } from '../../src/core/events.js'
 
-/** A canonical event as the inspector API sends it (the store's StoredEvent). */
-export interface CanonicalEvent {
-  type: string
-  seq: number
-  sessionId: string
-  runId: string
-  ts: number
-  [key: string]: unknown
-}
+/** A canonical event as the inspector API sends it: the store's `StoredEvent` (src/core/events.ts), narrowed by `type`. */
+export type CanonicalEvent = StoredEvent
 
 export type { SessionRow } from '../../src/client/inspector-api.js'
 

@@ -1,3 +1,4 @@
+import { addUsage, type TokenUsage } from '../../src/core/events.js'
 import type { CanonicalEvent } from './api.js'
 import { brief } from './dom.js'
 
@@ -28,26 +29,26 @@ export function describeEvent(e: CanonicalEvent, textOf: MessageText = () => und
       .join(', ')
     return `history cut back to ${kept} (${String(e.reason)})${extra ? `; ${extra}` : ''}`
   }
-  if (e.type === 'usage') return `tokens: ${usageText(e)} (${String(e.model)})`
+  if (e.type === 'usage') return `tokens: ${usageText(e)} (${e.model})`
   return undefined
 }
 
 /** Token counts in words: "20 in (2 cached), 7 out (3 reasoning)"; the counts a report lacks are left out. */
-export function usageText(u: Readonly<Record<string, unknown>>): string {
-  const n = (k: string): number | undefined => (typeof u[k] === 'number' ? u[k] : undefined)
+export function usageText(u: TokenUsage): string {
+  const n = (k: keyof TokenUsage): number | undefined => u[k]
   const part = (count: number | undefined, what: string, detail: number | undefined, of: string) =>
     count === undefined ? [] : [`${count} ${what}${detail ? ` (${detail} ${of})` : ''}`]
   return [...part(n('inputTokens'), 'in', n('cachedInputTokens'), 'cached'), ...part(n('outputTokens'), 'out', n('reasoningTokens'), 'reasoning')].join(', ') || 'none reported'
 }
 
 /** The `usage` events' counts summed, kind by kind, and how many model calls reported. */
-export function usageTotal(events: readonly CanonicalEvent[]): { calls: number; total: Record<string, number> } {
-  const total: Record<string, number> = {}
+export function usageTotal(events: readonly CanonicalEvent[]): { calls: number; total: TokenUsage } {
+  let total: TokenUsage = {}
   let calls = 0
   for (const e of events) {
     if (e.type !== 'usage') continue
     calls++
-    for (const k of ['inputTokens', 'outputTokens', 'reasoningTokens', 'cachedInputTokens']) if (typeof e[k] === 'number') total[k] = (total[k] ?? 0) + e[k]
+    total = addUsage(total, e)
   }
   return { calls, total }
 }

@@ -99,19 +99,19 @@ function follow(sessionId: string, mine: number): void {
     wire.canonical(e)
     if (!dialectOf(dialect).carries.state) {
       if (e.type === 'state.snapshot') stateView.snapshot(e.snapshot)
-      else if (e.type === 'state.delta') stateView.patch(e.patch as PatchOp[])
+      else if (e.type === 'state.delta') stateView.patch(e.patch)
     }
     if (!dialectOf(dialect).carries.serverTools) {
       if (e.type === 'tool.call' && e.target === 'server') {
-        serverTools.add(String(e.toolCallId))
-        chat.toolCall({ id: String(e.toolCallId), name: String(e.toolName), args: e.args })
-      } else if ((e.type === 'tool.result' || e.type === 'tool.error') && serverTools.has(String(e.toolCallId))) {
-        chat.toolResult(String(e.toolCallId), e.type === 'tool.result' ? { result: e.result } : { error: String(e.error) })
+        serverTools.add(e.toolCallId)
+        chat.toolCall({ id: e.toolCallId, name: e.toolName, args: e.args })
+      } else if ((e.type === 'tool.result' || e.type === 'tool.error') && serverTools.has(e.toolCallId)) {
+        chat.toolResult(e.toolCallId, e.type === 'tool.result' ? { result: e.result } : { error: e.error })
       }
     }
     if (!dialectOf(dialect).carries.plan) {
-      if (e.type === 'plan') chat.setPlan((e.tasks as Array<{ title: string }>).map((t) => t.title))
-      else if (e.type === 'progress') chat.setProgress(Number(e.percent), typeof e.message === 'string' ? e.message : undefined)
+      if (e.type === 'plan') chat.setPlan(e.tasks.map((t) => t.title))
+      else if (e.type === 'progress') chat.setProgress(e.percent, e.message)
     }
   }
   void api.follow(sessionId, onEvent, ctl.signal, (msg) => mine === gen && setStatus(`canonical log: ${msg}`, 'bad'))
