@@ -1,17 +1,23 @@
-// Runs every *.test.ts under src/ and test/ with node's test runner (TypeScript through tsx), in three tiers:
+// Runs every *.test.ts under src/ and test/ with node's test runner, in three tiers:
 //   unit    src/**/*.test.ts and the tests of test/ that open no socket (quick, many files at once)
 //   socket  the rest of test/: a server on loopback and the real clients
 //   heavy   suites that start clusters, browsers, packed installs or a thousand sockets
 // Each tier is one `node --test` run with its own per-test timeout; files of a tier run `concurrency` at a time,
 // taken from the machine's cores. The heavy tier runs beside the others when the machine has the cores for it.
+// The TypeScript is compiled once by esbuild (test/support/compile.mjs) and the tests run from that JavaScript:
+// through tsx's loader, every test process spent about 0.7 s more CPU starting up. PARLANCE_TEST_BUILD tells
+// tests where the compiled tree is (the cluster suite runs its suites from it too).
 //
-// Usage: node scripts/run-tests.mjs [--tier unit|socket|heavy]… [--times] [filter-substring…]
+// Usage: node scripts/run-tests.mjs [--tier unit|socket|heavy]… [--times] [--tsx] [filter-substring…]
 //   (no --tier: every tier; substrings keep the files whose path contains one of them; --times prints each tier's
-//   CPU time and its files by CPU time, their own plus their child processes', with their wall time: Linux only)
+//   CPU time and its files by CPU time, their own plus their child processes', with their wall time: Linux only;
+//   --tsx runs the .ts files through tsx as they are, without the compile step)
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { compileTests } from '../test/support/compile.mjs'
 
 /** Tests under test/ that open no socket, start no server and spawn nothing. */
 const PURE = ['test/codecs-http.property.test.ts', 'test/layering.test.ts', 'test/public-api.test.ts', 'test/store-memory.test.ts']
@@ -57,10 +63,12 @@ function parseArgs(argv) {
   const tiers = []
   const filters = []
   let times = false
+  let tsx = false
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
-    if (a === '--times') {
-      times = true
+    if (a === '--times' || a === '--tsx') {
+      if (a === '--times') times = true
+      else tsx = true
       continue
     }
     const tier = a === '--tier' ? argv[++i] : a.startsWith('--tier=') ? a.slice('--tier='.length) : undefined
@@ -71,7 +79,7 @@ function parseArgs(argv) {
       process.exit(2)
     }
   }
-  return { tiers: tiers.length ? tiers : Object.keys(TIERS), filters, times }
+  return { tiers: tiers.length ? tiers : Object.keys(TIERS), filters, times, tsx }
 }
 
 /** CPU seconds (user + system) of this process's reaped children, from /proc: 0 where there is none. */
@@ -89,6 +97,7 @@ function childrenCpu() {
 function printTimes(name, cpuFile) {
   if (!existsSync(cpuFile)) return
   const rows = readFileSync(cpuFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  if (compiled) for (const r of rows) r.file = relative(compiled.outDir, join(ROOT, r.file)).replace(/\.js$/, '.ts')
   rows.sort((a, b) => b.self + b.children - (a.self + a.children))
   const total = rows.reduce((n, r) => n + r.self + r.children, 0)
   console.log(`# tier ${name}: files by CPU s (own + children), wall s; ${rows.length} file(s), ${total.toFixed(1)} s CPU in all`)
@@ -103,8 +112,10 @@ function runTier(name, files) {
   const cpuBefore = childrenCpu()
   const cpuFile = timesDir ? join(timesDir, `${name}.jsonl`) : undefined
   const report = cpuFile ? ['--import', './test/support/cpu-report.mjs'] : []
-  const env = cpuFile ? { ...process.env, PARLANCE_TEST_CPU: cpuFile } : process.env
-  const child = spawn(process.execPath, ['--import', 'tsx', ...report, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...files], { stdio: 'inherit', env })
+  const env = { ...process.env, ...(cpuFile ? { PARLANCE_TEST_CPU: cpuFile } : {}), ...(compiled ? { PARLANCE_TEST_BUILD: compiled.outDir } : {}) }
+  const load = compiled ? ['--enable-source-maps'] : ['--import', 'tsx']
+  const paths = compiled ? files.map(compiled.path) : files
+  const child = spawn(process.execPath, [...load, ...report, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...paths], { stdio: 'inherit', env })
   return new Promise((resolve) =>
     child.on('exit', (code, signal) => {
       if (cpuFile) printTimes(name, cpuFile)
@@ -113,7 +124,9 @@ function runTier(name, files) {
   )
 }
 
-const { tiers, filters, times } = parseArgs(process.argv.slice(2))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+process.chdir(ROOT)
+const { tiers, filters, times, tsx } = parseArgs(process.argv.slice(2))
 const timesDir = times ? mkdtempSync(join(tmpdir(), 'parlance-test-times-')) : undefined
 const files = ['src', 'test']
   .flatMap(find)
@@ -126,6 +139,8 @@ if (chosen.length === 0) {
   process.exit(1)
 }
 console.log(`# tiers: ${chosen.join(', ')} (${cores} core(s))`)
+const compiled = tsx ? undefined : await compileTests(ROOT)
+if (compiled) for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => (compiled.dispose(), process.exit(130)))
 
 // With four cores or more the heavy tier runs beside unit + socket; on fewer it would only slow both down.
 const results = []
@@ -143,4 +158,5 @@ else {
 const cpuNote = (r) => (times && !(heavy && cores >= 4) ? `, ${r.cpu.toFixed(1)} s CPU` : '')
 for (const r of results) console.log(`# tier ${r.name}: ${r.code === 0 ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s${cpuNote(r)}`)
 if (timesDir) rmSync(timesDir, { recursive: true, force: true })
+compiled?.dispose()
 process.exit(results.every((r) => r.code === 0) ? 0 : 1)

@@ -6,9 +6,10 @@ import { test } from 'node:test'
 import { HaiClient, HumaClient, textOf } from '../src/client/index.js'
 import { unreachable } from './agui-bridge-support.js'
 import { startServer } from './harness.js'
+import { cliArgs } from './support/node-args.js'
 
 function serve(args: string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'memory', ...args], { env: { ...process.env, LOG_LEVEL: 'silent' } })
+  return spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), { env: { ...process.env, LOG_LEVEL: 'silent' } })
 }
 
 /** Resolves with the server URL from the banner; rejects if the process exits first. */

@@ -9,11 +9,12 @@ import { test } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
 import { backupSqlite } from '../src/cli/backup.js'
 import { startServer } from './harness.js'
+import { cliArgs } from './support/node-args.js'
 
 /** Runs the CLI: until it exits, or (with `banner`) until it prints its banner and keeps running. */
 function cli(args: string[], banner = false): Promise<{ code: number | null; out: string; err: string; child: ChildProcess | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', PARLANCE_TOKEN: '' } })
+    const child = spawn(process.execPath, cliArgs(...args), { env: { ...process.env, LOG_LEVEL: 'silent', PARLANCE_TOKEN: '' } })
     let out = ''
     let err = ''
     child.stdout.on('data', (d: Buffer) => {

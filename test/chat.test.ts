@@ -7,9 +7,10 @@ import assert from 'node:assert/strict'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { test } from 'node:test'
 import { startServer } from './harness.js'
+import { cliArgs } from './support/node-args.js'
 
 function chat(url: string): ChildProcessWithoutNullStreams & { out: () => string; until(pattern: RegExp, ms?: number): Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'chat', '--url', url], { env: { ...process.env, NO_COLOR: '1' } })
+  const child = spawn(process.execPath, cliArgs('chat', '--url', url), { env: { ...process.env, NO_COLOR: '1' } })
   let out = ''
   const waiters = new Set<() => void>()
   child.stdout.on('data', (d: Buffer) => {

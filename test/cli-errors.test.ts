@@ -7,11 +7,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { startServer } from './harness.js'
+import { cliArgs } from './support/node-args.js'
 
 /** Runs the CLI to its end (or until it prints its banner, then stops it): exit code and output. */
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string; started: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
+    const child = spawn(process.execPath, cliArgs(...args), { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
     let out = ''
     let err = ''
     let started = false

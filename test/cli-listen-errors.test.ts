@@ -4,13 +4,14 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createServer, type AddressInfo } from 'node:net'
 import { test } from 'node:test'
+import { cliArgs } from './support/node-args.js'
 
 test('parlance serve on a port in use names the port and --port / PORT, and exits 2', async (t) => {
   const blocker = createServer()
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
   t.after(() => blocker.close())
   const { port } = blocker.address() as AddressInfo
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--store', 'memory'], { env: { ...process.env, LOG_LEVEL: 'silent' } })
+  const child = spawn(process.execPath, cliArgs('serve', '--port', String(port), '--store', 'memory'), { env: { ...process.env, LOG_LEVEL: 'silent' } })
   let err = ''
   child.stderr.on('data', (d: Buffer) => (err += d.toString()))
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))

@@ -6,9 +6,10 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { request } from 'node:http'
 import { test } from 'node:test'
 import { WebSocket } from 'ws'
+import { cliArgs } from './support/node-args.js'
 
 function serve(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'memory', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
+  return spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
 }
 
 /** The banner, once the server listens (or the process's output when it exits first). */

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
+import { cliArgs } from './support/node-args.js'
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
+  return spawn(process.execPath, cliArgs(...args), { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
 }
 
 /** Resolves with all output once `pattern` appears in stdout. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { availableParallelism } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'node:test'
 
@@ -43,7 +44,11 @@ const CONCURRENCY = Math.min(2, availableParallelism())
 test('the client suites pass unchanged against a 3-node cluster behind a round-robin balancer', { timeout: 480_000 }, async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, PARLANCE_TEST_NODES: '3' }
   delete env.NODE_TEST_CONTEXT // a runner of its own, not a subtest of this one
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=tap', ...SUITES], {
+  // From the tree scripts/run-tests.mjs compiled when there is one (no tsx start-up in each suite's process).
+  const build = process.env.PARLANCE_TEST_BUILD
+  const load = build ? ['--enable-source-maps'] : ['--import', 'tsx']
+  const suites = build ? SUITES.map((f) => join(build, f.replace(/\.ts$/, '.js'))) : SUITES
+  const child = spawn(process.execPath, [...load, '--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=tap', ...suites], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env,
   })

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { mergeSettings, parseConfig, type FlagSpec } from '../src/cli/config.js'
+import { cliArgs } from './support/node-args.js'
 
 const FLAGS: Record<string, FlagSpec> = {
   config: { type: 'string' },
@@ -62,7 +63,7 @@ test('mergeSettings: the file, then the environment, then the flags; --limit add
 /** Runs `parlance serve …` until it exits or prints its banner (then it keeps running for the caller). */
 function serveCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string; child: ChildProcess | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
+    const child = spawn(process.execPath, cliArgs('serve', ...args), {
       env: { ...process.env, LOG_LEVEL: 'silent', PARLANCE_TOKEN: '', PORT: '', ...env },
     })
     let out = ''

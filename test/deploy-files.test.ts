@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'node:test'
 import { parse as parseYaml } from 'yaml'
+import { cliArgs } from './support/node-args.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const read = (rel: string) => readFileSync(join(ROOT, rel), 'utf8')
@@ -17,7 +18,7 @@ const read = (rel: string) => readFileSync(join(ROOT, rel), 'utf8')
 /** `parlance serve --help`, once: every flag a deploy file passes must be one the CLI knows. */
 let help: string | undefined
 function serveHelp(): string {
-  help ??= spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--help'], { cwd: ROOT, encoding: 'utf8' }).stdout
+  help ??= spawnSync(process.execPath, cliArgs('serve', '--help'), { cwd: ROOT, encoding: 'utf8' }).stdout
   return help
 }
 function assertKnownFlags(args: readonly string[], where: string): void {
@@ -122,7 +123,7 @@ test('deploy/parlance.json is a config file the CLI accepts', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'parlance-deploy-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   // The file's agent, data directory and port are the deployment's; the flags override just those.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--config', 'deploy/parlance.json', '--agent', 'demo', '--data', dir, '--port', '0'], {
+  const child = spawn(process.execPath, cliArgs('serve', '--config', 'deploy/parlance.json', '--agent', 'demo', '--data', dir, '--port', '0'), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'silent', PARLANCE_TOKEN: 'x' },
   })

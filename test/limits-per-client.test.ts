@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process'
 import { test } from 'node:test'
 import WebSocket from 'ws'
 import { startServer } from './harness.js'
+import { cliArgs } from './support/node-args.js'
 
 type Frame = { type: string; error_code?: string; status?: string; message?: string }
 
@@ -86,7 +87,7 @@ test('behind a trusted proxy, limits key on X-Forwarded-For; without trustProxy 
 test('--limit sets any limit from the CLI and names the accepted ones when a name is wrong', async () => {
   const run = (args: string[]) =>
     new Promise<{ started: boolean; code: number | null; err: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'memory', ...args], { env: { ...process.env, LOG_LEVEL: 'silent' } })
+      const child = spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), { env: { ...process.env, LOG_LEVEL: 'silent' } })
       let err = ''
       let started = false
       child.stderr.on('data', (d: Buffer) => (err += d.toString()))

@@ -13,6 +13,7 @@ import { fakeOpenAI } from './support/fake-openai.js'
 import { spawnServe } from './support/serve-process.js'
 import { startExample } from './support/run-example.js'
 import { waitFor } from './support/wait.js'
+import { tsNodeArgs } from './support/node-args.js'
 
 /** An agent that calls the tool named by the message (`tool arg`) and says what came back, or the tool's error. */
 function caller(tools: McpTools, name = 'caller'): AgentDefinition {
@@ -88,7 +89,7 @@ test('mcpTools over streamable HTTP: schema, progress reaching a HAI client, str
 })
 
 test('mcpTools over stdio: a child process MCP server (tools renamed with a prefix), its result, its tool error, a process that exits during a call (the next call starts it again); close() stops it', async (t) => {
-  const tools = await mcpTools({ command: process.execPath, args: ['--import', 'tsx', 'test/fixtures-mcp/stdio.ts'], prefix: 'ci_' })
+  const tools = await mcpTools({ command: process.execPath, args: tsNodeArgs('test/fixtures-mcp/stdio.ts'), prefix: 'ci_' })
   let closed = false
   t.after(() => (closed ? undefined : tools.close()))
   assert.deepEqual(Object.keys(tools), ['ci_run-tests', 'ci_echo', 'ci_fail', 'ci_wait', 'ci_crash'])
@@ -100,9 +101,9 @@ test('mcpTools over stdio: a child process MCP server (tools renamed with a pref
   c.say('ci_fail')
   assert.equal(textOf(await c.untilCompleted()), 'error: tool ci_fail failed: the build is broken')
   c.say('ci_crash')
-  assert.match(textOf(await c.untilCompleted()), /^error: tool ci_crash failed: the connection to the MCP server .*stdio\.ts dropped during the call$/)
+  assert.match(textOf(await c.untilCompleted()), /^error: tool ci_crash failed: the connection to the MCP server .*stdio\.[jt]s dropped during the call$/)
   c.say('ci_echo after the crash')
-  // The call first starts the server process again (tsx compiles it: seconds on a loaded machine).
+  // The call first starts the server process again (seconds on a loaded machine).
   assert.equal(textOf(await c.untilCompleted(60_000)), 'result: echo: after the crash')
   await tools.close()
   closed = true

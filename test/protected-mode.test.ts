@@ -8,6 +8,7 @@ import { textOf } from '../src/client/index.js'
 import { createServer, demoAgent } from '../src/index.js'
 import { isLoopbackHost, protectedModeError, ProtectedModeError } from '../src/server/protected-mode.js'
 import { startServer } from './harness.js'
+import { cliArgs } from './support/node-args.js'
 
 test('loopback or not: what protected mode lets through', () => {
   for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) assert.equal(isLoopbackHost(h), true, h)
@@ -66,7 +67,7 @@ test('inspector: false serves no page and no API (404); the dialects are unaffec
 /** Runs `parlance serve …` until it exits or prints its banner (then it is left running for the caller). */
 function serveCli(args: string[]): Promise<{ code: number | null; out: string; err: string; child: ChildProcess | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--store', 'memory', '--port', '0', ...args], {
+    const child = spawn(process.execPath, cliArgs('serve', '--store', 'memory', '--port', '0', ...args), {
       env: { ...process.env, LOG_LEVEL: 'silent', PARLANCE_TOKEN: '' },
     })
     let out = ''

@@ -9,9 +9,10 @@ import type { AddressInfo } from 'node:net'
 import { test, type TestContext } from 'node:test'
 import { Role, type Message } from '@a2a-js/sdk'
 import { connectA2a } from '../src/client/index.js'
+import { cliArgs } from './support/node-args.js'
 
 function serve(t: TestContext, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'memory', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
   t.after(() => child.kill('SIGKILL'))
   return new Promise((resolve, reject) => {
     let out = ''

@@ -6,9 +6,10 @@ import assert from 'node:assert/strict'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { test } from 'node:test'
 import { HaiClient } from '../../src/client/index.js'
+import { cliArgs } from '../support/node-args.js'
 
 function serve(args: string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--store', 'memory', ...args], { env: { ...process.env, LOG_LEVEL: 'silent' } })
+  return spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), { env: { ...process.env, LOG_LEVEL: 'silent' } })
 }
 
 function listening(child: ChildProcessWithoutNullStreams): Promise<string> {

@@ -7,9 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { cliArgs } from '../support/node-args.js'
 
 function serve(dataDir: string): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data', dataDir], { env: { ...process.env, LOG_LEVEL: 'silent' } })
+  return spawn(process.execPath, cliArgs('serve', '--port', '0', '--data', dataDir), { env: { ...process.env, LOG_LEVEL: 'silent' } })
 }
 
 /** Resolves when the server listens, or with its exit code and stderr when it exits first. */

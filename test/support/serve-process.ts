@@ -1,6 +1,7 @@
 // `parlance serve` in a child process, for tests that must kill -9 a server (restart and failover tests).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { cliArgs } from './node-args.js'
 
 /** A served CLI process and its URL; killed (SIGKILL) when the test ends. */
 export interface ServeProcess {
@@ -12,7 +13,7 @@ export interface ServeProcess {
 
 /** Starts `parlance serve --port 0 …args` and resolves once it prints its URL. */
 export async function spawnServe(t: { after(fn: () => unknown): void }, args: readonly string[], name = 'serve'): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, cliArgs('serve', '--port', '0', ...args), {
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: { ...process.env, LOG_LEVEL: 'silent' },
   })
