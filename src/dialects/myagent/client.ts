@@ -1,8 +1,8 @@
 import { Inbox, openClient, socketUrl, type SocketCtor, type SocketLike } from '../../client/socket.js'
 import type { WireTap } from '../../client/tap.js'
-import type { MyAgentServerEvent } from './wire.js'
+import type { MyAgentServerEvent, MyAgentServerEventName, MyAgentServerEventOf } from './wire.js'
 
-export type { MyAgentServerEvent }
+export type { MyAgentServerEvent, MyAgentServerEventName, MyAgentServerEventOf }
 
 /** Options of `MyAgentClient.connect`. */
 export interface MyAgentClientOptions {
@@ -93,7 +93,7 @@ export class MyAgentClient {
   /** `user.request_state`; resolves with the signed export. */
   async requestState(): Promise<string> {
     this.send({ event: 'user.request_state', session_id: this.sessionId })
-    return ((await this.next('agent.state_export')).content as { signed_state: string }).signed_state
+    return (await this.next('agent.state_export')).content.signed_state
   }
 
   reconnectWithState(signedState: string, lastSeq: number): void {
@@ -101,7 +101,9 @@ export class MyAgentClient {
   }
 
   /** The next event (after those already returned) with this name or matching `pred`. */
-  async next(pred: string | ((e: MyAgentServerEvent) => boolean), timeoutMs = 10_000): Promise<MyAgentServerEvent> {
+  next<K extends MyAgentServerEventName>(name: K, timeoutMs?: number): Promise<MyAgentServerEventOf<K>>
+  next(pred: (e: MyAgentServerEvent) => boolean, timeoutMs?: number): Promise<MyAgentServerEvent>
+  async next(pred: MyAgentServerEventName | ((e: MyAgentServerEvent) => boolean), timeoutMs = 10_000): Promise<MyAgentServerEvent> {
     const match = typeof pred === 'string' ? (e: MyAgentServerEvent) => e.event === pred : pred
     return this.inbox.next(match, timeoutMs, () => this.socket.readyState >= 2, typeof pred === 'string' ? pred : 'a matching event')
   }
