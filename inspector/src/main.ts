@@ -2,6 +2,7 @@ import './style.css'
 import { Api, type CanonicalEvent } from './api.js'
 import { ApprovalDialog } from './approval.js'
 import { ChatView } from './chat.js'
+import { describeCapabilities, type Capabilities } from './capabilities.js'
 import { connect, dialectOf, DIALECTS, type ChatSink, type DialectAdapter, type DialectId } from './dialects/index.js'
 import { byId, h } from './dom.js'
 import { MetricsStrip } from './metrics.js'
@@ -42,11 +43,14 @@ let serverTools = new Set<string>()
 let waiting = new Set<string>()
 /** The agent the page talks to: the server's default (the first it serves); the demo's until the server says. */
 let agent = 'demo'
+/** What each dialect the server serves carries, by dialect id, as the server lists it (its `Capabilities`). */
+let served: Readonly<Record<string, Capabilities>> = {}
 
 /** Reads the agents the server serves; A2A, MCP and HugAI address the first (the default every other dialect uses). */
 async function loadServed(): Promise<void> {
   try {
-    const info = await api.json<{ agents?: unknown }>('/inspector/api/info')
+    const info = await api.json<{ agents?: unknown; dialects?: Record<string, Capabilities> }>('/inspector/api/info')
+    served = info.dialects ?? {}
     const first = Array.isArray(info.agents) ? info.agents.find((a): a is string => typeof a === 'string') : undefined
     if (first) agent = first
   } catch {
@@ -61,7 +65,8 @@ function showServed(): void {
     const small = document.querySelector(`label[for="dialect-${d.id}"] small`)
     const endpoint = d.endpoint.replace('<agent>', agent)
     if (small) small.textContent = endpoint
-    document.querySelector(`label[for="dialect-${d.id}"]`)?.setAttribute('title', endpoint)
+    const caps = served[d.id]
+    document.querySelector(`label[for="dialect-${d.id}"]`)?.setAttribute('title', caps ? `${endpoint}: ${describeCapabilities(caps)}` : endpoint)
   }
   const demo = agent === 'demo'
   document.querySelector<HTMLElement>('.quick')!.hidden = !demo
@@ -188,6 +193,8 @@ async function open(d: DialectId): Promise<void> {
   if (mine !== gen) return a.close()
   adapter = a
   byId('dialect-notes').textContent = a.notes
+  const caps = served[d]
+  byId('dialect-capabilities').textContent = caps ? `${labelOf(d)} carries: ${describeCapabilities(caps)}` : ''
   byId<HTMLButtonElement>('send').disabled = false
   setStatus(`connected over ${labelOf(d)}`, 'ok')
   document.body.dataset.ready = 'true'

@@ -1,6 +1,9 @@
 import type { EndpointFactory } from './endpoint.js'
 
-/** What a dialect carries, for the README's feature table and the inspector. */
+/**
+ * What a dialect carries: the one description of it, listed by `GET /` (`dialects`) and the inspector API
+ * (`GET /inspector/api/info`), which the inspector page shows beside each dialect.
+ */
 export interface Capabilities {
   /** How it is carried: 'WebSocket', 'Socket.IO', 'HTTP + SSE', 'JSON-RPC over WebSocket and HTTP'. */
   readonly transport: string
@@ -27,5 +30,13 @@ export interface Dialect {
   /** Used in metrics labels, logs and `GET /`'s endpoint list. */
   readonly name: string
   readonly endpoint: EndpointFactory
+  /** What it carries; listed by `GET /` and shown by the inspector. Optional for a custom dialect. */
   readonly capabilities?: Capabilities
+}
+
+/** The capabilities of `dialects`, by dialect name (those that declare them), as `GET /` and the inspector API list them. */
+export function capabilitiesOf(dialects: readonly Dialect[]): Readonly<Record<string, Capabilities>> {
+  const out: Record<string, Capabilities> = {}
+  for (const d of dialects) if (d.capabilities) out[d.name] = d.capabilities
+  return out
 }

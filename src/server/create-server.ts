@@ -14,6 +14,7 @@ import { redisKeys } from '../store/redis/keys.js'
 import { WsTransport } from '../transports/ws.js'
 import { bearerToken, makeAuthenticator, principalOf } from './auth.js'
 import type { Endpoint, EndpointDeps } from '../binding/index.js'
+import { capabilitiesOf } from '../binding/dialect.js'
 import { withDialects } from '../dialects/registry.js'
 import { inspectorEndpoint, type InspectorDeps } from './inspector-endpoint.js'
 import { sessionsEndpoint } from './sessions-endpoint.js'
@@ -191,6 +192,8 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     else metrics.authFailures.inc()
     return p
   }
+  const dialects = withDialects(options.dialects)
+  const capabilities = capabilitiesOf(dialects)
   const deps: EndpointDeps & InspectorDeps = {
     allowWebhookHosts: options.allowWebhookHosts ?? [],
     integrations: options.integrations ?? {},
@@ -202,6 +205,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     http,
     secret,
     inspectorDir: options.inspectorDir,
+    capabilities,
     ...(clusterDeps ? { cluster: clusterDeps } : {}),
     authenticate,
     authOn: auth !== null,
@@ -217,7 +221,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       throw new ParlanceError('unauthorized', 'request was not authenticated')
     },
   }
-  const endpoints: Endpoint[] = [...withDialects(options.dialects).map((d) => d.endpoint(deps)), sessionsEndpoint(deps), ...(options.inspector === false ? [] : [inspectorEndpoint(deps)])]
+  const endpoints: Endpoint[] = [...dialects.map((d) => d.endpoint(deps)), sessionsEndpoint(deps), ...(options.inspector === false ? [] : [inspectorEndpoint(deps)])]
   const protectMetrics = auth !== null && options.auth?.protectMetrics !== false
   const ownUpgrades = endpoints.flatMap((e) => e.ownUpgradePaths ?? [])
 
@@ -253,6 +257,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
         name: 'parlance',
         agents: manager.agentNames(),
         endpoints: { ...paths, healthz: '/healthz', metrics: '/metrics' },
+        dialects: capabilities,
       })
     }
     sendJson(res, 404, { error: { code: 'not_found', message: `no route ${req.method} ${url.pathname}` } })

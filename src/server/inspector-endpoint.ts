@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { extname, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ParlanceError, type Principal } from '../core/index.js'
+import type { Capabilities } from '../binding/dialect.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
 import { answerErrors } from '../binding/http-errors.js'
 import { sendJson } from '../binding/http-util.js'
@@ -23,6 +24,8 @@ export interface InspectorDeps {
    * @default `dist/inspector` of this package
    */
   readonly inspectorDir?: string
+  /** What each served dialect carries, by name (`capabilitiesOf` the served dialects), for `GET /inspector/api/info`. */
+  readonly capabilities?: Readonly<Record<string, Capabilities>>
 }
 
 /** Where `npm run build` puts the inspector: `<package>/dist/inspector`, from `src/server` and `dist/server` alike. */
@@ -59,7 +62,7 @@ let streamNo = 0
  * The inspector: its single-page app at `GET /` (for browsers: requests that accept `text/html`; other clients
  * still get the server's JSON index) and `GET /inspector/`, its static files under `/inspector/`, and a small
  * JSON API for it under `/inspector/api/`:
- * - `GET /inspector/api/info`: the caller's principal and the served agents;
+ * - `GET /inspector/api/info`: the caller's principal, the served agents, and each served dialect's capabilities;
  * - `GET /inspector/api/sessions?limit=N`: the caller's sessions, loaded (with connections per dialect) and stored;
  *   a fork carries `forkedFrom: {sessionId, atSeq}` (forks are made by `POST /sessions/:id/fork`, sessions-endpoint.ts);
  * - `GET /inspector/api/sessions/:id/events?after=SEQ&limit=N`: a page of the session's canonical events;
@@ -163,13 +166,15 @@ function notBuilt(root: string, res: ServerResponse): void {
   res.end(html)
 }
 
-async function api(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, streams: Set<ServerResponse>): Promise<void> {
+async function api(deps: EndpointDeps & InspectorDeps, req: IncomingMessage, res: ServerResponse, url: URL, streams: Set<ServerResponse>): Promise<void> {
   if (req.method !== 'GET') return sendJson(res, 405, { error: { code: 'invalid_message', message: 'the inspector API is read-only: use GET' } }, { allow: 'GET' })
   const principal = deps.principal(req)
   const refused = deps.admission(principal, deps.clientAddress(req))()
   if (refused) throw refused
   const path = url.pathname
-  if (path === `${API}info`) return sendJson(res, 200, { principal, agents: deps.sessions.agentNames() })
+  if (path === `${API}info`) {
+    return sendJson(res, 200, { principal, agents: deps.sessions.agentNames(), dialects: deps.capabilities ?? {} })
+  }
   if (path === `${API}sessions`) return listSessions(deps, res, principal, intParam(url, 'limit', 100, 1, MAX_PAGE))
   const m = EVENTS_ROUTE.exec(path)
   if (!m) throw new ParlanceError('not_found', `no inspector API route ${path}`)

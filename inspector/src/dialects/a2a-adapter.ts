@@ -71,8 +71,6 @@ export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${ui
     })
   return {
     id: 'a2a',
-    carriesState: true,
-    streams: true,
     notes: 'A2A: each message is a task in this page\'s context (the Parlance session); an approval or a client tool is the task in input-required, answered in the same task. Plan steps show from the canonical log.',
     async send(text) {
       void stream(message([textPart(text)]))

@@ -103,8 +103,6 @@ export async function connectAgui(o: ConnectOptions, threadId = uid()): Promise<
 
   return {
     id: 'agui',
-    carriesState: true,
-    streams: true,
     notes: 'Each AG-UI request is one run; a client tool or an approval ends it and the answer starts the next.',
     async send(text) {
       void run({ messages: [{ id: uid(), role: 'user', content: text }] })

@@ -102,8 +102,6 @@ export async function connectAiSdk(o: ConnectOptions, chatId = uid()): Promise<D
   }
   return {
     id: 'aisdk',
-    carriesState: true,
-    streams: true,
     notes: 'One request per user turn, as useChat sends it; a client tool or approval ends the response and the answer is the next request.',
     async send(text) {
       void read(() => client.send(chatId, text))

@@ -56,8 +56,6 @@ export async function connectHai(o: ConnectOptions, sessionId = uid()): Promise<
   }
   return {
     id: 'hai',
-    carriesState: false,
-    streams: true,
     notes: 'HAI has no state message: the state view follows the canonical log.',
     async send(text) {
       client.say(text)

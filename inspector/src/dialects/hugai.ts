@@ -56,8 +56,6 @@ export async function connectHugai(o: ConnectOptions, agent = o.agent): Promise<
   }
   return {
     id: 'hugai',
-    carriesState: false,
-    streams: false,
     notes: 'HugAI runs each message as a task in a session of its own (task_…) and answers it whole; state, server tools and canonical events come from each task session\'s log.',
     async send(text) {
       void pump(sink, async () => {

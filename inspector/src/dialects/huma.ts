@@ -56,8 +56,6 @@ export async function connectHuma(o: ConnectOptions, sessionId = uid()): Promise
   client.socket.on('disconnect', (reason) => sink.error(`disconnected: ${reason}`))
   return {
     id: 'huma',
-    carriesState: false,
-    streams: false,
     notes: 'HUMA sends whole messages (typing, then message_sent) and no state, plan or server tool events: those views follow the canonical log.',
     async send(text) {
       client.contextUpdate(text)

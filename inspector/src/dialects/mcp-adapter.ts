@@ -37,8 +37,6 @@ export async function connectMcpDialect(o: ConnectOptions, sessionId = `mcp-${ui
   }
   return {
     id: 'mcp',
-    carriesState: false,
-    streams: false,
     notes: `MCP: each message is one call of the tool ${tool} in this page's session, answered whole; progress shows as statuses, an approval is an elicitation request. MCP carries no client tools, and tool calls, plan and state show from the canonical log.`,
     async send(text) {
       void pump(sink, async () => {

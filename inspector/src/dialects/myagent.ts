@@ -89,8 +89,6 @@ export async function connectMyAgent(o: ConnectOptions): Promise<DialectAdapter>
   let helper: HaiClient | undefined
   return {
     id: 'myagent',
-    carriesState: true,
-    streams: true,
     notes: 'MyAgent cannot answer a client tool: the inspector answers it through HAI on the same session.',
     async send(text) {
       client.message(text)

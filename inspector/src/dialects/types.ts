@@ -13,7 +13,12 @@ export interface InspectorDialect {
   readonly label: string
   /** Where it connects, as the switcher shows it; `<agent>` stands for the agent the page talks to. */
   readonly endpoint: string
-  /** What its frames carry; what they do not, the page shows from the canonical log. */
+  /**
+   * Which views this adapter fills from the dialect's frames; the others the page fills from the canonical log.
+   * A fact about this adapter, not the protocol: what the protocol carries is its `Capabilities`, which the
+   * server lists (`GET /inspector/api/info`) and the page shows (MCP carries state, in a tool's final result,
+   * but its adapter shows none).
+   */
   readonly carries: { readonly state: boolean; readonly serverTools: boolean; readonly plan: boolean }
   /** Opens a new conversation with the server over this dialect. */
   connect(o: ConnectOptions): Promise<DialectAdapter>
@@ -77,10 +82,6 @@ export interface ConnectOptions {
 /** One dialect's conversation: what the chat panel can ask of it. */
 export interface DialectAdapter {
   readonly id: DialectId
-  /** Does the dialect carry shared state (else the state view follows the canonical log)? */
-  readonly carriesState: boolean
-  /** Does it stream text as it is produced (else whole messages)? */
-  readonly streams: boolean
   /** What this dialect cannot do, shown next to the switcher. */
   readonly notes: string
   send(text: string): Promise<void>

@@ -1,6 +1,6 @@
 import type { Capabilities } from '../../binding/index.js'
 
-/** What AG-UI carries (README feature table, inspector). */
+/** What AG-UI carries (listed by `GET /` and the inspector API, shown by the inspector). */
 export const capabilities: Capabilities = {
   transport: 'HTTP + SSE',
   streaming: true,

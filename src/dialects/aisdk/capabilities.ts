@@ -1,6 +1,6 @@
 import type { Capabilities } from '../../binding/index.js'
 
-/** What the AI SDK UI message stream carries (README feature table, inspector). */
+/** What the AI SDK UI message stream carries (listed by `GET /` and the inspector API, shown by the inspector). */
 export const capabilities: Capabilities = {
   transport: 'HTTP + SSE',
   streaming: true,

@@ -1,6 +1,6 @@
 import type { Capabilities } from '../../binding/index.js'
 
-/** What HAI carries (README feature table, inspector). */
+/** What HAI carries (listed by `GET /` and the inspector API, shown by the inspector). */
 export const capabilities: Capabilities = {
   transport: 'WebSocket',
   streaming: true,

@@ -1,6 +1,6 @@
 import type { Capabilities } from '../../binding/index.js'
 
-/** What HUMA carries (README feature table, inspector). */
+/** What HUMA carries (listed by `GET /` and the inspector API, shown by the inspector). */
 export const capabilities: Capabilities = {
   transport: 'Socket.IO',
   streaming: false,

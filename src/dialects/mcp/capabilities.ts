@@ -1,6 +1,6 @@
 import type { Capabilities } from '../../binding/index.js'
 
-/** What MCP (streamable HTTP, each agent a tool) carries (README feature table, inspector). */
+/** What MCP (streamable HTTP, each agent a tool) carries (listed by `GET /` and the inspector API, shown by the inspector). */
 export const capabilities: Capabilities = {
   transport: 'MCP streamable HTTP (JSON-RPC over HTTP + SSE)',
   streaming: true,

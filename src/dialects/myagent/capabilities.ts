@@ -1,6 +1,6 @@
 import type { Capabilities } from '../../binding/index.js'
 
-/** What MyAgent carries (README feature table, inspector). */
+/** What MyAgent carries (listed by `GET /` and the inspector API, shown by the inspector). */
 export const capabilities: Capabilities = {
   transport: 'WebSocket',
   streaming: true,
