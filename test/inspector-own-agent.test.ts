@@ -3,10 +3,9 @@
 // ask_demo), the demo's triggers are hidden, and the header says a run is waiting for approval while it is.
 // The page is built fresh with Vite into a temp dir, as in inspector.test.ts.
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { buildInspector, launchChromium } from './support/chromium.js'
+import { buildInspector, launchChromium, type BuiltInspector } from './support/chromium.js'
 import { defineAgent } from '../src/index.js'
 import { startServer, type TestServer } from './harness.js'
 
@@ -25,13 +24,13 @@ const helper = defineAgent({
   },
 })
 
-let outDir: string | undefined
+let inspector: BuiltInspector | undefined
 let server: TestServer
 let browser: Browser
 
 before(async () => {
-  outDir = await buildInspector('parlance-inspector-own-')
-  server = await startServer({ agents: [helper], inspectorDir: outDir })
+  inspector = await buildInspector('parlance-inspector-own-')
+  server = await startServer({ agents: [helper], inspectorDir: inspector.dir })
   browser = await launchChromium()
 })
 
@@ -39,7 +38,7 @@ after(async () => {
   await browser?.close()
   await server?.close()
   server?.removeData()
-  if (outDir) rmSync(outDir, { recursive: true, force: true })
+  inspector?.release()
 })
 
 /** Opens the page on `dialect`, recording every failed request and page error. */

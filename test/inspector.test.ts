@@ -1,18 +1,15 @@
 // The inspector page in real Chromium (Debian's /usr/bin/chromium through playwright-core; never a downloaded
 // browser): every demo behaviour through every dialect, the approval dialog by keyboard, the wire view, the
 // sessions list with replay, the fork tree and "Fork here", the metrics strip, and accessible names on every control. The page is built fresh
-// with Vite into a temp dir for this run, so a stale dist/ is never what is tested.
+// with Vite for this test run (test/support/chromium.ts), so a stale dist/ is never what is tested.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { build } from 'vite'
-import inspectorConfig from '../inspector/vite.config.js'
+import type { Browser, Page } from 'playwright-core'
 import { startServer, type TestServer } from './harness.js'
+import { buildInspector, launchChromium, type BuiltInspector } from './support/chromium.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'inspector')
 const DIALECTS = ['hai', 'agui', 'huma', 'myagent', 'hugai', 'aisdk', 'mcp', 'a2a'] as const
 /** Dialects that stream text; HUMA (typing, then whole messages), HugAI (the task's result) and MCP (the call's result) do not. */
@@ -21,29 +18,23 @@ const STREAMING = new Set(['hai', 'agui', 'myagent', 'aisdk', 'a2a'])
 const NO_CLIENT_TOOLS = new Set(['mcp'])
 const WAIT = 15_000
 
-let outDir: string | undefined
+let inspector: BuiltInspector | undefined
 let server: TestServer
 let browser: Browser
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH; this test never downloads a browser`)
-  outDir = mkdtempSync(join(tmpdir(), 'parlance-inspector-'))
   mkdirSync(ARTIFACTS, { recursive: true })
-  // The project's own Vite config, imported (not loaded from disk by Vite, which writes a temp file beside it).
-  await build({ ...inspectorConfig, configFile: false, logLevel: 'warn', build: { ...inspectorConfig.build, outDir, emptyOutDir: true } })
+  inspector = await buildInspector('parlance-inspector-')
   // HUMA shows typing before each whole message (15 ms per character by default): keep it short here.
-  server = await startServer({ inspectorDir: outDir, limits: { typingMsPerChar: 1 } })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  server = await startServer({ inspectorDir: inspector.dir, limits: { typingMsPerChar: 1 } })
+  browser = await launchChromium()
 })
 
 after(async () => {
   await browser?.close()
   await server?.close()
   server?.removeData()
-  if (outDir) rmSync(outDir, { recursive: true, force: true })
+  inspector?.release()
 })
 
 /** Opens the inspector on `dialect` and waits until it is connected; page errors fail the test. */
@@ -208,7 +199,7 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
   })
 
   test('with auth on, the page loads without a token and works with ?access_token=', async () => {
-    const guarded = await startServer({ inspectorDir: outDir, auth: { token: 's3cret' } })
+    const guarded = await startServer({ inspectorDir: inspector!.dir, auth: { token: 's3cret' } })
     const page = await browser.newPage()
     page.setDefaultTimeout(WAIT)
     try {
@@ -229,7 +220,7 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
 
   test('fork tree: "Fork here" on an event opens a session holding exactly events 1..seq, listed under its parent; queued and rewound events read as words; fork errors are shown', async () => {
     // A server of its own (other tests' sessions would crowd the list) with auth on: the page's token must go with the fork.
-    const own = await startServer({ inspectorDir: outDir, auth: { token: 'fork-token' } })
+    const own = await startServer({ inspectorDir: inspector!.dir, auth: { token: 'fork-token' } })
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))

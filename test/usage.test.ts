@@ -2,7 +2,6 @@
 // parlance_tokens_total and carried by AG-UI (CUSTOM parlance.usage) and the AI SDK stream (data-usage), for
 // aiSdkAgent and openaiAgent against a local fake OpenAI-compatible server that reports usage.
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
 import { test } from 'node:test'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { DefaultChatTransport, tool, type UIMessageChunk } from 'ai'
@@ -82,9 +81,9 @@ test('openaiAgent reports usage too (stream_options.include_usage); the AI SDK s
 })
 
 test('the inspector\'s session replay shows the tokens the session used, and each model call\'s', async (t) => {
-  const outDir = await buildInspector('parlance-usage-inspector-')
-  t.after(() => rmSync(outDir, { recursive: true, force: true }))
-  const { s } = await setup(t, outDir)
+  const inspector = await buildInspector('parlance-usage-inspector-')
+  t.after(() => inspector.release())
+  const { s } = await setup(t, inspector.dir)
   const c = await s.hai({ sessionId: 'usage-view' })
   c.say('ponder hello')
   await c.untilCompleted()
