@@ -19,10 +19,18 @@ export interface Subscriber<Out = unknown, View = unknown> {
 
 /**
  * Encodings of one committed batch, shared by the subscribers with the same encoder whose views have the same
- * key: by encoder, then by `shareKey(view)` (or the view itself). Keyed by encoder first, two dialects (or a
- * custom one) that happen to use the same key never receive each other's frames.
+ * key (`shareKey(view)`, or the view itself). Each key holds a chain of encodings, one per encoder that used it,
+ * so two dialects (or a custom one) that happen to use the same key never receive each other's frames; the chain
+ * is almost always one entry long, and a subscriber that shares with nobody costs one entry, not a Map.
  */
-export type EncodeCache = Map<BatchEncoder<unknown, unknown>, Map<unknown, Encoded<unknown, unknown>>>
+export type EncodeCache = Map<unknown, CachedEncoding>
+
+/** One encoding of a batch: the encoder that made it, and the next encoding under the same key (another encoder's). */
+export interface CachedEncoding {
+  readonly encoder: BatchEncoder<unknown, unknown>
+  readonly out: Encoded<unknown, unknown>
+  readonly next: CachedEncoding | undefined
+}
 
 /** An encoder for subscribers that want the events themselves (in-process watchers, the inspector's JSON). */
 export const RAW_EVENTS: BatchEncoder<StoredEvent, null> = {
@@ -173,15 +181,16 @@ export class Subscription {
 
   private deliver(events: StoredEvent[], cache: EncodeCache | undefined): void {
     const sub = this.subscriber
-    let out: Encoded<unknown, unknown> | undefined
+    const encoder = sub.encoder
+    let out: Encoded<unknown, unknown>
     if (cache) {
-      const encoder = sub.encoder
-      let shared = cache.get(encoder)
-      if (!shared) cache.set(encoder, (shared = new Map<unknown, Encoded<unknown, unknown>>()))
       const key = encoder.shareKey ? encoder.shareKey(sub.view) : sub.view
-      out = shared.get(key)
-      if (!out) shared.set(key, (out = encoder.encode(events, sub.view)))
-    } else out = sub.encoder.encode(events, sub.view)
+      const first = cache.get(key)
+      let hit = first
+      while (hit !== undefined && hit.encoder !== encoder) hit = hit.next
+      if (hit) out = hit.out
+      else cache.set(key, { encoder, out: (out = encoder.encode(events, sub.view)), next: first })
+    } else out = encoder.encode(events, sub.view)
     sub.view = out.view
     this.delivered = events[events.length - 1]!.seq
     if (out.frames.length && !sub.write(out.frames)) this.close()
