@@ -29,13 +29,15 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: numbe
 }
 
 test('--help for each command, with examples; --version', async () => {
+  const help: Record<string, string> = {}
   for (const args of [['serve', '--help'], ['chat', '--help'], ['--help']]) {
     const r = await cli(args)
     assert.equal(r.code, 0, `${args.join(' ')}: ${r.err}`)
     assert.match(r.out, /^usage: parlance/, args.join(' '))
+    help[args.join(' ')] = r.out
   }
-  assert.match((await cli(['serve', '--help'])).out, /examples:[\s\S]*parlance serve --agent agui:http/)
-  assert.match((await cli(['chat', '--help'])).out, /--session ID/)
+  assert.match(help['serve --help']!, /examples:[\s\S]*parlance serve --agent agui:http/)
+  assert.match(help['chat --help']!, /--session ID/)
   const v = await cli(['--version'])
   assert.equal(v.code, 0)
   assert.match(v.out, /^parlance \d+\.\d+\.\d+ \(parlance-gateway\)\n$/)
