@@ -2,7 +2,7 @@ import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestCon
 import { TaskState } from '@a2a-js/sdk'
 import { TaskNotCancelableError } from '@a2a-js/sdk/errors'
 import { newId, ParlanceError, type Command, type Json, type Principal, type StoredEvent } from '../../core/index.js'
-import { followMessage, followRun, type IdentifiedMessage } from '../../binding/index.js'
+import { follow } from '../../binding/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
 import { approvalAnswerOf, newTask, onBusyOfMessage, queuedStatus, status, textOf, toolAnswerOf } from './codec.js'
 import type { LogTaskStore } from './task-store.js'
@@ -56,7 +56,7 @@ export class ParlanceExecutor implements AgentExecutor {
     await this.store.created(taskId, { sessionId: session.id, agent: this.agent, owner: session.owner, messageId, afterSeq: session.lastSeq, clientMessageId: rc.userMessage.messageId, createdAt: Date.now() })
     this.tasks.set(taskId, running)
     bus.publish(AgentEvent.task(newTask(taskId, contextId, rc.userMessage, { sessionId: session.id, runId: null, agent: this.agent })))
-    const cmd: IdentifiedMessage = { type: 'user.message', sessionId: session.id, content: text, agent: this.agent, messageId, ...(asked.ok && asked.onBusy ? { onBusy: asked.onBusy } : {}) }
+    const cmd: Command = { type: 'user.message', sessionId: session.id, content: text, agent: this.agent, messageId, ...(asked.ok && asked.onBusy ? { onBusy: asked.onBusy } : {}) }
     await this.follow(running, taskId, contextId, bus, cmd)
   }
 
@@ -166,10 +166,7 @@ export class ParlanceExecutor implements AgentExecutor {
         })
       }
       const queued = () => bus.publish(AgentEvent.statusUpdate(queuedStatus(taskId, contextId)))
-      const follower =
-        cmd.type === 'user.message' && cmd.messageId !== undefined
-          ? followMessage(session, { ...cmd, messageId: cmd.messageId }, 'a2a', { event: on, failed, queued })
-          : followRun(session, cmd, 'a2a', { event: on, failed }, running.runId)
+      const follower = follow(session, cmd, 'a2a', { event: on, failed, queued }, running.runId)
     })
   }
 }

@@ -3,7 +3,7 @@ import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@mod
 import { newId, ParlanceError, type Principal, type StoredEvent } from '../../core/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
 import { APPROVAL_FORM, APPROVAL_META, approvalAnswer, approvalMeta, approvalPrompt, completed, failed, progressOf, refused, waiting } from './codec.js'
-import { followMessage } from '../../binding/index.js'
+import { follow } from '../../binding/index.js'
 import type { AskArgs } from './wire.js'
 
 /** What a call can do towards its MCP client: progress, and an elicitation when the client supports it. */
@@ -81,7 +81,7 @@ export async function ask(sessions: SessionManager, principal: Principal, agent:
     }
     channel.signal.addEventListener('abort', onAbort, { once: true })
     const cmd = { type: 'user.message' as const, sessionId: session.id, content: args.message, agent, messageId: newId('msg'), ...(args.onBusy ? { onBusy: args.onBusy } : {}) }
-    const follower = followMessage(session, cmd, 'mcp', {
+    const follower = follow(session, cmd, 'mcp', {
       event: on,
       queued: () => channel.progress(`queued: waits for the active run of session ${session.id}`),
       // A refused message (busy, an unknown agent, the store failing) is a tool error; anything else is a bug.

@@ -1,5 +1,5 @@
 import { newId, ParlanceError, stringOf, type Json, type OnBusy, type StoredEvent } from '../../../core/index.js'
-import { followMessage, followRun } from '../../../binding/index.js'
+import { follow, type Follower } from '../../../binding/index.js'
 import type { Session, SessionManager } from '../../../session/index.js'
 import type { TaskRef } from './governance.js'
 import type { Params } from './peer.js'
@@ -77,21 +77,21 @@ export async function runBuiltinTask(sessions: SessionManager, task: TaskRef, ag
       }
       settle(new ParlanceError('cancelled', `task cancelled: ${String(signal.reason ?? 'cancelled')}`, { taskId: task.taskId }))
     }
-    let follower: { runId(): string | null; close(): void } | undefined
+    let follower: Follower | undefined
     signal.addEventListener('abort', onAbort, { once: true })
     if (signal.aborted) return onAbort()
     hooks.started(session)
     const handlers = { event: on, failed, queued: () => hooks.progress({ status: 'queued', queue: 'session', sessionId: session.id }) }
     if (turn.kind === 'regenerate') {
       const cmd = { type: 'run.regenerate' as const, sessionId: session.id, agent, ...(turn.messageId ? { messageId: turn.messageId } : {}), ...(onBusy ? { onBusy } : {}) }
-      follower = followRun(session, cmd, `hugai:${task.taskId}`, handlers)
+      follower = follow(session, cmd, `hugai:${task.taskId}`, handlers)
     } else {
       const name = String(p.task)
       const content = p.context ? `${name}\n\ncontext: ${JSON.stringify(p.context)}` : name
       const metadata = { sourceAgent: stringOf(p.sourceAgent), priority: stringOf(p.priority, 'medium'), context: (p.context ?? {}) as Json, taskId: task.taskId }
       messageId = newId('msg')
       const cmd = { type: 'user.message' as const, sessionId: session.id, content, agent, metadata, messageId, ...(onBusy ? { onBusy } : {}) }
-      follower = followMessage(session, cmd, `hugai:${task.taskId}`, handlers)
+      follower = follow(session, cmd, `hugai:${task.taskId}`, handlers)
     }
   })
 }
