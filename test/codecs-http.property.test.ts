@@ -10,8 +10,8 @@ import type { Message, Part } from '@a2a-js/sdk'
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { DEFAULT_LIMITS, ParlanceError } from '../src/core/index.js'
 import { aisdk } from '../src/dialects/aisdk/index.js'
-import { approvalAnswerOf, onBusyOfMessage, toolAnswerOf } from '../src/dialects/a2a/codec.js'
-import { approvalAnswer } from '../src/dialects/mcp/codec.js'
+import { approvalAnswerOf, onBusyOfMessage, toolAnswerOf } from '../src/dialects/a2a/mapping.js'
+import { approvalAnswer } from '../src/dialects/mcp/mapping.js'
 
 const limits = DEFAULT_LIMITS
 const json = fc.jsonValue({ maxDepth: 5 })

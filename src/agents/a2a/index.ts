@@ -205,7 +205,7 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
   throw new ParlanceError('execution_error', 'the remote A2A stream ended before the task did')
 }
 
-/** What `metadata.parlance` of a Parlance remote's `working` updates says (src/dialects/a2a/codec.ts, ParlanceMeta). */
+/** What `metadata.parlance` of a Parlance remote's `working` updates says (src/dialects/a2a/mapping.ts, ParlanceMeta). */
 interface RemoteMeta {
   status?: string
   toolCall?: { id: string; name: string; args: Record<string, unknown> }

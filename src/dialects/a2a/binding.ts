@@ -5,7 +5,7 @@ import { DefaultExecutionEventBusManager, JsonRpcTransportHandler, defaultServer
 import { ParlanceError, type Principal } from '../../core/index.js'
 import { BodyError, readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
-import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './codec.js'
+import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './mapping.js'
 import { A2A_ERRORS, a2aRpcError } from './errors.js'
 import { ParlanceExecutor } from './executor.js'
 import { guardedPushStore, RetryingPushSender } from './push.js'

@@ -4,7 +4,7 @@ import { TaskNotCancelableError } from '@a2a-js/sdk/errors'
 import { newId, ParlanceError, type Command, type Json, type Principal, type StoredEvent } from '../../core/index.js'
 import { follow } from '../../binding/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
-import { approvalAnswerOf, newTask, onBusyOfMessage, queuedStatus, status, textOf, toolAnswerOf } from './codec.js'
+import { approvalAnswerOf, newTask, onBusyOfMessage, queuedStatus, status, textOf, toolAnswerOf } from './mapping.js'
 import type { LogTaskStore } from './task-store.js'
 import { RunUpdates } from './task-updates.js'
 

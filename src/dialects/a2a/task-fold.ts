@@ -1,6 +1,6 @@
 import { Role, TaskState, type Artifact, type Message, type Task } from '@a2a-js/sdk'
 import type { Json, StoredEvent } from '../../core/index.js'
-import { approvalQuestion, clientToolQuestion, dataPart, queuedStatus, stateArtifact, status, textPart, workingUpdate } from './codec.js'
+import { approvalQuestion, clientToolQuestion, dataPart, queuedStatus, stateArtifact, status, textPart, workingUpdate } from './mapping.js'
 
 /**
  * What the store keeps of a task beside the log (its record in scope `a2a.task`, keyed by the task id): which

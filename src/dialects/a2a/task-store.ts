@@ -1,7 +1,7 @@
 import { TaskState, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk'
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server'
 import type { Json, StoredEvent } from '../../core/index.js'
-import { stateArtifact } from './codec.js'
+import { stateArtifact } from './mapping.js'
 import { emptyView, foldEvent, refusalOf, taskOf, type TaskEntry, type TaskView, type Waiting } from './task-fold.js'
 import type { TaskPosition } from './task-updates.js'
 

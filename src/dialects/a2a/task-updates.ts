@@ -2,7 +2,7 @@ import { TaskState } from '@a2a-js/sdk'
 import { AgentEvent, type AgentExecutionEvent } from '@a2a-js/sdk/server'
 import type { Json, StoredEvent } from '../../core/index.js'
 import { RAW_EVENTS, type Session } from '../../session/index.js'
-import { approvalQuestion, clientToolQuestion, queuedStatus, stateArtifact, status, textChunk, workingUpdate } from './codec.js'
+import { approvalQuestion, clientToolQuestion, queuedStatus, stateArtifact, status, textChunk, workingUpdate } from './mapping.js'
 import type { TaskEntry, Waiting } from './task-fold.js'
 
 /**

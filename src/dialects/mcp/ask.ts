@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { newId, ParlanceError, type Principal, type StoredEvent } from '../../core/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
-import { APPROVAL_FORM, APPROVAL_META, approvalAnswer, approvalMeta, approvalPrompt, completed, failed, progressOf, refused, waiting } from './codec.js'
+import { APPROVAL_FORM, APPROVAL_META, approvalAnswer, approvalMeta, approvalPrompt, completed, failed, progressOf, refused, waiting } from './mapping.js'
 import { follow } from '../../binding/index.js'
 import type { AskArgs } from './wire.js'
 

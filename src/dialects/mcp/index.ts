@@ -1,5 +1,5 @@
 export { mcpBinding } from './binding.js'
 export { capabilities as mcpCapabilities } from './capabilities.js'
 export { connectMcp, type McpConnectOptions } from './client.js'
-export { askToolName } from './codec.js'
+export { askToolName } from './mapping.js'
 export type { AskArgs, AskOutcome } from './wire.js'

@@ -1,3 +1,8 @@
+/**
+ * Pure mapping between Parlance's events and commands and the A2A SDK's shapes (agent cards, parts, task status and
+ * artifact updates, the answers a client sends in a message). Not a `Codec`: the SDK's request handler decodes
+ * and encodes the JSON-RPC, and the executor and task store call these.
+ */
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3'
 import { Role, TaskState, type AgentCard, type Message, type Part, type Task, type TaskArtifactUpdateEvent, type TaskStatusUpdateEvent } from '@a2a-js/sdk'
 import { ON_BUSY, onBusyOf, type Json, type OnBusy, type StoredEvent } from '../../core/index.js'

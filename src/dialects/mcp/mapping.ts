@@ -1,3 +1,7 @@
+/**
+ * Pure mapping between a run's events and MCP's shapes (tool results, progress messages, the approval form and
+ * its answer). Not a `Codec`: the MCP SDK decodes and encodes the JSON-RPC, and `ask.ts` calls these.
+ */
 import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import type { Json, StoredEvent } from '../../core/index.js'
 import type { AskIds, AskOutcome } from './wire.js'
