@@ -92,7 +92,9 @@ test('every dialect folder has the one-folder shape', () => {
   const folders = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
   for (const d of folders) {
     const present = new Set(readdirSync(join(dir, d)))
-    for (const f of ['wire.ts', 'codec.ts', 'binding.ts', 'client.ts', 'capabilities.ts', 'index.ts']) assert.ok(present.has(f), `src/dialects/${d}/${f}`)
+    for (const f of ['wire.ts', 'binding.ts', 'client.ts', 'capabilities.ts', 'index.ts']) assert.ok(present.has(f), `src/dialects/${d}/${f}`)
+    // A Codec of its own, or (MCP, A2A: the protocol's SDK decodes and encodes the wire) a pure mapping to the SDK's shapes.
+    assert.ok(present.has('codec.ts') !== present.has('mapping.ts'), `src/dialects/${d}: codec.ts or mapping.ts, one of them`)
   }
 })
 
