@@ -53,7 +53,7 @@ test('AI SDK decode: every well-formed chat request decodes to what was sent', (
     fc.property(request, (r) => {
       const d = aisdk.decode(JSON.stringify(r), limits)
       assert.ok(d.ok, d.ok ? '' : d.error.message)
-      assert.deepEqual(d.command, JSON.parse(JSON.stringify(r)))
+      assert.deepEqual(d.value, JSON.parse(JSON.stringify(r)))
     }),
     { numRuns: 1000 },
   )

@@ -23,8 +23,8 @@ const toy: Codec<Command, string, null> = {
     if (!parsed.ok) return parsed
     const m = parsed.value as { op?: unknown; session?: unknown; text?: unknown }
     if (typeof m.session !== 'string' || m.session.length === 0) return { ok: false, error: new ParlanceError('invalid_message', '"session" must be a non-empty string') }
-    if (m.op === 'say' && typeof m.text === 'string') return { ok: true, command: { type: 'user.message', sessionId: m.session, content: m.text } }
-    if (m.op === 'stop') return { ok: true, command: { type: 'run.cancel', sessionId: m.session } }
+    if (m.op === 'say' && typeof m.text === 'string') return { ok: true, value: { type: 'user.message', sessionId: m.session, content: m.text } }
+    if (m.op === 'stop') return { ok: true, value: { type: 'run.cancel', sessionId: m.session } }
     return { ok: false, error: new ParlanceError('unknown_type', 'op must be "say" (with text) or "stop"') }
   },
   encode(events: readonly StoredEvent[], view: null) {

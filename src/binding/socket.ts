@@ -52,9 +52,9 @@ export function serveSocket<In, Out>(conn: Connection<Out>, deps: Pick<EndpointD
     const decoded = o.decode(text)
     if (!decoded.ok) return reply(decoded.error)
     // Frames that start work get a request span (see tracedFrame); acks and heartbeats go straight through.
-    const work = workOf(decoded.command)
-    if (work === null) return o.handle(decoded.command)
-    await tracedFrame(o.dialect, work, () => o.handle(decoded.command))
+    const work = workOf(decoded.value)
+    if (work === null) return o.handle(decoded.value)
+    await tracedFrame(o.dialect, work, () => o.handle(decoded.value))
   }
   const enqueue = (task: () => Promise<void> | void): void => {
     queue = queue.then(task).catch(reply)

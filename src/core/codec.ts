@@ -3,8 +3,8 @@ import type { ErrorCode, ParlanceError } from './errors.js'
 import type { StoredEvent } from './events.js'
 import type { Limits } from './limits.js'
 
-/** What `decode` returns: the decoded input (a canonical command for most dialects), or an error to answer in the dialect's shape. */
-export type Decoded<In = Command> = { ok: true; command: In } | { ok: false; error: ParlanceError }
+/** What `decode` returns: the decoded `value` (a canonical `Command` for most dialects, a request the binding carries out for others), or an error to answer in the dialect's shape. */
+export type Decoded<In = Command> = { ok: true; value: In } | { ok: false; error: ParlanceError }
 
 /** The limits a decoder enforces. */
 export type DecodeLimits = Pick<Limits, 'maxFrameBytes' | 'maxJsonDepth' | 'maxUserMessageChars'>

@@ -57,7 +57,7 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
   const body = await readBody(req, deps.limits.maxFrameBytes, { json: true })
   const decoded = agui.decode(body, deps.limits)
   if (!decoded.ok) throw decoded.error
-  const input = decoded.command
+  const input = decoded.value
   const session = await deps.sessions.open(input.threadId, principal, agent ? { agent } : {})
   const view: AguiView = { threadId: input.threadId, runId: input.runId }
   const lastEventId = req.headers['last-event-id']

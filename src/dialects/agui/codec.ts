@@ -7,7 +7,7 @@ import type { AguiRunInput } from './wire.js'
 /** Decodes a `POST /agui` body into a RunAgentInput. */
 function decode(body: string, limits: DecodeLimits): Decoded<AguiRunInput> {
   const d = decodeRunInput(body, limits)
-  return d.ok ? { ok: true, command: d.input } : d
+  return d.ok ? { ok: true, value: d.input } : d
 }
 
 /** Response headers of an AG-UI event stream. */

@@ -46,10 +46,10 @@ async function submit(deps: EndpointDeps, req: IncomingMessage, res: ServerRespo
   if (agent !== undefined && !deps.sessions.agent(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
   const decoded = aisdk.decode(await readBody(req, deps.limits.maxFrameBytes, { json: true }), deps.limits)
   if (!decoded.ok) throw decoded.error
-  const session = await deps.sessions.open(decoded.command.id, principal, agent ? { agent } : {})
-  const plan = reconcile(session, decoded.command, agent)
+  const session = await deps.sessions.open(decoded.value.id, principal, agent ? { agent } : {})
+  const plan = reconcile(session, decoded.value, agent)
   // A retry (the request that sent the last stored user message, again): the run answering it, replayed to its end.
-  const retried = plan.commands.length === 0 ? await retryOf(deps, session, decoded.command) : null
+  const retried = plan.commands.length === 0 ? await retryOf(deps, session, decoded.value) : null
   if (retried) return respond(deps, res, session, retried.seq - 1, retried.runId)
   // Edit-and-resend: the old branch lives on as a fork of its own, named in the rewind (data-history-rewound).
   const commands = await branchEdits(deps, session, principal, plan.commands)

@@ -12,7 +12,7 @@ export interface AiSdkView {
 /** Decodes a `POST /api/chat` body. */
 function decode(body: string, limits: DecodeLimits): Decoded<ChatRequest> {
   const d = decodeChat(body, limits)
-  return d.ok ? { ok: true, command: d.request } : d
+  return d.ok ? { ok: true, value: d.request } : d
 }
 
 /**

@@ -100,7 +100,7 @@ test('inbound fixtures decode to the expected canonical command', () => {
     for (const [file, text] of files) {
       const d = decode(text, limits)
       assert.ok(d.ok, `${folder}/${file}: ${d.ok ? '' : d.error.message}`)
-      assert.deepEqual(d.command, INBOUND[folder]![file], `${folder}/${file}`)
+      assert.deepEqual(d.value, INBOUND[folder]![file], `${folder}/${file}`)
       checked++
     }
   }
@@ -229,32 +229,32 @@ test('forbidden names as values (not keys) are fine', () => {
 test('metadata passes through and metadata.agent picks the agent', () => {
   const d = decode(um({ metadata: { agent: 'support', trace: { id: 1 } } }), limits)
   assert.ok(d.ok)
-  assert.deepEqual(d.command, { type: 'user.message', sessionId: 's1', content: 'hi', metadata: { agent: 'support', trace: { id: 1 } }, agent: 'support' })
+  assert.deepEqual(d.value, { type: 'user.message', sessionId: 's1', content: 'hi', metadata: { agent: 'support', trace: { id: 1 } }, agent: 'support' })
 })
 
 test('extension messages decode: tool_result (success, failure) and cancel', () => {
   const ok = decode('{"type":"tool_result","tool_call_id":"c1","result":{"a":[1,2]},"session_id":"s1"}', limits)
   assert.ok(ok.ok)
-  assert.deepEqual(ok.command, { type: 'tool.result', toolCallId: 'c1', sessionId: 's1', outcome: 'success', result: { a: [1, 2] } })
+  assert.deepEqual(ok.value, { type: 'tool.result', toolCallId: 'c1', sessionId: 's1', outcome: 'success', result: { a: [1, 2] } })
   const noResult = decode('{"type":"tool_result","tool_call_id":"c1"}', limits)
   assert.ok(noResult.ok)
-  assert.deepEqual(noResult.command, { type: 'tool.result', toolCallId: 'c1', outcome: 'success', result: null })
+  assert.deepEqual(noResult.value, { type: 'tool.result', toolCallId: 'c1', outcome: 'success', result: null })
   const failed = decode('{"type":"tool_result","tool_call_id":"c2","error":"boom"}', limits)
   assert.ok(failed.ok)
-  assert.deepEqual(failed.command, { type: 'tool.result', toolCallId: 'c2', outcome: 'failure', error: 'boom' })
+  assert.deepEqual(failed.value, { type: 'tool.result', toolCallId: 'c2', outcome: 'failure', error: 'boom' })
   const cancel = decode('{"type":"cancel","session_id":"s9"}', limits)
   assert.ok(cancel.ok)
-  assert.deepEqual(cancel.command, { type: 'run.cancel', sessionId: 's9' })
+  assert.deepEqual(cancel.value, { type: 'run.cancel', sessionId: 's9' })
   const approval = decode('{"type":"tool_approval_response","approval_id":"a","approved":false,"session_id":"s2"}', limits)
   assert.ok(approval.ok)
-  assert.deepEqual(approval.command, { type: 'approval.response', approvalId: 'a', approved: false, sessionId: 's2' })
+  assert.deepEqual(approval.value, { type: 'approval.response', approvalId: 'a', approved: false, sessionId: 's2' })
 })
 
 test('metadata.onBusy sets the policy of a user_message; a bad value names the field and the allowed values', () => {
   for (const onBusy of ['interrupt', 'enqueue', 'reject', 'rollback'] as const) {
     const d = decode(um({ metadata: { onBusy } }), limits)
     assert.ok(d.ok)
-    assert.deepEqual(d.command, { type: 'user.message', sessionId: 's1', content: 'hi', metadata: { onBusy }, onBusy })
+    assert.deepEqual(d.value, { type: 'user.message', sessionId: 's1', content: 'hi', metadata: { onBusy }, onBusy })
   }
   const e = errorOf(um({ metadata: { onBusy: 'queue' } }))
   assert.match(e.message, /metadata\/onBusy.*interrupt, enqueue, reject, rollback/)
@@ -264,16 +264,16 @@ test('metadata.onBusy sets the policy of a user_message; a bad value names the f
 test('regenerate (extension) decodes to run.regenerate: the last user message by default, or message_id; agent and onBusy from metadata', () => {
   const last = decode('{"type":"regenerate","session_id":"s1"}', limits)
   assert.ok(last.ok)
-  assert.deepEqual(last.command, { type: 'run.regenerate', sessionId: 's1' })
+  assert.deepEqual(last.value, { type: 'run.regenerate', sessionId: 's1' })
   const named = decode('{"type":"regenerate","session_id":"s1","message_id":"msg_7","metadata":{"agent":"support","onBusy":"reject"}}', limits)
   assert.ok(named.ok)
-  assert.deepEqual(named.command, { type: 'run.regenerate', sessionId: 's1', messageId: 'msg_7', agent: 'support', onBusy: 'reject' })
+  assert.deepEqual(named.value, { type: 'run.regenerate', sessionId: 's1', messageId: 'msg_7', agent: 'support', onBusy: 'reject' })
 })
 
 function assertDecoded(frame: string): void {
   const d = decode(frame, limits)
   if (d.ok) {
-    assert.ok(['user.message', 'approval.response', 'tool.result', 'run.cancel', 'run.regenerate'].includes(d.command.type))
+    assert.ok(['user.message', 'approval.response', 'tool.result', 'run.cancel', 'run.regenerate'].includes(d.value.type))
   } else {
     assert.ok(d.error instanceof ParlanceError, 'error must be a ParlanceError')
     assert.ok((ERROR_CODES as readonly string[]).includes(d.error.code))

@@ -60,7 +60,7 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
       }
       return {
         ok: true,
-        command: {
+        value: {
           type: 'user.message',
           sessionId: m.session_id as string,
           content,
@@ -77,7 +77,7 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
       if (onBusy instanceof ParlanceError) return { ok: false, error: onBusy }
       return {
         ok: true,
-        command: {
+        value: {
           type: 'run.regenerate',
           sessionId: m.session_id as string,
           ...(typeof m.message_id === 'string' ? { messageId: m.message_id } : {}),
@@ -89,7 +89,7 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
     case 'tool_approval_response':
       return {
         ok: true,
-        command: {
+        value: {
           type: 'approval.response',
           approvalId: m.approval_id as string,
           approved: m.approved as boolean,
@@ -100,7 +100,7 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
     case 'tool_result':
       return {
         ok: true,
-        command: {
+        value: {
           type: 'tool.result',
           toolCallId: m.tool_call_id as string,
           ...(m.session_id ? { sessionId: m.session_id as string } : {}),
@@ -110,7 +110,7 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
         },
       }
     case 'cancel':
-      return { ok: true, command: { type: 'run.cancel', sessionId: m.session_id as string, ...(typeof m.message_id === 'string' ? { messageId: m.message_id } : {}) } }
+      return { ok: true, value: { type: 'run.cancel', sessionId: m.session_id as string, ...(typeof m.message_id === 'string' ? { messageId: m.message_id } : {}) } }
   }
 }
 

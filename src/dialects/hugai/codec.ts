@@ -5,7 +5,7 @@ import { fromParlance, RPC_CODE } from './errors.js'
 
 /** Decodes a body (one JSON-RPC message or a batch) into its classified items; invalid items are values, never a throw. */
 function decode(text: string, limits: DecodeLimits): Decoded<Parsed> {
-  return { ok: true, command: parse(text, limits.maxJsonDepth, limits.maxFrameBytes) }
+  return { ok: true, value: parse(text, limits.maxJsonDepth, limits.maxFrameBytes) }
 }
 
 /**

@@ -36,10 +36,10 @@ test('every seed example decodes to its canonical command; server events are ref
       assert.ok(d.ok, `${dir.name}/${f}: ${d.ok ? '' : d.error.message}`)
       const wire = JSON.parse(text) as Record<string, unknown>
       const expected: Record<string, Command['type']> = { 'context-update': 'context.update', 'tool-result': 'tool.result', 'addon-tool-event': 'addon.event' }
-      assert.equal(d.command.type, expected[dir.name])
-      if (d.command.type === 'tool.result') {
+      assert.equal(d.value.type, expected[dir.name])
+      if (d.value.type === 'tool.result') {
         assert.deepEqual(
-          [d.command.toolCallId, d.command.toolName, d.command.outcome, d.command.triggering, d.command.result, d.command.error],
+          [d.value.toolCallId, d.value.toolName, d.value.outcome, d.value.triggering, d.value.result, d.value.error],
           [wire.toolCallId, wire.toolName, wire.outcome, wire.triggering, wire.result, wire.error],
         )
       }
@@ -49,21 +49,21 @@ test('every seed example decodes to its canonical command; server events are ref
 
 test('context-update maps every field; the endpoint fills the session', () => {
   const d = decode(JSON.stringify({ type: 'context-update', triggering: true, name: 'n', context: { a: [1] }, description: 'weather in Oslo' }), limits)
-  assert.deepEqual(d, { ok: true, command: { type: 'context.update', sessionId: '', name: 'n', description: 'weather in Oslo', context: { a: [1] }, triggering: true } })
+  assert.deepEqual(d, { ok: true, value: { type: 'context.update', sessionId: '', name: 'n', description: 'weather in Oslo', context: { a: [1] }, triggering: true } })
 })
 
 test('addon-tool-event becomes addon.event with its data; request_approval results become approval answers', () => {
   const data = { messageIndex: 2, success: false, error: 'rate limited' }
   assert.deepEqual(decode(JSON.stringify({ type: 'addon-tool-event', toolCallId: ID, data }), limits), {
     ok: true,
-    command: { type: 'addon.event', toolCallId: ID, data },
+    value: { type: 'addon.event', toolCallId: ID, data },
   })
   const answer = (outcome: string, result?: unknown) =>
     decode(JSON.stringify({ type: 'tool-result', triggering: true, toolCallId: 'appr_1', toolName: 'request_approval', outcome, result }), limits)
-  assert.deepEqual(answer('success', { approved: true, feedback: 'ok' }), { ok: true, command: { type: 'approval.response', approvalId: 'appr_1', approved: true, feedback: 'ok' } })
-  assert.deepEqual(answer('success', true), { ok: true, command: { type: 'approval.response', approvalId: 'appr_1', approved: true } })
-  assert.deepEqual(answer('success', { approved: false }), { ok: true, command: { type: 'approval.response', approvalId: 'appr_1', approved: false } })
-  assert.deepEqual(answer('canceled'), { ok: true, command: { type: 'approval.response', approvalId: 'appr_1', approved: false } })
+  assert.deepEqual(answer('success', { approved: true, feedback: 'ok' }), { ok: true, value: { type: 'approval.response', approvalId: 'appr_1', approved: true, feedback: 'ok' } })
+  assert.deepEqual(answer('success', true), { ok: true, value: { type: 'approval.response', approvalId: 'appr_1', approved: true } })
+  assert.deepEqual(answer('success', { approved: false }), { ok: true, value: { type: 'approval.response', approvalId: 'appr_1', approved: false } })
+  assert.deepEqual(answer('canceled'), { ok: true, value: { type: 'approval.response', approvalId: 'appr_1', approved: false } })
 })
 
 const ctx = (over: Record<string, unknown>) => ({ type: 'context-update', triggering: true, name: 'n', context: {}, description: 'd', ...over })

@@ -51,7 +51,7 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
       }
       return {
         ok: true,
-        command: {
+        value: {
           type: 'context.update',
           sessionId: '',
           name,
@@ -75,10 +75,10 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
       }
       const outcome = m.outcome as 'success' | 'failure' | 'canceled'
       const error = m.error as string | undefined
-      if (m.toolName === APPROVAL_TOOL) return { ok: true, command: approvalAnswer(m.toolCallId as string, outcome, result, error) }
+      if (m.toolName === APPROVAL_TOOL) return { ok: true, value: approvalAnswer(m.toolCallId as string, outcome, result, error) }
       return {
         ok: true,
-        command: {
+        value: {
           type: 'tool.result',
           toolCallId: m.toolCallId as string,
           toolName: m.toolName as string,
@@ -90,7 +90,7 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
       }
     }
     case 'addon-tool-event':
-      return { ok: true, command: { type: 'addon.event', toolCallId: m.toolCallId as string, data: m.data as Record<string, unknown> } }
+      return { ok: true, value: { type: 'addon.event', toolCallId: m.toolCallId as string, data: m.data as Record<string, unknown> } }
   }
 }
 

@@ -6,7 +6,7 @@ import { MYAGENT_ERROR } from './errors.js'
 /** Decodes one client event into the request the binding carries out (a canonical command, or a session/connection request). */
 function decode(frame: string, limits: DecodeLimits): Decoded<MyAgentRequest> {
   const d = decodeRequest(frame, limits)
-  return d.ok ? { ok: true, command: d.request } : d
+  return d.ok ? { ok: true, value: d.request } : d
 }
 
 /**
