@@ -43,7 +43,7 @@ const TOY_WIRE = asBuffers(toy) // each shared batch converted to bytes once
 
 const toyDialect: Dialect = {
   name: 'toy',
-  endpoint: (deps) => ({
+  mount: (deps) => ({
     dialect: 'toy',
     paths: { toy: '/toy' },
     upgrade(req, socket, head, url) {
@@ -138,7 +138,7 @@ test('bad input to a custom dialect is answered in its own error shape and the s
 })
 
 test('a dialect named like a built-in replaces it; two with one name are refused', async (t) => {
-  const s = await startServer({ dialects: [{ name: 'hai', endpoint: () => ({ dialect: 'hai', paths: { hai: '/my-hai' } }) }] })
+  const s = await startServer({ dialects: [{ name: 'hai', mount: () => ({ dialect: 'hai', paths: { hai: '/my-hai' } }) }] })
   t.after(() => s.close())
   const index = (await (await fetch(`${s.url}/`, { headers: { accept: 'application/json' } })).json()) as { endpoints: Record<string, string> }
   assert.equal(index.endpoints.hai, '/my-hai')

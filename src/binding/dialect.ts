@@ -22,14 +22,15 @@ export interface Capabilities {
 }
 
 /**
- * One protocol Parlance serves: its name, the factory of its mount on the server (routes, upgrades), and what
- * it carries. The built-in ones are listed in `src/dialects/registry.ts`; `createServer({ dialects })` adds
+ * One protocol Parlance serves: its name, how it mounts on the server (`mount(deps)` returns its `Endpoint`: the
+ * paths it serves and its request and upgrade handlers), and what it carries. The built-in ones are listed in `src/dialects/registry.ts`; `createServer({ dialects })` adds
  * more without editing Parlance (see docs/ADDING-A-DIALECT.md).
  */
 export interface Dialect {
   /** Used in metrics labels, logs and `GET /`'s endpoint list. */
   readonly name: string
-  readonly endpoint: EndpointFactory
+  /** Called once per server: the dialect's routes and upgrades, given the server's shared dependencies. */
+  readonly mount: EndpointFactory
   /** What it carries; listed by `GET /` and shown by the inspector. Optional for a custom dialect. */
   readonly capabilities?: Capabilities
 }

@@ -1,26 +1,26 @@
 import type { Dialect } from '../binding/index.js'
-import { a2aBinding } from './a2a/binding.js'
-import { aguiBinding } from './agui/binding.js'
-import { aisdkBinding } from './aisdk/binding.js'
-import { haiBinding } from './hai/binding.js'
-import { hugaiBinding } from './hugai/binding.js'
-import { humaBinding } from './huma/binding.js'
-import { mcpBinding } from './mcp/binding.js'
-import { myagentBinding } from './myagent/binding.js'
+import { a2aDialect } from './a2a/binding.js'
+import { aguiDialect } from './agui/binding.js'
+import { aisdkDialect } from './aisdk/binding.js'
+import { haiDialect } from './hai/binding.js'
+import { hugaiDialect } from './hugai/binding.js'
+import { humaDialect } from './huma/binding.js'
+import { mcpDialect } from './mcp/binding.js'
+import { myagentDialect } from './myagent/binding.js'
 
 /**
  * The dialects every server mounts, in the order requests are offered to them. Adding one is a folder under
  * src/dialects/ and one line here (docs/ADDING-A-DIALECT.md); `createServer({ dialects })` adds more.
  */
 export const DIALECTS: readonly Dialect[] = [
-  haiBinding,
-  humaBinding,
-  aguiBinding,
-  myagentBinding,
-  hugaiBinding,
-  aisdkBinding,
-  mcpBinding,
-  a2aBinding,
+  haiDialect,
+  humaDialect,
+  aguiDialect,
+  myagentDialect,
+  hugaiDialect,
+  aisdkDialect,
+  mcpDialect,
+  a2aDialect,
 ]
 
 /** The built-in dialects plus `extra`: one with a built-in's name replaces it, the others are mounted after them. */

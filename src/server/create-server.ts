@@ -221,7 +221,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       throw new ParlanceError('unauthorized', 'request was not authenticated')
     },
   }
-  const endpoints: Endpoint[] = [...dialects.map((d) => d.endpoint(deps)), sessionsEndpoint(deps), ...(options.inspector === false ? [] : [inspectorEndpoint(deps)])]
+  const endpoints: Endpoint[] = [...dialects.map((d) => d.mount(deps)), sessionsEndpoint(deps), ...(options.inspector === false ? [] : [inspectorEndpoint(deps)])]
   const protectMetrics = auth !== null && options.auth?.protectMetrics !== false
   const ownUpgrades = endpoints.flatMap((e) => e.ownUpgradePaths ?? [])
 

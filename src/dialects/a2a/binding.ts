@@ -3,7 +3,7 @@ import { A2A_VERSION_HEADER } from '@a2a-js/sdk'
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
 import { DefaultExecutionEventBusManager, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
 import { ParlanceError, type Principal } from '../../core/index.js'
-import { BodyError, readBody, sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { BodyError, readBody, sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
 import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './mapping.js'
 import { A2A_ERRORS, a2aRpcError } from './errors.js'
@@ -32,9 +32,9 @@ interface AgentService {
  * server): each agent's card at `/a2a/:agent/.well-known/agent-card.json` (the default agent's also at
  * `/.well-known/agent-card.json`), JSON-RPC at `POST /a2a/:agent` (`POST /a2a`: the default agent).
  */
-export const a2aBinding: Dialect = { name: 'a2a', capabilities, endpoint: (deps) => a2aEndpoint(deps) }
+export const a2aDialect: Dialect = { name: 'a2a', capabilities, mount: (deps) => a2aEndpoint(deps) }
 
-function a2aEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
+function a2aEndpoint(deps: EndpointDeps): Endpoint {
   const services = new Map<string, AgentService>()
   const guard = new WebhookGuard({ allowHosts: deps.allowWebhookHosts ?? [] })
   const service = (agent: string, base: string): AgentService => {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, type OnBusy, type Principal } from '../../core/index.js'
-import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, runAnswering, sendJson, streamRun, whenMessageStarts, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, runAnswering, sendJson, streamRun, whenMessageStarts, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { agui, AGUI_SSE, type AguiView } from './codec.js'
@@ -20,9 +20,9 @@ const RUN_ROUTE = /^\/agui(?:\/([A-Za-z0-9_.-]{1,64}))?\/?$/
  * - `GET /agui/threads/:threadId/events?after=SEQ`: resume a stream (also `POST` with `Last-Event-ID`).
  * - `POST /agui/threads/:threadId/cancel`: stop the thread's active run.
  */
-export const aguiBinding: Dialect = { name: 'agui', capabilities, endpoint: (deps) => aguiEndpoint(deps) }
+export const aguiDialect: Dialect = { name: 'agui', capabilities, mount: (deps) => aguiEndpoint(deps) }
 
-const aguiEndpoint = (deps: EndpointDeps): ReturnType<Dialect['endpoint']> => ({
+const aguiEndpoint = (deps: EndpointDeps): Endpoint => ({
   dialect: 'agui',
   paths: { agui: '/agui' },
   request(req, res, url) {

@@ -1,6 +1,6 @@
 export { agui, AGUI_SSE } from './codec.js'
 export type { AguiView } from './codec.js'
-export { aguiBinding } from './binding.js'
+export { aguiDialect } from './binding.js'
 export { capabilities as aguiCapabilities } from './capabilities.js'
 export { decodeRunInput, fieldOf } from './decode.js'
 export type { DecodedInput } from './decode.js'

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError } from '../../core/index.js'
-import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, runAnswering, sendJson, streamRun, whenMessageStarts, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, runAnswering, sendJson, streamRun, whenMessageStarts, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { aisdk, AISDK_SSE } from './codec.js'
@@ -17,9 +17,9 @@ const STREAM_ROUTE = /^\/api\/chat\/([^/]{1,256})\/stream$/
  * The Vercel AI SDK UI message stream (v1): `POST /api/chat` and `/api/chat/:agent` take `useChat`'s body,
  * `GET /api/chat/:id/stream` re-attaches to the chat's active stream (what `resume: true` asks), 204 when none.
  */
-export const aisdkBinding: Dialect = { name: 'aisdk', capabilities, endpoint: (deps) => aisdkEndpoint(deps) }
+export const aisdkDialect: Dialect = { name: 'aisdk', capabilities, mount: (deps) => aisdkEndpoint(deps) }
 
-const aisdkEndpoint = (deps: EndpointDeps): ReturnType<Dialect['endpoint']> => ({
+const aisdkEndpoint = (deps: EndpointDeps): Endpoint => ({
   dialect: 'aisdk',
   paths: { aisdk: '/api/chat' },
   request(req, res, url) {

@@ -1,6 +1,6 @@
 export { aisdk, AISDK_SSE } from './codec.js'
 export type { AiSdkView } from './codec.js'
-export { aisdkBinding } from './binding.js'
+export { aisdkDialect } from './binding.js'
 export { capabilities as aisdkCapabilities } from './capabilities.js'
 export { decodeChat } from './decode.js'
 export type { DecodedChat } from './decode.js'

@@ -9,10 +9,10 @@ import { hai, type HaiView } from './codec.js'
 const WIRE = asBuffers(hai)
 
 /** HAI over WebSocket at `/ws`. */
-export const haiBinding: Dialect = {
+export const haiDialect: Dialect = {
   name: 'hai',
   capabilities,
-  endpoint: (deps) => ({
+  mount: (deps) => ({
     dialect: 'hai',
     paths: { hai: '/ws' },
     upgrade(req, socket, head, url) {

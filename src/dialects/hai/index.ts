@@ -1,6 +1,6 @@
 export { hai } from './codec.js'
 export type { HaiView } from './codec.js'
-export { haiBinding } from './binding.js'
+export { haiDialect } from './binding.js'
 export { capabilities as haiCapabilities } from './capabilities.js'
 export { HAI_ERROR_CODES } from './errors.js'
 export { OUTBOUND_TYPES as HAI_OUTBOUND_TYPES } from './wire.js'

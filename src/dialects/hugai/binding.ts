@@ -14,10 +14,10 @@ type Deps = Pick<EndpointDeps, 'limits' | 'metrics' | 'log' | 'admission' | 'pri
  * HugAI v2, JSON-RPC 2.0 on `/rpc`: WebSocket (both directions, `initialize` first) and `POST` (one message or a
  * batch per request; stateless, so no `initialize` needed). Both run on the shared JSON-RPC runner with one hub.
  */
-export const hugaiBinding: Dialect = {
+export const hugaiDialect: Dialect = {
   name: 'hugai',
   capabilities,
-  endpoint: (deps) => {
+  mount: (deps) => {
     // In a cluster the hub reaches the other nodes' hubs through Redis (agents, tasks, checkpoints).
     const hub = new Hub(deps, deps.cluster ? createRedisLink(deps.cluster.redis, deps.cluster.keys.hugai, deps.cluster.nodeId) : null)
     const started = hub.start()

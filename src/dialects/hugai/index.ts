@@ -1,5 +1,5 @@
 export { hugai } from './codec.js'
-export { hugaiBinding } from './binding.js'
+export { hugaiDialect } from './binding.js'
 export { capabilities as hugaiCapabilities } from './capabilities.js'
 export { MAX_BATCH } from './decode.js'
 export type { Inbound, Parsed } from './decode.js'

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createAdapter } from '@socket.io/redis-streams-adapter'
 import { ParlanceError, type Command } from '../../core/index.js'
-import { attach, resumePoint, serveSocket, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { attach, resumePoint, serveSocket, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import type { Subscription } from '../../session/index.js'
 import { SocketIoTransport, type SioConnection } from '../../transports/socketio.js'
 import { capabilities } from './capabilities.js'
@@ -12,9 +12,9 @@ import type { HumaSessionAnnouncement } from './wire.js'
 export const HUMA_PATH = '/socket.io/'
 
 /** HUMA over Socket.IO at `/socket.io/`, attached to the server's own http server. */
-export const humaBinding: Dialect = { name: 'huma', capabilities, endpoint: (deps) => humaEndpoint(deps) }
+export const humaDialect: Dialect = { name: 'huma', capabilities, mount: (deps) => humaEndpoint(deps) }
 
-function humaEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
+function humaEndpoint(deps: EndpointDeps): Endpoint {
   // Cluster mode: Socket.IO's own cross-node channel (broadcasts, fetchSockets) on the official Redis streams
   // adapter, with its own connection (it blocks on XREAD). Session events cross nodes through the session
   // layer, not through it.

@@ -1,6 +1,6 @@
 export { huma } from './codec.js'
 export type { HumaFrame, HumaView } from './codec.js'
-export { humaBinding } from './binding.js'
+export { humaDialect } from './binding.js'
 export { capabilities as humaCapabilities } from './capabilities.js'
 export { HUMA_ERROR_CODES } from './errors.js'
 export { APPROVAL_TOOL, MAX_NAME_CHARS, MAX_RESULT_CHARS, MESSAGING_EVENTS, OUTBOUND_TYPES as HUMA_OUTBOUND_TYPES } from './wire.js'

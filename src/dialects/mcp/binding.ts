@@ -4,7 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { z } from 'zod'
 import { ParlanceError, type OnBusy, type Principal } from '../../core/index.js'
-import { sendJson, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import { ask } from './ask.js'
 import { askToolName } from './mapping.js'
 import { ResumeBuffer } from './events.js'
@@ -25,9 +25,9 @@ interface McpSession {
  * agent is a tool, `ask_<agent>`, whose call runs the agent as a turn of a Parlance session (see ask.ts). MCP
  * sessions (`Mcp-Session-Id`) belong to the principal that initialized them.
  */
-export const mcpBinding: Dialect = { name: 'mcp', capabilities, endpoint: (deps) => mcpEndpoint(deps) }
+export const mcpDialect: Dialect = { name: 'mcp', capabilities, mount: (deps) => mcpEndpoint(deps) }
 
-function mcpEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
+function mcpEndpoint(deps: EndpointDeps): Endpoint {
   const open = new Map<string, McpSession>()
   // Clients that never send DELETE would otherwise keep their MCP session (and its resume window) for good.
   const idleMs = deps.limits.mcpSessionIdleMs

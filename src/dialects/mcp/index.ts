@@ -1,4 +1,4 @@
-export { mcpBinding } from './binding.js'
+export { mcpDialect } from './binding.js'
 export { capabilities as mcpCapabilities } from './capabilities.js'
 export { connectMcp, type McpConnectOptions } from './client.js'
 export { askToolName } from './mapping.js'

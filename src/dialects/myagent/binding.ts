@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { newId, ParlanceError, type Connection } from '../../core/index.js'
-import { attach, resumePoint, serveSocket, type Dialect, type EndpointDeps } from '../../binding/index.js'
+import { attach, resumePoint, serveSocket, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import type { Session, Subscription } from '../../session/index.js'
 import type { WsFrame } from '../../transports/ws.js'
 import { AckBuffer, ParkedBuffers } from './ack-buffer.js'
@@ -17,9 +17,9 @@ const started = Date.now()
 const uptime = () => Math.round((Date.now() - started) / 1000)
 
 /** MyAgent over WebSocket at `/myagent`. */
-export const myagentBinding: Dialect = { name: 'myagent', capabilities, endpoint: (deps) => myagentEndpoint(deps) }
+export const myagentDialect: Dialect = { name: 'myagent', capabilities, mount: (deps) => myagentEndpoint(deps) }
 
-function myagentEndpoint(deps: EndpointDeps): ReturnType<Dialect['endpoint']> {
+function myagentEndpoint(deps: EndpointDeps): Endpoint {
   const live = new Set<{ end(reason: string): void }>()
   const parked = new ParkedBuffers(deps.limits.reconnectWindowMs)
   return {

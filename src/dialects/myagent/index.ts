@@ -1,6 +1,6 @@
 export { myagent } from './codec.js'
 export type { MyAgentRequest, MyAgentView } from './codec.js'
-export { myagentBinding } from './binding.js'
+export { myagentDialect } from './binding.js'
 export { capabilities as myagentCapabilities } from './capabilities.js'
 export { MYAGENT_ERROR } from './errors.js'
 export type { DecodedRequest } from './decode.js'
