@@ -30,14 +30,15 @@ export interface BatchEncoder<Out, View> {
 }
 
 /**
- * A dialect's pure codec. No I/O, timers, clocks or random ids: everything it needs comes in through its
- * arguments. A throw out of a codec is a bug.
+ * The half of a codec every dialect has: decoding inbound frames and encoding errors. A dialect whose frames are
+ * never encoded from session events batch by batch implements only this (HugAI: its hub answers each JSON-RPC
+ * request and relays a task's progress as its own notifications). Pure, like `Codec`.
  *
  * @typeParam In   what a decoded frame is (a `Command`, or a dialect request the binding carries out)
  * @typeParam Out  what the transport writes (a JSON string for WebSocket dialects, an SSE message for HTTP ones)
  * @typeParam View what the encoder needs to know about its receiver (ids, the run's agent): immutable
  */
-export interface Codec<In, Out, View> extends BatchEncoder<Out, View> {
+export interface RequestCodec<In, Out, View> {
   /** Dialect name, used in metrics and logs. */
   readonly name: string
   /** Decodes one inbound frame; never throws. */
@@ -50,6 +51,17 @@ export interface Codec<In, Out, View> extends BatchEncoder<Out, View> {
   /** The wire form of every error code: a new code fails the type check until each dialect answers it. */
   readonly errors: Readonly<Record<ErrorCode, unknown>>
 }
+
+/**
+ * A dialect's pure codec: `RequestCodec` plus the batch encoder that turns committed session events into frames.
+ * No I/O, timers, clocks or random ids: everything it needs comes in through its arguments. A throw out of a
+ * codec is a bug.
+ *
+ * @typeParam In   what a decoded frame is (a `Command`, or a dialect request the binding carries out)
+ * @typeParam Out  what the transport writes (a JSON string for WebSocket dialects, an SSE message for HTTP ones)
+ * @typeParam View what the encoder needs to know about its receiver (ids, the run's agent): immutable
+ */
+export interface Codec<In, Out, View> extends RequestCodec<In, Out, View>, BatchEncoder<Out, View> {}
 
 /**
  * How one HTTP dialect frames a Parlance run as one response of Server-Sent Events. Pure, like a codec:

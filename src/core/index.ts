@@ -28,7 +28,7 @@ export type {
 export { ON_BUSY, onBusyOf } from './commands.js'
 export type { ClientToolSpec, Command, CommandType, OnBusy } from './commands.js'
 export { ConversationModel, applyPatch } from './reduce.js'
-export type { BatchEncoder, Codec, DecodeLimits, Decoded, Encoded, SseRunFormat } from './codec.js'
+export type { BatchEncoder, Codec, DecodeLimits, Decoded, Encoded, RequestCodec, SseRunFormat } from './codec.js'
 export type { CloseReason, Connection } from './connection.js'
 export { classifyRpc, JSONRPC_ERRORS, parseRpc, rpcError, rpcInvalid, rpcNotification, rpcRequest, rpcResult } from './jsonrpc.js'
 export type { MethodCheck, RpcErrorObject, RpcId, RpcInbound, RpcParsed, RpcParseOptions } from './jsonrpc.js'

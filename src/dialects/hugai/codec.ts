@@ -1,4 +1,4 @@
-import type { Codec, DecodeLimits, Decoded, ParlanceError } from '../../core/index.js'
+import type { DecodeLimits, Decoded, ParlanceError, RequestCodec } from '../../core/index.js'
 import { classify, parse, type Parsed } from './decode.js'
 import { error, event, notification, request, result } from './encode.js'
 import { fromParlance, RPC_CODE } from './errors.js'
@@ -11,16 +11,15 @@ function decode(text: string, limits: DecodeLimits): Decoded<Parsed> {
 /**
  * The HugAI v2 (JSON-RPC 2.0) codec. A body decodes to its classified items (bad ones carry their JSON-RPC
  * error); answers and notifications are built with `result`, `error`, `notification`, `request` and `event`.
- * Session events never reach a HugAI peer frame by frame: the hub relays a task's progress and result as
- * `event` notifications and the task's response, so the batch encoder has nothing to send.
+ * A `RequestCodec`, not a `Codec`: session events never reach a HugAI peer frame by frame (the hub relays a
+ * task's progress and result as `event` notifications and the task's response), so there is no batch encoder.
  */
 const codec = {
   name: 'hugai',
   decode,
-  encode: (_events: unknown, view: null) => ({ frames: [] as object[], view }),
   encodeError: (err: ParlanceError, _view: null) => error(null, fromParlance(err)),
   errors: RPC_CODE,
-} satisfies Codec<Parsed, object, null>
+} satisfies RequestCodec<Parsed, object, null>
 
 export const hugai = {
   ...codec,
