@@ -1,5 +1,5 @@
 import { connectMcp } from '../../../src/dialects/mcp/client.js'
-import { askToolName } from '../../../src/dialects/mcp/codec.js'
+import { askToolName } from '../../../src/dialects/mcp/mapping.js'
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { uid } from '../dom.js'
 import { pump, type ConnectOptions, type DialectAdapter } from './types.js'
