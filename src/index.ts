@@ -2,7 +2,7 @@
  * Parlance's public API. Adding a name here is an API decision: the list is
  * pinned by test/public-api.test.ts.
  */
-export { defineAgent, tool } from './agent/index.js'
+export { defineAgent, tool } from './agent-api/index.js'
 export type {
   AgentDefinition,
   AgentOptions,
@@ -15,7 +15,7 @@ export type {
   TextSource,
   ToolDefinition,
   ToolSet,
-} from './agent/index.js'
+} from './agent-api/index.js'
 export { ParlanceError, ERROR_CODES, DEFAULT_LIMITS } from './core/index.js'
 export type { Command, ErrorCode, EventBody, HistoryMessage, Json, Limits, OnBusy, PatchOp, QueuedMessage, StoredEvent } from './core/index.js'
 export { createServer } from './server/index.js'

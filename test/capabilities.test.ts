@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { Capabilities, Dialect } from '../src/dialect.js'
+import type { Capabilities, Dialect } from '../src/dialect-kit.js'
 import { DIALECTS } from '../src/dialects/registry.js'
 import { startServer } from './harness.js'
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import WebSocket from 'ws'
 import { ERROR_CODES, ParlanceError, type Command, type ErrorCode, type StoredEvent } from '../src/index.js'
-import { asBuffers, attach, parseJson, resumePoint, serveSocket, type Codec, type Dialect, type Session, type Subscription } from '../src/dialect.js'
+import { asBuffers, attach, parseJson, resumePoint, serveSocket, type Codec, type Dialect, type Session, type Subscription } from '../src/dialect-kit.js'
 import { textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
 

@@ -11,17 +11,17 @@ const root = new URL('../src', import.meta.url).pathname
 const ALLOWED: Record<string, string[]> = {
   core: [],
   telemetry: [], // OpenTelemetry spans through @opentelemetry/api: used by session, binding and agents
-  agent: ['core'],
+  'agent-api': ['core'],
   store: ['core'],
   transports: ['core'],
-  session: ['core', 'agent', 'store', 'telemetry'],
+  session: ['core', 'agent-api', 'store', 'telemetry'],
   cluster: ['core', 'store', 'session'],
   binding: ['core', 'session', 'transports', 'store', 'telemetry'],
-  dialects: ['core', 'agent', 'binding', 'session', 'transports', 'client', 'telemetry'], // narrowed per file role below
+  dialects: ['core', 'agent-api', 'binding', 'session', 'transports', 'client', 'telemetry'], // narrowed per file role below
   client: ['dialects'], // the shared client helpers, and `client/index.ts` re-exporting each dialect's client
-  agents: ['core', 'agent', 'dialects', 'client', 'telemetry'], // a bridge agent speaks a dialect as a client, with its codec
-  server: ['core', 'agent', 'store', 'session', 'cluster', 'dialects', 'transports', 'binding', 'client', 'telemetry'],
-  cli: ['core', 'agent', 'agents', 'server', 'client', 'dialects'],
+  agents: ['core', 'agent-api', 'dialects', 'client', 'telemetry'], // a bridge agent speaks a dialect as a client, with its codec
+  server: ['core', 'agent-api', 'store', 'session', 'cluster', 'dialects', 'transports', 'binding', 'client', 'telemetry'],
+  cli: ['core', 'agent-api', 'agents', 'server', 'client', 'dialects'],
 }
 
 /**
@@ -53,7 +53,7 @@ test('source layers import only the layers below them, and dialect files only wh
   const violations: string[] = []
   for (const file of files(root)) {
     const rel = relative(root, file).split(sep)
-    if (rel.length === 1) continue // src/index.ts, src/dialect.ts: the public API
+    if (rel.length === 1) continue // src/index.ts, src/dialect-kit.ts: the public API
     const layer = rel[0]!
     const allowed = ALLOWED[layer]
     assert.ok(allowed, `unknown layer ${layer} (add it to ALLOWED)`)

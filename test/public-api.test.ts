@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import * as api from '../src/index.js'
 import * as client from '../src/client/index.js'
-import * as dialect from '../src/dialect.js'
+import * as dialect from '../src/dialect-kit.js'
 
 // Adding a name to the public API is a decision: update this list in the same commit.
 test('the public API is exactly these names', () => {

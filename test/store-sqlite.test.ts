@@ -10,7 +10,7 @@ import { ev, rec, runStoreContract } from './store-contract.js'
 import { deferred, FlakyBackend } from './support/delegating-backend.js'
 import { waitFor } from './support/wait.js'
 import { say, setup } from '../src/session/fixtures/harness.js'
-import { defineAgent } from '../src/agent/index.js'
+import { defineAgent } from '../src/agent-api/index.js'
 import type { CommitUnit } from '../src/store/index.js'
 import type { HistoryMessage, StoredEvent } from '../src/core/index.js'
 

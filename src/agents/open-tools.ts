@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../agent/index.js'
+import type { ToolDefinition } from '../agent-api/index.js'
 
 const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,256}$/
 

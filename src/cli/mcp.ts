@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../agent/index.js'
+import type { ToolDefinition } from '../agent-api/index.js'
 import type { McpTools } from '../agents/mcp/index.js'
 
 /** What `--integration` names must look like (HugAI `tool/integration`'s `tool`). */

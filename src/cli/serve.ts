@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { isAgent, type AgentDefinition, type ToolDefinition } from '../agent/index.js'
+import { isAgent, type AgentDefinition, type ToolDefinition } from '../agent-api/index.js'
 import { demoAgent } from '../agents/demo/index.js'
 import { mcpToolsOf, openIntegrations } from './mcp.js'
 import type { Limits, OnBusy } from '../core/index.js'

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http'
 import type { Logger } from 'pino'
 import type { Limits, OnBusy } from '../core/index.js'
-import type { AgentDefinition, ToolDefinition } from '../agent/index.js'
+import type { AgentDefinition, ToolDefinition } from '../agent-api/index.js'
 import type { SessionManager } from '../session/index.js'
 import type { StoreBackend } from '../store/index.js'
 import type { AuthOptions } from './auth.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { ParlanceError, type EventOf, type HistoryMessage } from '../core/index.js'
-import { defineAgent, type AgentDefinition } from '../agent/index.js'
+import { defineAgent, type AgentDefinition } from '../agent-api/index.js'
 import { createMemoryStore } from '../store/index.js'
 import { aborted, echo, isCode, say, setup } from './fixtures/harness.js'
 

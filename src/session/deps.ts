@@ -1,5 +1,5 @@
 import type { Command, EventBody, Limits, OnBusy, SessionId, StoredEvent } from '../core/index.js'
-import type { AgentDefinition } from '../agent/index.js'
+import type { AgentDefinition } from '../agent-api/index.js'
 import type { EventStore } from '../store/index.js'
 import type { ForwardOutcome } from './cluster.js'
 import type { Session } from './session.js'

@@ -1,5 +1,5 @@
 import { newId, ParlanceError, type Command, type EventBody, type Limits } from '../core/index.js'
-import type { SendResult } from '../agent/index.js'
+import type { SendResult } from '../agent-api/index.js'
 import { PendingRequests } from './pending.js'
 import type { Run } from './run.js'
 import type { Subscriber } from './subscription.js'

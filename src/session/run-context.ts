@@ -8,7 +8,7 @@ import {
   type PlanTask,
   TOKEN_KINDS,
 } from '../core/index.js'
-import { parseToolInput, toJsonResult, type AgentDefinition, type ApprovalResult, type Plan, type RunContext, type TextSource, type ToolDefinition } from '../agent/index.js'
+import { parseToolInput, toJsonResult, type AgentDefinition, type ApprovalResult, type Plan, type RunContext, type TextSource, type ToolDefinition } from '../agent-api/index.js'
 import { sendBurst, type MessagingHost } from './messaging.js'
 import type { Run } from './run.js'
 import { endApprovalSpan, failSpan, inToolSpan, startApprovalSpan } from '../telemetry/index.js'

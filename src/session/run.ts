@@ -1,5 +1,5 @@
 import { ParlanceError, type Command, type EventBody, type RunId } from '../core/index.js'
-import type { ApprovalResult, RunInput } from '../agent/index.js'
+import type { ApprovalResult, RunInput } from '../agent-api/index.js'
 import { ROOT_CONTEXT, type Context, type RunTrace } from '../telemetry/index.js'
 import { closeBursts } from './messaging.js'
 import { PendingRequests } from './pending.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { EventOf, Limits, SessionId, StoredEvent } from '../core/index.js'
-import { defineAgent, type AgentDefinition } from '../agent/index.js'
+import { defineAgent, type AgentDefinition } from '../agent-api/index.js'
 import type { CommitUnit } from '../store/index.js'
 import { DelegatingBackend, deferred } from '../../test/support/delegating-backend.js'
 import { echo, isCode, keepAlive, range, Recorder, say, seqsOf, setup as setupOn, type Setup } from './fixtures/harness.js'

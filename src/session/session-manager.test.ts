@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { defineAgent } from '../agent/index.js'
+import { defineAgent } from '../agent-api/index.js'
 import { DEFAULT_LIMITS, type StoredEvent } from '../core/index.js'
 import { EventStore, createMemoryStore } from '../store/index.js'
 import { SessionManager } from './session-manager.js'

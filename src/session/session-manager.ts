@@ -1,5 +1,5 @@
 import { newId, ParlanceError, type Limits, type OnBusy, type Principal, type SessionId } from '../core/index.js'
-import type { AgentDefinition } from '../agent/index.js'
+import type { AgentDefinition } from '../agent-api/index.js'
 import { forkSession, type EventStore, type SessionRecord } from '../store/index.js'
 import type { ClusterPort } from './cluster.js'
 import { ClusterNode } from './cluster-node.js'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { DEFAULT_LIMITS, isRunEnd, type EventOf } from '../core/index.js'
-import { defineAgent, type ApprovalResult } from '../agent/index.js'
+import { defineAgent, type ApprovalResult } from '../agent-api/index.js'
 import { deferred } from '../../test/support/delegating-backend.js'
 import { aborted, echo, isCode, keepAlive, range, say, seqsOf, setup } from './fixtures/harness.js'
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { newId, ParlanceError, toParlanceError, type Command, type EventBody, type HistoryMessage, type Json, type OnBusy } from '../core/index.js'
-import type { AgentDefinition, RunInput } from '../agent/index.js'
+import type { AgentDefinition, RunInput } from '../agent-api/index.js'
 import { deliverAddonEvent, recordStreamedDelivery } from './messaging.js'
 import type { Role } from './role.js'
 import { createRunContext } from './run-context.js'

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { Role, TaskState, type Message, type Part, type StreamResponse } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client'
-import { defineAgent, type AgentDefinition, type Plan, type RunContext } from '../../agent/index.js'
+import { defineAgent, type AgentDefinition, type Plan, type RunContext } from '../../agent-api/index.js'
 import { ParlanceError, type ErrorCode, type Json, type RiskLevel } from '../../core/index.js'
 import { openTools } from '../open-tools.js'
 import { injectTraceHeaders } from '../../telemetry/index.js'

@@ -1,5 +1,5 @@
 import type { Message, Tool } from '@ag-ui/client'
-import { toolJsonSchema, type RunContext, type ToolDefinition } from '../../agent/index.js'
+import { toolJsonSchema, type RunContext, type ToolDefinition } from '../../agent-api/index.js'
 import { ERROR_CODES, ParlanceError, stringOf, toolResultOf, type ErrorCode, type HistoryMessage, type Json } from '../../core/index.js'
 import { CUSTOM, toAguiMessage as toWire } from '../../dialects/agui/index.js'
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { HttpAgent } from '@ag-ui/client'
-import type { AgentDefinition, ToolDefinition } from '../../agent/index.js'
+import type { AgentDefinition, ToolDefinition } from '../../agent-api/index.js'
 import { ParlanceError } from '../../core/index.js'
 import { parlanceCancelUrl, remoteMessages, requestError } from './convert.js'
 import { aguiRunner, type AguiRun } from './runner.js'

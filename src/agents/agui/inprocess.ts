@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { AbstractAgent, Message, State } from '@ag-ui/client'
-import type { AgentDefinition, ToolDefinition } from '../../agent/index.js'
+import type { AgentDefinition, ToolDefinition } from '../../agent-api/index.js'
 import { ParlanceError } from '../../core/index.js'
 import { remoteMessages } from './convert.js'
 import { aguiRunner } from './runner.js'

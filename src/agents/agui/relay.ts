@@ -1,5 +1,5 @@
 import { EventType, getRunOutcome, type BaseEvent, type Interrupt, type RunFinishedEvent } from '@ag-ui/client'
-import type { Plan, RunContext } from '../../agent/index.js'
+import type { Plan, RunContext } from '../../agent-api/index.js'
 import { stringOf, type Json, type PatchOp, type PlanTask, type RunStatus } from '../../core/index.js'
 import { TextChannel } from './channel.js'
 import { PARLANCE_CUSTOM, parseContent } from './convert.js'

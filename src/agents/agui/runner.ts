@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { isInterruptExpired, type AbstractAgent, type Interrupt, type Message, type ResumeEntry } from '@ag-ui/client'
 import { openTools } from '../open-tools.js'
-import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
+import { defineAgent, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent-api/index.js'
 import { ParlanceError, toolResultText, toParlanceError, type Json, type RiskLevel } from '../../core/index.js'
 import { offeredTools, remoteRunError } from './convert.js'
 import { EventRelay, type PendingCall, type RemoteOutcome } from './relay.js'

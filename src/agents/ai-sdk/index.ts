@@ -1,5 +1,5 @@
 import { APICallError, RetryError, stepCountIs, streamText, type LanguageModel, type ModelMessage } from 'ai'
-import { defineAgent, type AgentDefinition, type RunContext } from '../../agent/index.js'
+import { defineAgent, type AgentDefinition, type RunContext } from '../../agent-api/index.js'
 import { ParlanceError, type OnBusy } from '../../core/index.js'
 import { toModelMessages } from './messages.js'
 import { StreamReader, type ModelName } from './stream.js'

@@ -1,5 +1,5 @@
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from 'ai'
-import type { RunContext } from '../../agent/index.js'
+import type { RunContext } from '../../agent-api/index.js'
 import type { TokenUsage } from '../../core/index.js'
 import type { ToolHooks } from './tools.js'
 import { TextQueue } from '../text-queue.js'

@@ -1,5 +1,5 @@
 import { asSchema, jsonSchema, type JSONSchema7, type Tool, type ToolExecutionOptions, type ToolResultPart } from 'ai'
-import { isParlanceTool, toolJsonSchema, type RunContext, type ToolDefinition } from '../../agent/index.js'
+import { isParlanceTool, toolJsonSchema, type RunContext, type ToolDefinition } from '../../agent-api/index.js'
 import { newId, type Json, type RiskLevel } from '../../core/index.js'
 
 /** A tool as `aiSdkAgent` takes it: written for `streamText` (the `tool()` helper), or a Parlance `ToolDefinition`. */

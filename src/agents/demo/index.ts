@@ -1,4 +1,4 @@
-import { defineAgent, type RunContext } from '../../agent/index.js'
+import { defineAgent, type RunContext } from '../../agent-api/index.js'
 import { ParlanceError } from '../../core/index.js'
 
 /** Largest N accepted by `count N`. */

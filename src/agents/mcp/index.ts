@@ -1,4 +1,4 @@
-import type { RunContext, ToolDefinition } from '../../agent/index.js'
+import type { RunContext, ToolDefinition } from '../../agent-api/index.js'
 import type { Json } from '../../core/index.js'
 import { McpConnection, type McpHttpServer, type McpServerSpec, type McpStdioServer } from './connection.js'
 import { McpToolError, progressReporter, toolResult } from './result.js'

@@ -1,5 +1,5 @@
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js'
-import type { RunContext } from '../../agent/index.js'
+import type { RunContext } from '../../agent-api/index.js'
 import type { Json } from '../../core/index.js'
 
 /** A tool result the server marked `isError`: the tool failed, saying why in its text. */

@@ -1,5 +1,5 @@
 import OpenAI from 'openai'
-import { defineAgent, toolJsonSchema, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent/index.js'
+import { defineAgent, toolJsonSchema, type AgentDefinition, type RunContext, type ToolDefinition } from '../../agent-api/index.js'
 import { ParlanceError, toolResultText, type HistoryMessage, type Json } from '../../core/index.js'
 import { endChatSpan, failSpan, serverOf, startChatSpan, type ChatOutcome } from '../../telemetry/index.js'
 

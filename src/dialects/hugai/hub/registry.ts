@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '../../../agent/index.js'
+import type { AgentDefinition } from '../../../agent-api/index.js'
 import { ParlanceError } from '../../../core/index.js'
 import { RPC } from '../errors.js'
 import type { SessionManager } from '../../../session/index.js'

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { parseToolInput, toJsonResult, type RunContext, type ToolDefinition } from '../../../agent/index.js'
+import { parseToolInput, toJsonResult, type RunContext, type ToolDefinition } from '../../../agent-api/index.js'
 import { ParlanceError } from '../../../core/index.js'
 import { hugai } from '../codec.js'
 import type { SessionManager } from '../../../session/index.js'

@@ -1,5 +1,5 @@
 /**
- * `parlance/dialect`: what it takes to add a protocol to Parlance without editing it — the codec types, the
+ * `parlance-gateway/dialect`: what it takes to add a protocol to Parlance without editing it — the codec types, the
  * shared binding runners and the session surface a binding uses. Pass the result to
  * `createServer({ dialects: [myDialect] })`; docs/ADDING-A-DIALECT.md walks through one. Pinned by
  * test/public-api.test.ts.
