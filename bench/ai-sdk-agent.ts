@@ -16,10 +16,9 @@ import { streamText } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { aiSdkAgent } from '../src/agents/ai-sdk/index.js'
 import { defineAgent, type AgentDefinition } from '../src/agent-api/index.js'
-import { DEFAULT_LIMITS, type StoredEvent } from '../src/core/index.js'
-import { asBuffers } from '../src/binding/index.js'
-import { hai } from '../src/dialects/hai/codec.js'
-import { SessionManager, type Subscriber } from '../src/session/index.js'
+import { DEFAULT_LIMITS } from '../src/core/index.js'
+import { SessionManager } from '../src/session/index.js'
+import { haiRunEnded, type HaiTally } from './lib/hai-turn.js'
 import { createMemoryStore, EventStore } from '../src/store/index.js'
 
 const VARIANTS = ['say', 'textstream', 'ai-sdk'] as const
@@ -116,12 +115,10 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] })
 const loop = monitorEventLoopDelay({ resolution: 1 })
-let tokens = 0
-let bytes = 0
+const tally: HaiTally = { tokens: 0, bytes: 0 }
 const agent = agentOf(variant)
 const store = new EventStore(createMemoryStore(), {})
 const manager = new SessionManager({ store, agents: new Map([[agent.name, agent]]), defaultAgent: agent.name, limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 } })
-const wire = asBuffers(hai)
 const c0 = process.cpuUsage()
 const t0 = performance.now()
 loop.enable()
@@ -132,26 +129,7 @@ for (let i = 0; i < N; i++) {
       setTimeout(() => {
         void (async () => {
           const session = await manager.open(`s${i}`, 'bench')
-          const ended = new Promise<void>((end) => {
-            const subscriber: Subscriber<Buffer | StoredEvent, unknown> = {
-              codecKey: 'ai-sdk-bench',
-              view: hai.view(session.id, session.agentName),
-              encoder: {
-                encode(events, view) {
-                  for (const e of events) {
-                    if (e.type === 'text.delta') tokens++
-                    else if (e.type === 'run.finished' || e.type === 'run.error') setImmediate(end)
-                  }
-                  return wire.encode(events, view as Parameters<typeof wire.encode>[1])
-                },
-              },
-              write(frames) {
-                for (const f of frames) bytes += (f as Buffer).length
-                return true
-              },
-            }
-            session.subscribe(subscriber)
-          })
+          const ended = haiRunEnded(session, 'ai-sdk-bench', tally)
           void session.handle({ type: 'user.message', sessionId: session.id, content: 'go' })
           await ended
         })().then(resolve)
@@ -165,15 +143,15 @@ const wallMs = performance.now() - t0
 loop.disable()
 const cpuMs = (cpu.user + cpu.system) / 1000
 const r1 = (x: number) => Math.round(x * 10) / 10
-if (tokens !== N * T) process.stderr.write(`warning: ${tokens} tokens seen, ${N * T} expected\n`)
+if (tally.tokens !== N * T) process.stderr.write(`warning: ${tally.tokens} tokens seen, ${N * T} expected\n`)
 process.stdout.write(
   `${JSON.stringify({
     variant,
     sessions: N,
-    tokens,
-    frameBytes: bytes,
+    tokens: tally.tokens,
+    frameBytes: tally.bytes,
     wallMs: Math.round(wallMs),
-    cpuMsPer1kTokens: r1((cpuMs / Math.max(1, tokens)) * 1000),
+    cpuMsPer1kTokens: r1((cpuMs / Math.max(1, tally.tokens)) * 1000),
     gc: { count: gcCount, ms: Math.round(gcMs) },
     loopDelayMs: { p50: r1(loop.percentile(50) / 1e6), p99: r1(loop.percentile(99) / 1e6), max: r1(loop.max / 1e6) },
   })}\n`,

@@ -14,12 +14,11 @@ import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core
 import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base'
 import { MockLanguageModelV3 } from 'ai/test'
 import { aiSdkAgent } from '../src/agents/ai-sdk/index.js'
-import { DEFAULT_LIMITS, type StoredEvent } from '../src/core/index.js'
-import { asBuffers } from '../src/binding/index.js'
+import { DEFAULT_LIMITS } from '../src/core/index.js'
 import { tracedFrame } from '../src/binding/traced.js'
 import { endApprovalSpan, endChatSpan, endRunSpan, nameRequest, startApprovalSpan, startChatSpan, startRequestSpan, startRunSpan } from '../src/telemetry/index.js'
-import { hai } from '../src/dialects/hai/codec.js'
-import { SessionManager, type Subscriber } from '../src/session/index.js'
+import { SessionManager } from '../src/session/index.js'
+import { haiRunEnded, type HaiTally } from './lib/hai-turn.js'
 import { createMemoryStore, EventStore } from '../src/store/index.js'
 
 const [variant = 'none', nArg = '100', tArg = '200'] = process.argv.slice(2)
@@ -65,35 +64,18 @@ const model = new MockLanguageModelV3({
 const agent = aiSdkAgent({ name: 'bench', model })
 const store = new EventStore(createMemoryStore(), {})
 const manager = new SessionManager({ store, agents: new Map([[agent.name, agent]]), defaultAgent: agent.name, limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 } })
-const wire = asBuffers(hai)
-let tokens = 0
+const tally: HaiTally = { tokens: 0, bytes: 0 }
 
 async function turn(i: number): Promise<void> {
   const session = await manager.open(`s${i}`, 'bench')
-  const ended = new Promise<void>((end) => {
-    const subscriber: Subscriber<Buffer | StoredEvent, unknown> = {
-      codecKey: 'telemetry-bench',
-      view: hai.view(session.id, session.agentName),
-      encoder: {
-        encode(events, view) {
-          for (const e of events) {
-            if (e.type === 'text.delta') tokens++
-            else if (e.type === 'run.finished' || e.type === 'run.error') setImmediate(end)
-          }
-          return wire.encode(events, view as Parameters<typeof wire.encode>[1])
-        },
-      },
-      write: () => true,
-    }
-    session.subscribe(subscriber)
-  })
+  const ended = haiRunEnded(session, 'telemetry-bench', tally)
   await tracedFrame('bench', 'user.message', () => void session.handle({ type: 'user.message', sessionId: session.id, content: 'go' }))
   await ended
 }
 
 // A warm-up turn, not measured: module loading and the first JIT pass.
 await turn(-1)
-tokens = 0
+tally.tokens = 0
 exported = 0
 const c0 = process.cpuUsage()
 const t0 = performance.now()
@@ -103,7 +85,7 @@ await Promise.all(done)
 const cpu = process.cpuUsage(c0)
 const cpuMs = (cpu.user + cpu.system) / 1000
 const wallMs = Math.round(performance.now() - t0)
-if (tokens !== N * T) process.stderr.write(`warning: ${tokens} tokens seen, ${N * T} expected\n`)
+if (tally.tokens !== N * T) process.stderr.write(`warning: ${tally.tokens} tokens seen, ${N * T} expected\n`)
 
 /** CPU µs of one turn's span work on the no-op tracer (what every turn pays with no SDK registered). */
 function noopTurnUs(): number {
@@ -128,5 +110,5 @@ function noopTurnUs(): number {
   return (u.user + u.system) / K
 }
 const noop = variant === 'none' ? { noopUsPerTurn: Math.round(noopTurnUs() * 1000) / 1000 } : {}
-process.stdout.write(`${JSON.stringify({ variant, sessions: N, tokens, spans: exported, wallMs, cpuMsPer1kTokens: Math.round((cpuMs / Math.max(1, tokens)) * 1000 * 100) / 100, ...noop })}\n`)
+process.stdout.write(`${JSON.stringify({ variant, sessions: N, tokens: tally.tokens, spans: exported, wallMs, cpuMsPer1kTokens: Math.round((cpuMs / Math.max(1, tally.tokens)) * 1000 * 100) / 100, ...noop })}\n`)
 process.exit(0)
