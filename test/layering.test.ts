@@ -28,11 +28,13 @@ const ALLOWED: Record<string, string[]> = {
  * Inside a dialect folder, by file role: the wire types and the pure codec import only core (and each other);
  * the client imports only its wire and the shared client helpers; the binding (and what it splits into) may
  * also import the shared binding runners, session and transports. Anything else in the folder is a binding
- * helper. Role names: `wire`, `codec`, `decode`, `encode`, `errors`, `client`, `capabilities`, `index`.
+ * helper. Role names: `wire`, `codec`, `decode`, `encode`, `errors`, `client`, `capabilities`, `index`; a part split
+ * out of one keeps its role as a prefix (`encode-system.ts` is an encoder).
  */
 const PURE = new Set(['wire', 'codec', 'decode', 'encode', 'errors'])
+const roleOf = (name: string): string => name.split('-')[0]!
 function roleAllows(file: string, target: string, targetFile: string): boolean {
-  const role = basename(file, '.ts')
+  const role = roleOf(basename(file, '.ts'))
   if (PURE.has(role)) return target === 'core'
   if (role === 'client') return target === 'client' && !targetFile.startsWith(`client${sep}index`)
   if (role === 'capabilities') return target === 'binding'
@@ -63,8 +65,8 @@ test('source layers import only the layers below them, and dialect files only wh
       const inDialect = layer === 'dialects' && rel.length > 2
       if (inDialect && to === 'dialects' && target[1] === rel[1]) {
         // Within the folder: pure files import only pure files.
-        const role = basename(file, '.ts')
-        if (PURE.has(role) && !PURE.has(basename(target.at(-1)!, '.js'))) violations.push(`${relative(root, file)} imports ${spec} (a ${role} file imports only core and the folder's pure files)`)
+        const role = roleOf(basename(file, '.ts'))
+        if (PURE.has(role) && !PURE.has(roleOf(basename(target.at(-1)!, '.js')))) violations.push(`${relative(root, file)} imports ${spec} (a ${role} file imports only core and the folder's pure files)`)
         continue
       }
       const ok = inDialect ? roleAllows(file, to, target.join(sep)) : allowed.includes(to)

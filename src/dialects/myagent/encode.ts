@@ -1,6 +1,9 @@
-import type { Encoded, ParlanceError, StoredEvent } from '../../core/index.js'
+import type { Encoded, StoredEvent } from '../../core/index.js'
 import { MYAGENT_ERROR } from './errors.js'
-import type { MyAgentServerContent, MyAgentServerEvent, MyAgentServerEventName, MyAgentServerEventOf } from './wire.js'
+import { base } from './encode-system.js'
+import type { MyAgentServerContent, MyAgentServerEvent, MyAgentServerEventName } from './wire.js'
+
+export { encodeError, encodeSystem, type SystemContext } from './encode-system.js'
 
 /** A server event on the wire (seed: EventProtocol base structure). */
 export type MyAgentEvent = MyAgentServerEvent
@@ -62,47 +65,6 @@ const REWOUND = {
   regenerate: 'Answering again',
   edit: 'The conversation was rewound to the edited message',
 } as const
-
-/**
- * Whom a connection-level event or an error answer is for, and when it is sent: the binding reads the clock and
- * passes the time in (a codec reads none).
- */
-export interface SystemContext extends Pick<MyAgentView, 'sessionId' | 'connectionId'> {
-  /** The event's time (ms since the epoch): its `timestamp`. */
-  readonly now: number
-}
-
-function base<K extends MyAgentServerEventName>(v: Pick<MyAgentView, 'sessionId' | 'connectionId'>, event: K, content: MyAgentServerContent[K], metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentServerEventOf<K> {
-  // Error events always name a session ('' before there is one), as the seed's error structures require.
-  const e: MyAgentServerEventOf<K> = { session_id: v.sessionId || (event.startsWith('error.') ? '' : undefined), connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
-  if (stepId !== undefined) e.step_id = stepId
-  return e
-}
-
-/**
- * An error answer (not in the session log: no seq). It names a session and a step, as the seed's error events do:
- * the connection's session, else the one the frame named (`details.sessionId`; '' when there is none yet), and
- * the frame's step (`details.stepId`), else `stepId` (the binding's fresh one).
- */
-export function encodeError(err: ParlanceError, v: SystemContext, stepId?: string): string {
-  const { event, code } = MYAGENT_ERROR[err.code]
-  const d = err.details ?? {}
-  const metadata: Record<string, unknown> =
-    event === 'error.validation'
-      ? { error_code: code, field: d.field ?? null, constraint: d.constraint ?? err.code, recoverable: true, parlance_code: err.code }
-      : event === 'system.error'
-        ? { error_code: code, severity: 'error', parlance_code: err.code }
-        : { error_code: code, error_type: err.code, context: d, recoverable: err.code !== 'internal', parlance_code: err.code }
-  const step = typeof d.stepId === 'string' ? d.stepId : stepId
-  const e = base(v, event, err.message, metadata, v.now, step)
-  e.session_id = (typeof d.sessionId === 'string' ? d.sessionId : '') || v.sessionId || ''
-  return JSON.stringify(e)
-}
-
-/** A connection-level event (system.*, agent.session_created …): not in the session log, so no seq. */
-export function encodeSystem<K extends MyAgentServerEventName>(v: SystemContext, event: K, content: MyAgentServerContent[K], metadata: Record<string, unknown> = {}, stepId?: string): string {
-  return JSON.stringify(base(v, event, content, metadata, v.now, stepId))
-}
 
 /** The seed's code of a run failure, a timeout: from the one error table. */
 const EXECUTION_CODE = MYAGENT_ERROR.execution_error.code
