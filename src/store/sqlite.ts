@@ -4,7 +4,8 @@ import type Database from 'better-sqlite3'
 import type { StoredEvent } from '../core/index.js'
 import { lockFile } from './file-lock.js'
 import { OwnerCounts } from './sqlite-owners.js'
-import { decodeBlock, encodeBlock } from './sqlite-blocks.js'
+import { decodeBlock } from './sqlite-blocks.js'
+import { recoverJournal, writeBlocks } from './sqlite-journal.js'
 import { checkpointInBackground, type Checkpointer } from './sqlite-checkpointer.js'
 import { openDatabase, prepareStatements, recordOf, sqliteRecords } from './sqlite-schema.js'
 import type { SqliteStoreOptions } from './sqlite-options.js'
@@ -88,7 +89,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   const compactAfterMs = options.compactAfterMs ?? 2_000
   const directEvents = Math.min(options.directEvents ?? 16, compactEvents)
 
-  const { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, deleteMessages, insertMessage, selectMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, sessionExists, selectUnfinished } = prepareStatements(db)
+  const st = prepareStatements(db)
   /** The block a page ended in, parsed: the next page of a replay starts there without parsing it again. */
   let lastBlock: { sessionId: string; firstSeq: number; events: StoredEvent[] } | null = null
 
@@ -98,25 +99,14 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   /** Sessions whose tail holds `compactEvents` or more: due for compaction whatever their age. */
   const full = new Set<string>()
   const written = new Map<string, Written>()
-  const owned = new OwnerCounts((owner) => countOwned.get(owner) ?? 0, (id) => sessionExists.get(id) !== undefined, MAX_REMEMBERED)
+  const owned = new OwnerCounts((owner) => st.countOwned.get(owner) ?? 0, (id) => st.sessionExists.get(id) !== undefined, MAX_REMEMBERED)
   /** Last seq of sessions whose events are all in blocks (their tail was compacted), so checking a commit needs no query. */
   const blockedLast = new Map<string, number>()
-
-  /** Writes `events` (one session's, ascending) as blocks of consecutive seqs. */
-  function writeBlocks(sid: string, events: readonly StoredEvent[]): void {
-    let i = 0
-    while (i < events.length) {
-      let j = i + 1
-      while (j < events.length && events[j]!.seq === events[j - 1]!.seq + 1) j++
-      insertBlock.run(sid, events[i]!.seq, events[j - 1]!.seq, encodeBlock(events, i, j))
-      i = j
-    }
-  }
 
   /** Last committed seq of a session: its tail, else its blocks. */
   const lastSeqOf = (sid: string): number => {
     const t = tails.get(sid)
-    return t ? t.events[t.events.length - 1]!.seq : (blockedLast.get(sid) ?? selectLastSeq.get(sid) ?? 0)
+    return t ? t.events[t.events.length - 1]!.seq : (blockedLast.get(sid) ?? st.selectLastSeq.get(sid) ?? 0)
   }
 
   /**
@@ -154,28 +144,28 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
    * compacted events and are deleted. Returns the unit's journal id (0: nothing journaled).
    */
   const writeUnit = db.transaction((unit: CommitUnit, journal: readonly StoredEvent[], records: SessionWrite[], created: string[], blocks: ReadonlyMap<string, readonly StoredEvent[]>, floor: number): number => {
-    const journalId = journal.length ? Number(insertJournal.run(JSON.stringify(journal)).lastInsertRowid) : 0
+    const journalId = journal.length ? Number(st.insertJournal.run(JSON.stringify(journal)).lastInsertRowid) : 0
     for (const r of unit.sessions) {
       const w = written.get(r.id)
       if (w === undefined) owned.creates(r.id, r.owner, created)
       const unchanged = w !== undefined && w.agent === r.agent && w.owner === r.owner && w.createdAt === r.createdAt && w.activeRunId === r.activeRunId && r.updatedAt - w.updatedAt < RECORD_REFRESH_MS
       if (!unchanged) {
-        upsertSession.run(r.id, r.agent, r.owner, r.createdAt, r.updatedAt, r.lastSeq, r.activeRunId)
+        st.upsertSession.run(r.id, r.agent, r.owner, r.createdAt, r.updatedAt, r.lastSeq, r.activeRunId)
         records.push(r)
       }
-      if (r.state !== undefined) updateState.run(JSON.stringify(r.state), r.id)
+      if (r.state !== undefined) st.updateState.run(JSON.stringify(r.state), r.id)
       if (r.messages !== undefined) {
         // Only what changed: the history past the entries this session's earlier writes stored unchanged.
         const kept = Math.min(r.messagesKept ?? 0, r.messages.length)
-        deleteMessages.run(r.id, kept)
-        for (let i = kept; i < r.messages.length; i++) insertMessage.run(r.id, i, JSON.stringify(r.messages[i]))
+        st.deleteMessages.run(r.id, kept)
+        for (let i = kept; i < r.messages.length; i++) st.insertMessage.run(r.id, i, JSON.stringify(r.messages[i]))
       }
-      if (r.queue !== undefined) updateQueue.run(JSON.stringify(r.queue), r.id)
-      if (r.forkedFrom !== undefined) updateForkedFrom.run(JSON.stringify(r.forkedFrom), r.id)
+      if (r.queue !== undefined) st.updateQueue.run(JSON.stringify(r.queue), r.id)
+      if (r.forkedFrom !== undefined) st.updateForkedFrom.run(JSON.stringify(r.forkedFrom), r.id)
     }
     if (blocks.size === 0) return journalId
-    for (const [sid, list] of blocks) writeBlocks(sid, list)
-    deleteJournal.run(Math.min(floor, journalId || Number.MAX_SAFE_INTEGER))
+    for (const [sid, list] of blocks) writeBlocks(st, sid, list)
+    st.deleteJournal.run(Math.min(floor, journalId || Number.MAX_SAFE_INTEGER))
     return journalId
   })
 
@@ -256,34 +246,12 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     return out
   }
 
-  /** A journal left by a process that stopped without compacting: its events move into blocks. */
-  function recover(): void {
-    const pending = new Map<string, StoredEvent[]>()
-    let last = 0
-    for (const row of selectJournal.iterate()) {
-      last = row.id
-      for (const e of JSON.parse(row.body) as StoredEvent[]) {
-        let list = pending.get(e.sessionId)
-        if (!list) pending.set(e.sessionId, (list = []))
-        list.push(e)
-      }
-    }
-    if (last === 0) return
-    db.transaction(() => {
-      for (const [sid, list] of pending) {
-        const stored = selectLastSeq.get(sid) ?? 0
-        writeBlocks(sid, list.filter((e) => e.seq > stored))
-      }
-      deleteJournal.run(last + 1)
-    })()
-  }
-
   /** Moves every tail into blocks and empties the journal (on close). */
   function compactAll(): void {
     if (tails.size === 0) return
     db.transaction(() => {
-      for (const [sid, t] of tails) writeBlocks(sid, t.events)
-      deleteJournal.run(Number.MAX_SAFE_INTEGER)
+      for (const [sid, t] of tails) writeBlocks(st, sid, t.events)
+      st.deleteJournal.run(Number.MAX_SAFE_INTEGER)
     })()
     tails.clear()
     full.clear()
@@ -291,7 +259,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   }
 
   try {
-    recover()
+    recoverJournal(db, st)
   } catch (err) {
     db.close()
     unlock()
@@ -336,9 +304,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     async readEvents(sessionId, afterSeq, limit) {
       const out: StoredEvent[] = []
       if (limit <= 0) return out
-      const from = selectBlockStart.get(sessionId, afterSeq + 1) ?? 0
+      const from = st.selectBlockStart.get(sessionId, afterSeq + 1) ?? 0
       // iterate() materializes one block at a time, so a page parses only the blocks it returns.
-      for (const b of selectBlocks.iterate(sessionId, from)) {
+      for (const b of st.selectBlocks.iterate(sessionId, from)) {
         const cached = lastBlock !== null && lastBlock.sessionId === sessionId && lastBlock.firstSeq === b.first_seq
         const events = cached ? lastBlock!.events : decodeBlock(b.body, sessionId)
         for (let i = Math.max(0, afterSeq + 1 - b.first_seq); i < events.length; i++) {
@@ -357,11 +325,11 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       return out
     },
     async getSession(id) {
-      const row = selectSession.get(id)
-      return row ? recordOf(row, lastSeqOf(id), selectMessages.all(id)) : undefined
+      const row = st.selectSession.get(id)
+      return row ? recordOf(row, lastSeqOf(id), st.selectMessages.all(id)) : undefined
     },
     async listSessions(limit) {
-      return selectSessions.all(limit).map(
+      return st.selectSessions.all(limit).map(
         (row): SessionSummary => ({
           id: row.id,
           agent: row.agent,
@@ -374,7 +342,7 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       )
     },
     async unfinished(limit) {
-      return selectUnfinished.all(limit)
+      return st.selectUnfinished.all(limit)
     },
     ...sqliteRecords(db),
     async countSessions(owner) {
