@@ -18,16 +18,31 @@ async function seed(backend: StoreBackend, n: number): Promise<string> {
   const taskId = randomUUID()
   const sessionId = `bench-${taskId}`
   const runId = `run_${taskId}`
-  const bodies: EventBody[] = [{ type: 'message.user', messageId: 'm1', content: `count ${n - 5}` }, { type: 'run.started', agent: 'demo' }, { type: 'text.start', messageId: 'a1' }]
+  const bodies: EventBody[] = [
+    { type: 'message.user', messageId: 'm1', content: `count ${n - 5}` },
+    { type: 'run.started', agent: 'demo' },
+    { type: 'text.start', messageId: 'a1' },
+  ]
   for (let i = 1; i <= n - 5; i++) bodies.push({ type: 'text.delta', messageId: 'a1', delta: `${i} ` })
   bodies.push({ type: 'text.end', messageId: 'a1' }, { type: 'run.finished' })
   const now = Date.now()
   const events: StoredEvent[] = bodies.map((b, i) => ({ ...b, sessionId, runId, seq: i + 1, ts: now }))
   for (let i = 0; i < events.length; i += 2_000) {
     const page = events.slice(i, i + 2_000)
-    await backend.commit({ events: page, sessions: [{ id: sessionId, agent: 'demo', owner: 'anonymous', createdAt: now, updatedAt: now, lastSeq: page.at(-1)!.seq, activeRunId: null }] })
+    await backend.commit({
+      events: page,
+      sessions: [{ id: sessionId, agent: 'demo', owner: 'anonymous', createdAt: now, updatedAt: now, lastSeq: page.at(-1)!.seq, activeRunId: null }],
+    })
   }
-  await backend.putRecord('a2a.task', taskId, { sessionId, agent: 'demo', owner: 'anonymous', messageId: 'm1', afterSeq: 0, clientMessageId: randomUUID(), createdAt: now })
+  await backend.putRecord('a2a.task', taskId, {
+    sessionId,
+    agent: 'demo',
+    owner: 'anonymous',
+    messageId: 'm1',
+    afterSeq: 0,
+    clientMessageId: randomUUID(),
+    createdAt: now,
+  })
   return taskId
 }
 
@@ -72,8 +87,14 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   ] as const) {
     const small = await measure(make(), 10, ctx.reps)
     const big = await measure(make(), n, ctx.reps)
-    ctx.log(`    ${name}: 10 events first ${median(small.first).toFixed(2)} ms; 10,000 events first ${median(big.first).toFixed(2)} ms, again ${median(big.again).toFixed(2)} ms`)
-    rows.push([`${name}: task of 10 events, first GetTask`, small.first], [`${name}: task of 10,000 events, first GetTask`, big.first], [`${name}: task of 10,000 events, GetTask again`, big.again])
+    ctx.log(
+      `    ${name}: 10 events first ${median(small.first).toFixed(2)} ms; 10,000 events first ${median(big.first).toFixed(2)} ms, again ${median(big.again).toFixed(2)} ms`,
+    )
+    rows.push(
+      [`${name}: task of 10 events, first GetTask`, small.first],
+      [`${name}: task of 10,000 events, first GetTask`, big.first],
+      [`${name}: task of 10,000 events, GetTask again`, big.again],
+    )
   }
   tables.push(table(`GetTask, official client over HTTP (${n.toLocaleString('en-US')}-event task)`, 'ms', false, rows))
   const sqliteFirst = median(rows[4]![1])
@@ -89,8 +110,15 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       'A finished A2A task whose run is 10,000 events (9,995 text deltas) is written to the store with its index record, then read with `GetTask` by the `@a2a-js/sdk` client over HTTP on 127.0.0.1. ' +
       '"First": the first read of a task by this process (the index record, then every event of the run read and folded); "again": the median of 20 further reads of it (the fold is remembered; only events after it are read). A task of 10 events gives the floor of a request.',
     tables,
-    targets: [{ text: 'GetTask on a 10,000-event task stays reasonable (no number set)', measured: `SQLite first read ${sqliteFirst.toFixed(1)} ms`, met: null }],
-    limits: 'The first read is linear in the run\'s events (read in pages of 1,000 from the run\'s first seq, not from the session\'s start); later reads cost the artifact\'s size (the task object is built and serialized whole each time).',
+    targets: [
+      {
+        text: 'GetTask on a 10,000-event task stays reasonable (no number set)',
+        measured: `SQLite first read ${sqliteFirst.toFixed(1)} ms`,
+        met: null,
+      },
+    ],
+    limits:
+      "The first read is linear in the run's events (read in pages of 1,000 from the run's first seq, not from the session's start); later reads cost the artifact's size (the task object is built and serialized whole each time).",
     notes: [],
   }
 }

@@ -11,8 +11,18 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const samples = (o: { eventsPerSecond: number[] }) => o.eventsPerSecond
   const rows = await interleaved(ctx, [
     { name: 'raw node:http SSE', server: { script: 'bench/servers/raw-sse.ts', args: [] }, load: load('/agui'), samples },
-    { name: 'Parlance AG-UI, memory store', server: { script: 'bench/servers/parlance.ts', args: ['--store', 'memory'] }, load: load('/agui'), samples },
-    { name: 'Parlance AG-UI, SQLite store', server: { script: 'bench/servers/parlance.ts', args: ['--store', 'sqlite', '--data', join(ctx.tmp, 'agui')] }, load: load('/agui'), samples },
+    {
+      name: 'Parlance AG-UI, memory store',
+      server: { script: 'bench/servers/parlance.ts', args: ['--store', 'memory'] },
+      load: load('/agui'),
+      samples,
+    },
+    {
+      name: 'Parlance AG-UI, SQLite store',
+      server: { script: 'bench/servers/parlance.ts', args: ['--store', 'sqlite', '--data', join(ctx.tmp, 'agui')] },
+      load: load('/agui'),
+      samples,
+    },
   ])
   const t = table(`one run, count ${n.toLocaleString('en-US')}`, 'events/s', true, rows)
   const sql = rowOf(t, 'Parlance AG-UI, SQLite store')
@@ -29,7 +39,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       'A node:http client POSTs a `RunAgentInput` (new thread) whose user message is `count N` and reads the `text/event-stream` answer until it ends after `RUN_FINISHED`, ' +
       'counting `TEXT_MESSAGE_CONTENT` frames. Baseline: a bare node:http server (`bench/servers/raw-sse.ts`) writing the same frames (`id:` = seq) corked in batches with back-pressure.',
     tables: [t],
-    targets: [{ text: '≥ 0.5× raw SSE (SQLite store)', measured: `${sql.ratio.toFixed(2)}× (memory store ${mem.ratio.toFixed(2)}×)`, met: sql.ratio >= 0.5 }],
+    targets: [
+      { text: '≥ 0.5× raw SSE (SQLite store)', measured: `${sql.ratio.toFixed(2)}× (memory store ${mem.ratio.toFixed(2)}×)`, met: sql.ratio >= 0.5 },
+    ],
     limits:
       'CPU in the server, as for HAI: agent, model fold, store commit, then `JSON.stringify` of each AG-UI event into an SSE frame. Parlance also validates the input and reconciles it with the stored conversation once per request (negligible here).',
     notes: [],

@@ -15,13 +15,22 @@ const input = {
   messages: [
     { id: 'm1', role: 'system', content: 'You are a helpful assistant.' },
     { id: 'm2', role: 'user', content: 'What is the weather in Paris?' },
-    { id: 'm3', role: 'assistant', content: '', toolCalls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+    {
+      id: 'm3',
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+    },
     { id: 'm4', role: 'tool', toolCallId: 'c1', content: '{"city":"Paris","temperature_c":18,"conditions":"cloudy"}' },
     { id: 'm5', role: 'assistant', content: 'The weather in Paris is cloudy at 18 °C.' },
     { id: 'm6', role: 'user', content: 'And tomorrow?' },
   ],
   tools: [
-    { name: 'get_weather', description: 'Current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    {
+      name: 'get_weather',
+      description: 'Current weather for a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
     { name: 'get_client_info', description: 'Information about the client', parameters: { type: 'object', properties: {} } },
   ],
   context: [{ description: 'user timezone', value: 'Europe/Paris' }],
@@ -76,4 +85,6 @@ mkdirSync('bench/results', { recursive: true })
 writeFileSync(`bench/results/agui-validate${quick ? '-quick' : ''}.json`, `${JSON.stringify(result, null, 2)}\n`)
 for (const [k, v] of Object.entries(m)) console.log(`${k.padEnd(32)} ${Math.round(v).toLocaleString('en-US').padStart(12)} ops/s`)
 console.log(`validation alone: Parlance ${result.validationOnlyVsZod.toFixed(1)}× Zod`)
-console.log(`decode (parse + validate): Parlance is ${result.parlanceVsZod.toFixed(1)}× the Zod schema, and takes ${result.parlanceCostVsJsonParse.toFixed(2)}× the time of JSON.parse alone`)
+console.log(
+  `decode (parse + validate): Parlance is ${result.parlanceVsZod.toFixed(1)}× the Zod schema, and takes ${result.parlanceCostVsJsonParse.toFixed(2)}× the time of JSON.parse alone`,
+)

@@ -97,7 +97,10 @@ function agentOf(v: Variant): AgentDefinition {
   return defineAgent({
     name: 'bench',
     async run(ctx) {
-      const { stream } = await model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: ctx.input.text }] }], abortSignal: ctx.signal })
+      const { stream } = await model.doStream({
+        prompt: [{ role: 'user', content: [{ type: 'text', text: ctx.input.text }] }],
+        abortSignal: ctx.signal,
+      })
       async function* deltas(): AsyncGenerator<string> {
         for await (const part of stream) if (part.type === 'text-delta') yield part.delta
       }
@@ -118,7 +121,12 @@ const loop = monitorEventLoopDelay({ resolution: 1 })
 const tally: HaiTally = { tokens: 0, bytes: 0 }
 const agent = agentOf(variant)
 const store = new EventStore(createMemoryStore(), {})
-const manager = new SessionManager({ store, agents: new Map([[agent.name, agent]]), defaultAgent: agent.name, limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 } })
+const manager = new SessionManager({
+  store,
+  agents: new Map([[agent.name, agent]]),
+  defaultAgent: agent.name,
+  limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 },
+})
 const c0 = process.cpuUsage()
 const t0 = performance.now()
 loop.enable()
@@ -126,14 +134,17 @@ const done: Array<Promise<void>> = []
 for (let i = 0; i < N; i++) {
   done.push(
     new Promise<void>((resolve) =>
-      setTimeout(() => {
-        void (async () => {
-          const session = await manager.open(`s${i}`, 'bench')
-          const ended = haiRunEnded(session, 'ai-sdk-bench', tally)
-          void session.handle({ type: 'user.message', sessionId: session.id, content: 'go' })
-          await ended
-        })().then(resolve)
-      }, (i * 1000) / N),
+      setTimeout(
+        () => {
+          void (async () => {
+            const session = await manager.open(`s${i}`, 'bench')
+            const ended = haiRunEnded(session, 'ai-sdk-bench', tally)
+            void session.handle({ type: 'user.message', sessionId: session.id, content: 'go' })
+            await ended
+          })().then(resolve)
+        },
+        (i * 1000) / N,
+      ),
     ),
   )
 }

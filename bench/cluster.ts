@@ -95,7 +95,11 @@ interface Idle {
 async function idleConnections(ctx: BenchContext, d: Deployment, perNode: number): Promise<Idle> {
   const samples = ctx.quick ? 1 : 3
   const rssBefore = await Promise.all(d.nodes.map((s) => rssSettled(s.pid, samples)))
-  const child = track(spawn(process.execPath, ['--import', 'tsx', 'bench/load/cluster-idle.ts', urlsOf(d.nodes), String(perNode)], { stdio: ['pipe', 'pipe', 'inherit'] }))
+  const child = track(
+    spawn(process.execPath, ['--import', 'tsx', 'bench/load/cluster-idle.ts', urlsOf(d.nodes), String(perNode)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    }),
+  )
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
   const expect = async (prefix: string): Promise<string> => {
@@ -188,7 +192,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
           const key = `${d.name}: n${i + 1}`
           byNode.set(key, [...(byNode.get(key) ?? []), p.eventsPerSecond])
         })
-        ctx.log(`    rep ${r + 1}/${reps} ${d.name}: ${fmt(out.eventsPerSecond)} events/s in ${out.seconds.toFixed(2)} s, ${fmt(streamCpu.get(d)!.at(-1)!)} CPU ms/1k (per node ${out.perNode.map((p) => fmt(p.eventsPerSecond)).join(', ')})`)
+        ctx.log(
+          `    rep ${r + 1}/${reps} ${d.name}: ${fmt(out.eventsPerSecond)} events/s in ${out.seconds.toFixed(2)} s, ${fmt(streamCpu.get(d)!.at(-1)!)} CPU ms/1k (per node ${out.perNode.map((p) => fmt(p.eventsPerSecond)).join(', ')})`,
+        )
       }
     }
 
@@ -208,27 +214,54 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     for (let r = 0; r < reps; r++) {
       for (const [i, c] of watchConfigs.entries()) {
         const { out, cpuMs } = await cpuDuring(c.nodes, () =>
-          runLoad<WatchOut>('bench/load/cluster-watch.ts', [wsBase(c.writer), urlsOf(c.watch), String(watchN), String(watchers)], { timeoutMs: 60_000 }),
+          runLoad<WatchOut>('bench/load/cluster-watch.ts', [wsBase(c.writer), urlsOf(c.watch), String(watchN), String(watchers)], {
+            timeoutMs: 60_000,
+          }),
         )
         watch[i]!.push(out.deliveredPerSecond)
         watchCpu[i]!.push(cpuMs / ((watchN * watchers) / 1000))
-        ctx.log(`    rep ${r + 1}/${reps} ${c.name}: ${fmt(out.deliveredPerSecond)} delivered/s in ${out.seconds.toFixed(2)} s, ${fmt(watchCpu[i]!.at(-1)!)} CPU ms/1k`)
+        ctx.log(
+          `    rep ${r + 1}/${reps} ${c.name}: ${fmt(out.deliveredPerSecond)} delivered/s in ${out.seconds.toFixed(2)} s, ${fmt(watchCpu[i]!.at(-1)!)} CPU ms/1k`,
+        )
       }
     }
     phase('cross-node delivery done')
     redisBytes = await redisUsedMemory().catch(() => NaN)
 
-    const throughput = table(`${clients} sessions × count ${count.toLocaleString('en-US')}, clients round-robin over the nodes`, 'delivered events/s', true, deployments.map((d) => [d.name, total.get(d)!] as const))
-    const perNodeTable = table(`the same runs, per node (its clients' events / time to its last completed run)`, 'events/s', true, [...byNode.entries()])
-    const watchTable = table(`one run of count ${watchN.toLocaleString('en-US')} written on n1, ${watchers} watchers attached with ?session_id&after=0`, 'delivered events/s', true, watchConfigs.map((c, i) => [c.name, watch[i]!] as const))
-    const throughputCpu = table('the same runs: server CPU time, all nodes together, per 1,000 delivered events', 'CPU ms', false, deployments.map((d) => [d.name, streamCpu.get(d)!] as const))
-    const watchCpuTable = table('the same cross-node runs: server CPU time, all nodes together, per 1,000 delivered events', 'CPU ms', false, watchConfigs.map((c, i) => [c.name, watchCpu[i]!] as const))
+    const throughput = table(
+      `${clients} sessions × count ${count.toLocaleString('en-US')}, clients round-robin over the nodes`,
+      'delivered events/s',
+      true,
+      deployments.map((d) => [d.name, total.get(d)!] as const),
+    )
+    const perNodeTable = table(`the same runs, per node (its clients' events / time to its last completed run)`, 'events/s', true, [
+      ...byNode.entries(),
+    ])
+    const watchTable = table(
+      `one run of count ${watchN.toLocaleString('en-US')} written on n1, ${watchers} watchers attached with ?session_id&after=0`,
+      'delivered events/s',
+      true,
+      watchConfigs.map((c, i) => [c.name, watch[i]!] as const),
+    )
+    const throughputCpu = table(
+      'the same runs: server CPU time, all nodes together, per 1,000 delivered events',
+      'CPU ms',
+      false,
+      deployments.map((d) => [d.name, streamCpu.get(d)!] as const),
+    )
+    const watchCpuTable = table(
+      'the same cross-node runs: server CPU time, all nodes together, per 1,000 delivered events',
+      'CPU ms',
+      false,
+      watchConfigs.map((c, i) => [c.name, watchCpu[i]!] as const),
+    )
     const kb = (d: Deployment, i: number) => {
       const m = idle.get(d)!
       return (m.rssIdle[i]! - m.rssBefore[i]!) / Math.max(1, m.out.connected[i]!) / 1024
     }
     const mbIdle = (d: Deployment, i: number) => idle.get(d)!.rssIdle[i]! / 2 ** 20
-    const nodeRows = (f: (d: Deployment, i: number) => number) => deployments.flatMap((d) => d.nodes.map((_, i) => [`${d.name}: n${i + 1}`, [f(d, i)]] as const))
+    const nodeRows = (f: (d: Deployment, i: number) => number) =>
+      deployments.flatMap((d) => d.nodes.map((_, i) => [`${d.name}: n${i + 1}`, [f(d, i)]] as const))
     const rssPerConn = table(`server RSS per idle HAI connection, ${perNode.toLocaleString('en-US')} connections per node`, 'KB', false, nodeRows(kb))
     const rssNode = table(`server RSS per node holding ${perNode.toLocaleString('en-US')} idle connections`, 'MB', false, nodeRows(mbIdle))
 
@@ -237,7 +270,15 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     const sql = rowOf(throughput, sqlite.name)
     const cross = rowOf(watchTable, watchConfigs[1]!.name)
     const cross2 = rowOf(watchTable, watchConfigs[2]!.name)
-    const conns = deployments.map((d) => `${d.name}: ${idle.get(d)!.out.connected.map((c) => c.toLocaleString('en-US')).join(' + ')}`).join('; ')
+    const conns = deployments
+      .map(
+        (d) =>
+          `${d.name}: ${idle
+            .get(d)!
+            .out.connected.map((c) => c.toLocaleString('en-US'))
+            .join(' + ')}`,
+      )
+      .join('; ')
     const allHeld = deployments.every((d) => {
       const o = idle.get(d)!.out
       return o.connected.every((c) => c === perNode) && o.stillOpen.every((c) => c === perNode)
@@ -263,7 +304,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
         `and once all have the first run's replay the sender (whose socket on n1 also receives the stream) sends \`count ${watchN.toLocaleString('en-US')}\`, which runs on n1; delivered events/s = N × watchers / time until every watcher has the run's last frame. ` +
         'Watchers on n2/n3 get the events n1 commits through Redis pub/sub (a replica session per node, one encode per node), so the difference to the n1 row is what crossing Redis costs. ' +
         'Server CPU time: the user + system time of the counted node processes from /proc/PID/stat over each repetition (all nodes of the deployment; the whole 3-node cluster for cross-node delivery), per 1,000 delivered events; ' +
-        'it moves far less than the wall-clock rates with the other load on this machine. Redis\'s own CPU is not counted (the Redis server is shared with other test suites). ' +
+        "it moves far less than the wall-clock rates with the other load on this machine. Redis's own CPU is not counted (the Redis server is shared with other test suites). " +
         `Connections: before any streaming, one process opens ${perNode.toLocaleString('en-US')} idle HAI WebSockets (\`/ws\`, no session) per node and reads each node's RSS from /proc before and with them.`,
       tables: [throughput, throughputCpu, perNodeTable, watchTable, watchCpuTable, rssPerConn, rssNode],
       targets: [
@@ -287,10 +328,10 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
         `CPU. This machine has ${machine().cores} shared cores (other engineers' test suites run on them too) and the nodes, Redis and the load generator all run on them. ` +
         'One Node process uses about one core, so a single node leaves the second core to the load generator and Redis; a second node can take part of that core ' +
         `(2 nodes ${two2.ratio.toFixed(2)}×, 3 nodes ${three3.ratio.toFixed(2)}× the 1-node figure here, for ${rowOf(throughputCpu, two.name).ratio.toFixed(2)}× and ${rowOf(throughputCpu, three.name).ratio.toFixed(2)}× its server CPU per event), and a third only adds a process competing for the same 2 cores. ` +
-        'So these figures show that the load spreads over the nodes (each node\'s share in the per-node table) and what the cluster costs on fixed hardware; they cannot show, and do not claim, linear scaling on separate machines. ' +
+        "So these figures show that the load spreads over the nodes (each node's share in the per-node table) and what the cluster costs on fixed hardware; they cannot show, and do not claim, linear scaling on separate machines. " +
         `Server CPU per 1,000 delivered events: ${deployments.map((d) => `${d.name} ${fmt(rowOf(throughputCpu, d.name).median)} ms`).join(', ')}. ` +
         `Per tick a cluster node commits each session's events to Redis in one Lua script (XADD to the session's stream, lease check, and a PUBLISH of the events on the session's channel, even with nobody listening) instead of an in-process SQLite transaction: the single SQLite node is ${sql.ratio.toFixed(2)}× the 1-node Redis figure. ` +
-        'Crossing Redis costs each event that PUBLISH fan-out to every node that has the session loaded, a JSON.parse on each replica node and that node\'s own encode and writes: ' +
+        "Crossing Redis costs each event that PUBLISH fan-out to every node that has the session loaded, a JSON.parse on each replica node and that node's own encode and writes: " +
         `${watchers} watchers on one replica (n2) get ${cross.ratio.toFixed(2)}× the delivery rate of the same watchers on the writer, for ${rowOf(watchCpuTable, watchConfigs[1]!.name).ratio.toFixed(2)}× the server CPU per delivered event; ` +
         `split over n2 and n3 they get ${cross2.ratio.toFixed(2)}×, for ${rowOf(watchCpuTable, watchConfigs[2]!.name).ratio.toFixed(2)}× the CPU (two processes then encode and write the frames, half the watchers each, but both decode every event, and three busy processes share the 2 cores). ` +
         `RSS per idle connection comes from one RSS difference per node (median of ${ctx.quick ? 1 : 3} reads), so garbage-collection timing moves it by a few KB; per node before the connections: ${deployments.map((d) => `${d.name} ${idle.get(d)!.rssBefore.map(mb).join(' / ')}`).join(', ')}. ` +

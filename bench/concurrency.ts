@@ -37,9 +37,13 @@ async function measure(ctx: BenchContext, name: string, script: string, args: st
   try {
     const rssStart = await rssSettled(server.pid)
     const child = track(
-      spawn(process.execPath, ['--import', 'tsx', 'bench/load/concurrency.ts', `ws://127.0.0.1:${server.port}${path}`, String(n), String(chunks), String(ctx.reps)], {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      }),
+      spawn(
+        process.execPath,
+        ['--import', 'tsx', 'bench/load/concurrency.ts', `ws://127.0.0.1:${server.port}${path}`, String(n), String(chunks), String(ctx.reps)],
+        {
+          stdio: ['pipe', 'pipe', 'inherit'],
+        },
+      ),
     )
     const timer = setTimeout(() => child.kill('SIGKILL'), ctx.quick ? 50_000 : 300_000)
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
@@ -77,7 +81,15 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   // here one anonymous load generator stands in for N users, so they are off.
   const limits = JSON.stringify({ connectionRatePerSec: 0, principalRatePerSec: 0, maxConcurrentRuns: 0, maxSessionsPerPrincipal: 0 })
   const raw = await measure(ctx, 'raw ws', 'bench/servers/raw-ws.ts', ['hai'], '/', n, chunks)
-  const par = await measure(ctx, 'Parlance HAI, SQLite', 'bench/servers/parlance.ts', ['--store', 'sqlite', '--data', join(ctx.tmp, 'conc'), '--limits', limits], '/ws', n, chunks)
+  const par = await measure(
+    ctx,
+    'Parlance HAI, SQLite',
+    'bench/servers/parlance.ts',
+    ['--store', 'sqlite', '--data', join(ctx.tmp, 'conc'), '--limits', limits],
+    '/ws',
+    n,
+    chunks,
+  )
   // The memory store separates what the store costs from what the session layer costs.
   const mem = await measure(ctx, 'Parlance HAI, memory', 'bench/servers/parlance.ts', ['--store', 'memory', '--limits', limits], '/ws', n, chunks)
   const stat = (m: Measured, key: 'firstMs' | 'lastMs', p: number) => m.out.reps.map((r) => percentile(r[key], p))
@@ -87,7 +99,12 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       ['Parlance HAI, SQLite', stat(par, key, p)],
       ['Parlance HAI, memory store', stat(mem, key, p)],
     ])
-  const tables = [lat('firstMs', 50, 'time to first chunk'), lat('firstMs', 99, 'time to first chunk'), lat('lastMs', 50, 'time to last chunk'), lat('lastMs', 99, 'time to last chunk')]
+  const tables = [
+    lat('firstMs', 50, 'time to first chunk'),
+    lat('firstMs', 99, 'time to first chunk'),
+    lat('lastMs', 50, 'time to last chunk'),
+    lat('lastMs', 99, 'time to last chunk'),
+  ]
   const perConn = (m: Measured) => (m.rssIdle - m.rssStart) / Math.max(1, m.out.connected) / 1024
   const extraKB = perConn(par) - perConn(raw)
   const rssTable = table(`server RSS per idle connection (${par.out.connected.toLocaleString('en-US')} connections)`, 'KB', false, [
@@ -115,8 +132,16 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       'Parlance runs with the SQLite store (the targets) and the memory store, with the per-connection and per-principal rate limits, `maxConcurrentRuns` and `maxSessionsPerPrincipal` off (one anonymous client stands in for N users).',
     tables,
     targets: [
-      { text: `${n.toLocaleString('en-US')} concurrent sessions`, measured: `${par.out.connected.toLocaleString('en-US')} connected, ${errors} error replies${par.out.connectError ? `; connect error: ${par.out.connectError}` : ''}`, met: par.out.connected >= n && errors === 0 },
-      { text: 'p99 time to first chunk < 100 ms', measured: `${p99first.toFixed(0)} ms (raw ws ${median(stat(raw, 'firstMs', 99)).toFixed(0)} ms)`, met: p99first < 100 },
+      {
+        text: `${n.toLocaleString('en-US')} concurrent sessions`,
+        measured: `${par.out.connected.toLocaleString('en-US')} connected, ${errors} error replies${par.out.connectError ? `; connect error: ${par.out.connectError}` : ''}`,
+        met: par.out.connected >= n && errors === 0,
+      },
+      {
+        text: 'p99 time to first chunk < 100 ms',
+        measured: `${p99first.toFixed(0)} ms (raw ws ${median(stat(raw, 'firstMs', 99)).toFixed(0)} ms)`,
+        met: p99first < 100,
+      },
       { text: '< 30 KB extra RSS per idle connection over raw ws', measured: `${extraKB.toFixed(1)} KB`, met: extraKB < 30 },
     ],
     limits:
@@ -125,8 +150,8 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       `The last chunk comes much later than the first because all ${n.toLocaleString('en-US')} runs stream at once: ${(n * (chunks + 2)).toLocaleString('en-US')} events go through one thread, ` +
       'Answers are committed whole and in arrival order, as the raw server sends them: store back-pressure is per session (2,048 events), and when 32,768 events are pending in all (`maxPendingEventsTotal`) their commit starts at once, inside the append, so producers go on; they wait only while a commit is in flight. ' +
       'Until 2026-11-26 every producer waited at that total instead: the answers after the first ~1,300 were split across commits (instrumented: the burst went out in 9 commits, ~50,000 of its 240,000 events journaled and written again), and by hand the last chunk p50 was 1.13–1.26 s against 0.57–0.64 s now, while the first chunk p99 was 0.59–0.70 s against 0.99–1.08 s now: the first chunks of every session went out early, the rest of each answer late. ' +
-      'With SQLite an answer of 16 events or more in one commit goes straight into its session\'s blocks, serialized once (`directEvents`). ' +
-      'What each session still costs is its record (created, then its active run set and cleared), its two history rows, its block, the HAI encoding and the socket write; compare the memory-store row to see the store\'s share. ' +
+      "With SQLite an answer of 16 events or more in one commit goes straight into its session's blocks, serialized once (`directEvents`). " +
+      "What each session still costs is its record (created, then its active run set and cleared), its two history rows, its block, the HAI encoding and the socket write; compare the memory-store row to see the store's share. " +
       `Server RSS: raw ws ${mb(raw.rssStart)} at start, ${mb(raw.rssIdle)} idle with the connections; Parlance SQLite ${mb(par.rssStart)} → ${mb(par.rssIdle)} idle → ${mb(par.rssAfterRuns)} after the runs (${n.toLocaleString('en-US')} sessions loaded); memory store ${mb(mem.rssStart)} → ${mb(mem.rssIdle)} → ${mb(mem.rssAfterRuns)}. ` +
       `\`ulimit -n\` is ${machine().nofile} (hard limit too), enough for ${n.toLocaleString('en-US')} sockets per process.`,
     notes: [],

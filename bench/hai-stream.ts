@@ -12,8 +12,18 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const samples = (o: { eventsPerSecond: number[] }) => o.eventsPerSecond
   const rows = await interleaved(ctx, [
     { name: 'raw ws', server: { script: 'bench/servers/raw-ws.ts', args: ['hai'] }, load: (p) => load(p, '/'), samples },
-    { name: 'Parlance HAI, memory store', server: { script: 'bench/servers/parlance.ts', args: ['--store', 'memory'] }, load: (p) => load(p, '/ws'), samples },
-    { name: 'Parlance HAI, SQLite store', server: { script: 'bench/servers/parlance.ts', args: ['--store', 'sqlite', '--data', join(ctx.tmp, 'hai-stream')] }, load: (p) => load(p, '/ws'), samples },
+    {
+      name: 'Parlance HAI, memory store',
+      server: { script: 'bench/servers/parlance.ts', args: ['--store', 'memory'] },
+      load: (p) => load(p, '/ws'),
+      samples,
+    },
+    {
+      name: 'Parlance HAI, SQLite store',
+      server: { script: 'bench/servers/parlance.ts', args: ['--store', 'sqlite', '--data', join(ctx.tmp, 'hai-stream')] },
+      load: (p) => load(p, '/ws'),
+      samples,
+    },
   ])
   const t = table(`one session, count ${n.toLocaleString('en-US')}`, 'events/s', true, rows)
   const mem = rowOf(t, 'Parlance HAI, memory store')
@@ -37,9 +47,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     ],
     limits:
       'CPU. Server and client share 2 cores, and the client parses nothing, so the server thread is the bottleneck: per event Parlance runs the agent generator, ' +
-      'folds the event into the conversation model, stamps seq/ts, batches it into the group commit (SQLite: one transaction per tick, storing the tick\'s events of a session as one JSON-array row), ' +
+      "folds the event into the conversation model, stamps seq/ts, batches it into the group commit (SQLite: one transaction per tick, storing the tick's events of a session as one JSON-array row), " +
       'then encodes the HAI frame; the WebSocket transport frames a committed batch into one Buffer and writes it once (src/transports/ws-frames.ts). ' +
-      'The raw server only builds the frame string and sends each through `ws.send`, corked per batch; that per-frame path (a header Buffer, an options object and two buffered writes per frame) is what Parlance\'s own framing avoids.',
+      "The raw server only builds the frame string and sends each through `ws.send`, corked per batch; that per-frame path (a header Buffer, an options object and two buffered writes per frame) is what Parlance's own framing avoids.",
     notes: [],
   }
 }

@@ -12,7 +12,15 @@ const INTERVAL_MS = 5_000
 const INTERVALS = 4
 
 /** Largest event-loop delay (ms) in each of INTERVALS heartbeat intervals, read once a second. */
-async function measure(ctx: BenchContext, name: string, script: string, args: string[], path: string, n: number, lagMs: (port: number) => Promise<number>): Promise<{ perInterval: number[]; connected: number }> {
+async function measure(
+  ctx: BenchContext,
+  name: string,
+  script: string,
+  args: string[],
+  path: string,
+  n: number,
+  lagMs: (port: number) => Promise<number>,
+): Promise<{ perInterval: number[]; connected: number }> {
   const server = await startServer(script, args)
   try {
     const child = track(
@@ -55,14 +63,27 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     const r = (await (await fetch(`http://127.0.0.1:${port}/lag`)).json()) as { maxMs: number }
     return r.maxMs
   })
-  const par = await measure(ctx, 'Parlance', 'bench/servers/parlance.ts', ['--store', 'memory', '--heartbeat', String(INTERVAL_MS), '--limits', limits], '/ws', n, async (port) => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-    return Number(/^parlance_nodejs_eventloop_lag_max_seconds ([\d.e+-]+)$/m.exec(text)?.[1] ?? NaN) * 1000
-  })
-  const t = table(`largest event-loop delay per heartbeat interval, ${Math.min(raw.connected, par.connected).toLocaleString('en-US')} idle sockets`, 'ms', false, [
-    ['ws, every socket pinged from one timer', raw.perInterval],
-    ['Parlance, pings spread over the interval', par.perInterval],
-  ])
+  const par = await measure(
+    ctx,
+    'Parlance',
+    'bench/servers/parlance.ts',
+    ['--store', 'memory', '--heartbeat', String(INTERVAL_MS), '--limits', limits],
+    '/ws',
+    n,
+    async (port) => {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+      return Number(/^parlance_nodejs_eventloop_lag_max_seconds ([\d.e+-]+)$/m.exec(text)?.[1] ?? NaN) * 1000
+    },
+  )
+  const t = table(
+    `largest event-loop delay per heartbeat interval, ${Math.min(raw.connected, par.connected).toLocaleString('en-US')} idle sockets`,
+    'ms',
+    false,
+    [
+      ['ws, every socket pinged from one timer', raw.perInterval],
+      ['Parlance, pings spread over the interval', par.perInterval],
+    ],
+  )
   const ratio = median(par.perInterval) / median(raw.perInterval)
   return {
     name: 'heartbeat',
@@ -75,9 +96,15 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     description:
       `One load-generator process opens ${n.toLocaleString('en-US')} WebSockets that then stay idle (their client answers pings). The server pings each once every ${INTERVAL_MS / 1000} s; ` +
       `for ${INTERVALS} intervals the benchmark reads the server's largest event-loop delay once a second (Parlance: \`parlance_nodejs_eventloop_lag_max_seconds\` on /metrics; the baseline: its own \`monitorEventLoopDelay\`, same 10 ms resolution) and keeps the largest per interval. ` +
-      "Baseline: a bare `ws` server with the heartbeat of the `ws` README (one timer pings every socket). Parlance: the default heartbeat, a sixtieth of the sockets pinged each tick (here every 83 ms), with the interval shortened to 5 s to keep the run short.",
+      'Baseline: a bare `ws` server with the heartbeat of the `ws` README (one timer pings every socket). Parlance: the default heartbeat, a sixtieth of the sockets pinged each tick (here every 83 ms), with the interval shortened to 5 s to keep the run short.',
     tables: [t],
-    targets: [{ text: 'no issue target: the heartbeat stalls no stream (largest delay per interval ≤ 0.25× the ping-all baseline)', measured: `${ratio.toFixed(2)}× (${median(par.perInterval).toFixed(0)} vs ${median(raw.perInterval).toFixed(0)} ms)`, met: ratio <= 0.25 }],
+    targets: [
+      {
+        text: 'no issue target: the heartbeat stalls no stream (largest delay per interval ≤ 0.25× the ping-all baseline)',
+        measured: `${ratio.toFixed(2)}× (${median(par.perInterval).toFixed(0)} vs ${median(raw.perInterval).toFixed(0)} ms)`,
+        met: ratio <= 0.25,
+      },
+    ],
     limits:
       'A ping is one syscall per socket (~10–20 µs here), so pinging every socket from one timer stalls the loop for the whole set at once; spread over 60 ticks, each tick pings a sixtieth and the delay is what the rest of the server costs. ' +
       'The 10 ms resolution of the delay monitor is the floor of both figures. The baseline stalls at nearly every interval, but not always (an interval with no stall shows as its min); the median per interval is what the ratio compares.',

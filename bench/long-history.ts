@@ -26,7 +26,12 @@ async function turn(session: Session, ended: { resolve: () => void }): Promise<n
 /** Mean CPU per turn (ms) over `window` turns at the start, then over `window` turns after `turns` in all. */
 async function measure(backend: StoreBackend, tag: string, turns: number, window: number): Promise<{ early: number; late: number; history: number }> {
   const store = new EventStore(backend)
-  const manager = new SessionManager({ store, agents: new Map([[demoAgent.name, demoAgent]]), defaultAgent: demoAgent.name, limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 } })
+  const manager = new SessionManager({
+    store,
+    agents: new Map([[demoAgent.name, demoAgent]]),
+    defaultAgent: demoAgent.name,
+    limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 },
+  })
   const session = await manager.open(tag, 'bench')
   const ended = { resolve: () => {} }
   const watcher: Subscriber<StoredEvent, null> = {
@@ -75,7 +80,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     } finally {
       await memory.close()
     }
-    ctx.log(`    rep ${r + 1}/${ctx.reps}: SQLite ${s.sqliteEarly.at(-1)!.toFixed(3)} → ${s.sqliteLate.at(-1)!.toFixed(3)} ms/turn, memory ${s.memoryEarly.at(-1)!.toFixed(3)} → ${s.memoryLate.at(-1)!.toFixed(3)} ms/turn`)
+    ctx.log(
+      `    rep ${r + 1}/${ctx.reps}: SQLite ${s.sqliteEarly.at(-1)!.toFixed(3)} → ${s.sqliteLate.at(-1)!.toFixed(3)} ms/turn, memory ${s.memoryEarly.at(-1)!.toFixed(3)} → ${s.memoryLate.at(-1)!.toFixed(3)} ms/turn`,
+    )
   }
   const early = `turns ${window + 1}–${2 * window} (history ≤ ${(4 * window).toLocaleString('en-US')} messages)`
   const late = `the last ${window} turns (history ${history.toLocaleString('en-US')} messages)`

@@ -50,9 +50,12 @@ let commitEvents = 0
 let tokens = 0
 let bytes = 0
 const frame = (i: number, k: number, token: string) =>
-  Buffer.from(`{"type":"assistant_message_chunk","content":${JSON.stringify(token)},"message_id":"msg_${i}","session_id":"s${i}","agent_id":"paced","is_final":false,"seq":${k}}`)
+  Buffer.from(
+    `{"type":"assistant_message_chunk","content":${JSON.stringify(token)},"message_id":"msg_${i}","session_id":"s${i}","agent_id":"paced","is_final":false,"seq":${k}}`,
+  )
 /** Starts session i's stream at its share of the first second, as the `paced` benchmark spreads its starts. */
-const staggered = (i: number, start: () => Promise<void>) => new Promise<void>((resolve) => setTimeout(() => void start().then(resolve), (i * 1000) / N))
+const staggered = (i: number, start: () => Promise<void>) =>
+  new Promise<void>((resolve) => setTimeout(() => void start().then(resolve), (i * 1000) / N))
 
 async function rawStream(i: number): Promise<void> {
   const start = performance.now()
@@ -82,7 +85,11 @@ async function agentStream(i: number): Promise<void> {
 function backendOf(kind: string, dir: string): StoreBackend {
   if (kind === 'core') return { ...createMemoryStore(), commit: () => Promise.resolve() }
   if (kind === 'memory') return createMemoryStore()
-  return createSqliteStore({ file: join(dir, 'parlance.db'), checkpoint: process.env.CHECKPOINT === 'inline' ? 'inline' : 'worker', ...(process.env.COMPACT === 'off' ? { compactEvents: 1e9, compactAfterMs: 1e9, directEvents: 1e9 } : {}) })
+  return createSqliteStore({
+    file: join(dir, 'parlance.db'),
+    checkpoint: process.env.CHECKPOINT === 'inline' ? 'inline' : 'worker',
+    ...(process.env.COMPACT === 'off' ? { compactEvents: 1e9, compactAfterMs: 1e9, directEvents: 1e9 } : {}),
+  })
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'parlance-paced-core-'))
@@ -103,7 +110,12 @@ if (layer === 'raw' || layer === 'agent') {
       commitEvents += n
     },
   })
-  const manager = new SessionManager({ store, agents: new Map([[paced.name, paced]]), defaultAgent: paced.name, limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 } })
+  const manager = new SessionManager({
+    store,
+    agents: new Map([[paced.name, paced]]),
+    defaultAgent: paced.name,
+    limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 },
+  })
   const wire = asBuffers(hai)
   for (let i = 0; i < N; i++) {
     done.push(
@@ -156,7 +168,18 @@ process.stdout.write(
     cpuMsPer1kTokens: r1((cpuMs / Math.max(1, tokens)) * 1000),
     gc: { count: gcCount, ms: Math.round(gcMs) },
     loopDelayMs: { p50: r1(loop.percentile(50) / 1e6), p99: r1(loop.percentile(99) / 1e6), max: r1(loop.max / 1e6) },
-    ...(commits.length ? { commits: { count: commits.length, eventsPerCommit: r1(commitEvents / commits.length), msPer1kTokens: r1((commits.reduce((a, b) => a + b, 0) / Math.max(1, tokens)) * 1000), p99Ms: r1(q(0.99)), maxMs: r1(q(1)), over5ms: sorted.filter((m) => m > 5).length } } : {}),
+    ...(commits.length
+      ? {
+          commits: {
+            count: commits.length,
+            eventsPerCommit: r1(commitEvents / commits.length),
+            msPer1kTokens: r1((commits.reduce((a, b) => a + b, 0) / Math.max(1, tokens)) * 1000),
+            p99Ms: r1(q(0.99)),
+            maxMs: r1(q(1)),
+            over5ms: sorted.filter((m) => m > 5).length,
+          },
+        }
+      : {}),
   })}\n`,
 )
 process.exit(0)

@@ -62,14 +62,19 @@ const selected = names.length ? names : Object.keys(BENCHMARKS)
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms / 1000} s`)), ms)))]).finally(() => clearTimeout(timer))
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms / 1000} s`)), ms))),
+  ]).finally(() => clearTimeout(timer))
 }
 
 /** bench/agui-validate.ts belongs to another module: run it as a child process when it exists. */
 function aguiValidate(): Promise<void> {
   if (!existsSync('bench/agui-validate.ts')) return Promise.resolve()
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/agui-validate.ts', ...(quick ? ['--quick'] : [])], { stdio: ['ignore', 'inherit', 'inherit'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/agui-validate.ts', ...(quick ? ['--quick'] : [])], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    })
     const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
     child.once('exit', (code) => {
       clearTimeout(timer)
@@ -90,7 +95,8 @@ try {
     try {
       const result = await withTimeout(bench.run(ctx), quick ? BENCH_TIMEOUT_MS.quick : BENCH_TIMEOUT_MS.full, name)
       for (const t of result.tables) printTable(t)
-      for (const t of result.targets) process.stderr.write(`  target: ${t.text}: ${t.measured} ${t.met === null ? '' : t.met ? '(met)' : '(NOT met)'}\n`)
+      for (const t of result.targets)
+        process.stderr.write(`  target: ${t.text}: ${t.measured} ${t.met === null ? '' : t.met ? '(met)' : '(NOT met)'}\n`)
       process.stderr.write(`  → ${writeResult(result)}\n`)
     } catch (err) {
       failed.push(name)

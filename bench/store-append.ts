@@ -29,7 +29,15 @@ async function append(backend: StoreBackend, tag: string, n: number, sessions: n
   const started = performance.now()
   for (let i = 1; i <= n; i++) {
     const l = listeners[i % sessions]!
-    const event = { type: 'text.delta', messageId: l.messageId, delta: `${i} `, sessionId: l.id, runId: l.runId, seq: ++l.seq, ts: Date.now() } as StoredEvent
+    const event = {
+      type: 'text.delta',
+      messageId: l.messageId,
+      delta: `${i} `,
+      sessionId: l.id,
+      runId: l.runId,
+      seq: ++l.seq,
+      ts: Date.now(),
+    } as StoredEvent
     if (store.append(l, event)) await store.drained(l)
   }
   await store.flush()
@@ -53,7 +61,9 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
         s.memory!.push(await append(memory, `m${sessions}-${r}`, n, sessions))
         s.sqlite!.push(await append(sqlite, `s${sessions}-${r}`, n, sessions))
         s.full!.push(await append(sqliteFull, `f${sessions}-${r}`, n, sessions))
-        ctx.log(`    rep ${r + 1}/${ctx.reps}, ${sessions} session(s): memory ${Math.round(s.memory!.at(-1)!)}, sqlite ${Math.round(s.sqlite!.at(-1)!)}, sqlite full ${Math.round(s.full!.at(-1)!)} events/s`)
+        ctx.log(
+          `    rep ${r + 1}/${ctx.reps}, ${sessions} session(s): memory ${Math.round(s.memory!.at(-1)!)}, sqlite ${Math.round(s.sqlite!.at(-1)!)}, sqlite full ${Math.round(s.full!.at(-1)!)} events/s`,
+        )
       }
       tables.push(
         table(`${n.toLocaleString('en-US')} events over ${sessions} session${sessions > 1 ? 's' : ''}`, 'events/s', true, [
@@ -81,9 +91,15 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       'In one process: `EventStore.append` of `text.delta` events (awaiting `drained()` whenever the writer asks, at 2,048 pending), then `flush()`; events/s until every event is committed and its listener told. ' +
       'The EventStore batches everything appended in one tick into one backend commit. Baseline: the same writer over the memory store.',
     tables,
-    targets: [{ text: 'no number in issue 10 (durable vs memory)', measured: `SQLite ${one.ratio.toFixed(2)}× memory, ${Math.round(one.median).toLocaleString('en-US')} events/s`, met: null }],
+    targets: [
+      {
+        text: 'no number in issue 10 (durable vs memory)',
+        measured: `SQLite ${one.ratio.toFixed(2)}× memory, ${Math.round(one.median).toLocaleString('en-US')} events/s`,
+        met: null,
+      },
+    ],
     limits:
-      'CPU of the one thread: SQLite appends each commit\'s events as one journal row (one `JSON.stringify` of the batch and one INSERT), and later moves each session\'s events into its blocks (a second stringify, without the session id and repeated run ids, and one INSERT per block); a session with 128 events in one commit goes straight into a block. The session record is upserted when more than its last seq changed. ' +
+      "CPU of the one thread: SQLite appends each commit's events as one journal row (one `JSON.stringify` of the batch and one INSERT), and later moves each session's events into its blocks (a second stringify, without the session id and repeated run ids, and one INSERT per block); a session with 128 events in one commit goes straight into a block. The session record is upserted when more than its last seq changed. " +
       'with synchronous=normal the WAL is not fsynced per commit (survives a process crash, not power loss); synchronous=full adds an fsync per commit, i.e. per tick, not per event.',
     notes: [],
   }

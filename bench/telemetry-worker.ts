@@ -16,7 +16,16 @@ import { MockLanguageModelV3 } from 'ai/test'
 import { aiSdkAgent } from '../src/agents/ai-sdk/index.js'
 import { DEFAULT_LIMITS } from '../src/core/index.js'
 import { tracedFrame } from '../src/binding/traced.js'
-import { endApprovalSpan, endChatSpan, endRunSpan, nameRequest, startApprovalSpan, startChatSpan, startRequestSpan, startRunSpan } from '../src/telemetry/index.js'
+import {
+  endApprovalSpan,
+  endChatSpan,
+  endRunSpan,
+  nameRequest,
+  startApprovalSpan,
+  startChatSpan,
+  startRequestSpan,
+  startRunSpan,
+} from '../src/telemetry/index.js'
 import { SessionManager } from '../src/session/index.js'
 import { haiRunEnded, type HaiTally } from './lib/hai-turn.js'
 import { createMemoryStore, EventStore } from '../src/store/index.js'
@@ -53,7 +62,11 @@ const model = new MockLanguageModelV3({
         if (i === 0) controller.enqueue({ type: 'text-start', id: 't' })
         if (i++ < T) return controller.enqueue({ type: 'text-delta', id: 't', delta: `${i} ` })
         controller.enqueue({ type: 'text-end', id: 't' })
-        controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: T, text: T, reasoning: 0 } } })
+        controller.enqueue({
+          type: 'finish',
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage: { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: T, text: T, reasoning: 0 } },
+        })
         controller.close()
       },
     })
@@ -63,7 +76,12 @@ const model = new MockLanguageModelV3({
 
 const agent = aiSdkAgent({ name: 'bench', model })
 const store = new EventStore(createMemoryStore(), {})
-const manager = new SessionManager({ store, agents: new Map([[agent.name, agent]]), defaultAgent: agent.name, limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 } })
+const manager = new SessionManager({
+  store,
+  agents: new Map([[agent.name, agent]]),
+  defaultAgent: agent.name,
+  limits: { ...DEFAULT_LIMITS, maxConcurrentRuns: 0 },
+})
 const tally: HaiTally = { tokens: 0, bytes: 0 }
 
 async function turn(i: number): Promise<void> {
@@ -110,5 +128,7 @@ function noopTurnUs(): number {
   return (u.user + u.system) / K
 }
 const noop = variant === 'none' ? { noopUsPerTurn: Math.round(noopTurnUs() * 1000) / 1000 } : {}
-process.stdout.write(`${JSON.stringify({ variant, sessions: N, tokens: tally.tokens, spans: exported, wallMs, cpuMsPer1kTokens: Math.round((cpuMs / Math.max(1, tally.tokens)) * 1000 * 100) / 100, ...noop })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ variant, sessions: N, tokens: tally.tokens, spans: exported, wallMs, cpuMsPer1kTokens: Math.round((cpuMs / Math.max(1, tally.tokens)) * 1000 * 100) / 100, ...noop })}\n`,
+)
 process.exit(0)

@@ -59,13 +59,13 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       `${(share * 100).toFixed(4)} % of the turn's per-token CPU.`,
     tables: [cpu],
     targets: [
-      { text: 'no-SDK span work per turn ≤ 0.1 % of the turn\'s CPU', measured: `${(share * 100).toFixed(4)} %`, met: share <= 0.001 },
+      { text: "no-SDK span work per turn ≤ 0.1 % of the turn's CPU", measured: `${(share * 100).toFixed(4)} %`, met: share <= 0.001 },
       { text: 'SDK registered (no context manager), per token', measured: `${sdk.ratio.toFixed(2)}×`, met: null },
       { text: 'SDK + AsyncLocalStorage context manager, per token', measured: `${als.ratio.toFixed(2)}×`, met: null },
     ],
     limits:
-      'CPU of one process (the worker): the AI SDK\'s stream pipeline and the session dominate a token. With an SDK registered, spans cost per turn, not per token; ' +
-      'the AsyncLocalStorage context manager (needed for parent/child links across awaits) adds a hook to every promise on Node 20, which the AI SDK\'s stream makes several of per token: that, not Parlance\'s spans, is the per-token cost of the last row.',
+      "CPU of one process (the worker): the AI SDK's stream pipeline and the session dominate a token. With an SDK registered, spans cost per turn, not per token; " +
+      "the AsyncLocalStorage context manager (needed for parent/child links across awaits) adds a hook to every promise on Node 20, which the AI SDK's stream makes several of per token: that, not Parlance's spans, is the per-token cost of the last row.",
     notes: [],
   }
 }

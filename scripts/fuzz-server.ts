@@ -6,7 +6,15 @@ const server = await createServer({
   agents: [demoAgent],
   store: 'memory',
   logger: false,
-  limits: { connectionRatePerSec: 0, principalRatePerSec: 0, approvalTimeoutMs: 200, clientToolTimeoutMs: 200, typingMsPerChar: 0, messageConfirmTimeoutMs: 200, maxConcurrentRuns: 0 },
+  limits: {
+    connectionRatePerSec: 0,
+    principalRatePerSec: 0,
+    approvalTimeoutMs: 200,
+    clientToolTimeoutMs: 200,
+    typingMsPerChar: 0,
+    messageConfirmTimeoutMs: 200,
+    maxConcurrentRuns: 0,
+  },
 })
 const url = await server.listen(0, '127.0.0.1')
 process.stdout.write(`listening on ${new URL(url).port}\n`)

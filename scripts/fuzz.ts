@@ -13,7 +13,7 @@ const N = argN > 0 ? Number(process.argv[argN + 1]) : 100_000
 
 // ---- mutations
 let seed = 42
-const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!
 const WEIRD: unknown[] = [null, true, -1, 0, 1e308, -1e308, 2 ** 53 + 1, '', 'x'.repeat(5000), [], {}, [[[[[]]]]], '\u0000', '😀', { __proto__x: 1 }]
 function deep(n: number): unknown {
@@ -227,7 +227,9 @@ for (const run of [
 ]) {
   const r = await run()
   reports.push(r)
-  process.stderr.write(`  ${r.dialect}: ${r.sent} frames in ${r.seconds.toFixed(1)} s, ${r.answered} answers, ${r.closedByServer} connections closed by the server, healthy: ${r.healthy}\n`)
+  process.stderr.write(
+    `  ${r.dialect}: ${r.sent} frames in ${r.seconds.toFixed(1)} s, ${r.answered} answers, ${r.closedByServer} connections closed by the server, healthy: ${r.healthy}\n`,
+  )
 }
 const rssAfter = await rss(base)
 child.kill('SIGTERM')
@@ -243,7 +245,12 @@ writeFileSync(
     `Mutations of each dialect's valid messages: truncation, wrong types, huge numbers, ` +
     `deep nesting (50–250), invalid UTF-8, forbidden keys, missing fields, oversized strings (20–70 KB), and valid frames in between.\n\n` +
     `| dialect | frames sent | invalid-UTF-8 frames generated but not sent (over 500) | answers received | connections closed by the server | healthy after | seconds |\n|---|---|---|---|---|---|---|\n` +
-    reports.map((r) => `| ${r.dialect} | ${r.sent.toLocaleString('en-US')} | ${(r.skipped ?? 0).toLocaleString('en-US')} | ${r.answered.toLocaleString('en-US')} | ${r.closedByServer} | ${r.healthy ? 'yes' : '**no**'} | ${r.seconds.toFixed(1)} |`).join('\n') +
+    reports
+      .map(
+        (r) =>
+          `| ${r.dialect} | ${r.sent.toLocaleString('en-US')} | ${(r.skipped ?? 0).toLocaleString('en-US')} | ${r.answered.toLocaleString('en-US')} | ${r.closedByServer} | ${r.healthy ? 'yes' : '**no**'} | ${r.seconds.toFixed(1)} |`,
+      )
+      .join('\n') +
     `\n\nServer RSS: ${mb(rssBefore)} before, ${mb(rssAfter)} after. Crashes: **${crashes}**. (The fuzz server uses the memory store, which keeps every event of the runs the valid frames started: the growth is that data.)\n\n` +
     `Connections closed by the server are the WebSocket library refusing invalid UTF-8 in a text frame (close 1007, as RFC 6455 requires); ` +
     `every other bad frame is answered with the dialect's error and the connection stays open. "Answers" counts every frame the server sent ` +

@@ -110,12 +110,19 @@ function childrenCpu() {
 /** --times: the files of a tier by CPU time, from the lines test/support/cpu-report.mjs appended. */
 function printTimes(name, cpuFile) {
   if (!existsSync(cpuFile)) return
-  const rows = readFileSync(cpuFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  const rows = readFileSync(cpuFile, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
   if (compiled) for (const r of rows) r.file = relative(compiled.outDir, join(ROOT, r.file)).replace(/\.js$/, '.ts')
   rows.sort((a, b) => b.self + b.children - (a.self + a.children))
   const total = rows.reduce((n, r) => n + r.self + r.children, 0)
   console.log(`# tier ${name}: files by CPU s (own + children), wall s; ${rows.length} file(s), ${total.toFixed(1)} s CPU in all`)
-  for (const r of rows) console.log(`#   ${(r.self + r.children).toFixed(1).padStart(7)} ${r.children.toFixed(1).padStart(7)} ${r.wall.toFixed(1).padStart(7)}  ${r.file}`)
+  for (const r of rows)
+    console.log(
+      `#   ${(r.self + r.children).toFixed(1).padStart(7)} ${r.children.toFixed(1).padStart(7)} ${r.wall.toFixed(1).padStart(7)}  ${r.file}`,
+    )
 }
 
 /** One tier: a `node --test` run over its files; resolves with its exit code and duration. */
@@ -129,7 +136,11 @@ function runTier(name, files) {
   const env = { ...process.env, ...(cpuFile ? { PARLANCE_TEST_CPU: cpuFile } : {}), ...(compiled ? { PARLANCE_TEST_BUILD: compiled.outDir } : {}) }
   const load = compiled ? ['--enable-source-maps'] : ['--import', 'tsx']
   const paths = compiled ? files.map(compiled.path) : files
-  const child = spawn(process.execPath, [...load, ...report, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...paths], { stdio: 'inherit', env })
+  const child = spawn(
+    process.execPath,
+    [...load, ...report, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, ...paths],
+    { stdio: 'inherit', env },
+  )
   return new Promise((resolve) =>
     child.on('exit', (code, signal) => {
       if (cpuFile) printTimes(name, cpuFile)

@@ -11,10 +11,7 @@ export function snippet() {
 }
 
 export function synced(readme) {
-  return readme.replace(
-    /(<!-- hello-agent:start -->\n```ts\n)[\s\S]*?(```\n<!-- hello-agent:end -->)/,
-    (_, a, b) => `${a}${snippet()}${b}`,
-  )
+  return readme.replace(/(<!-- hello-agent:start -->\n```ts\n)[\s\S]*?(```\n<!-- hello-agent:end -->)/, (_, a, b) => `${a}${snippet()}${b}`)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

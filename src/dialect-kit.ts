@@ -5,7 +5,17 @@
  * test/public-api.test.ts.
  */
 export { asBuffers, attach, answerErrors, carryOut, readBody, resumePoint, sendJson, serveSocket, streamRun } from './binding/index.js'
-export type { AttachOptions, Capabilities, Dialect, Endpoint, EndpointDeps, EndpointFactory, SocketRun, SocketServeOptions, SseRunFormat } from './binding/index.js'
+export type {
+  AttachOptions,
+  Capabilities,
+  Dialect,
+  Endpoint,
+  EndpointDeps,
+  EndpointFactory,
+  SocketRun,
+  SocketServeOptions,
+  SseRunFormat,
+} from './binding/index.js'
 export { checkJsonShape, parseJson } from './core/index.js'
 export type { BatchEncoder, Codec, Command, Connection, DecodeLimits, Decoded, Encoded, ErrorCode, RequestCodec, StoredEvent } from './core/index.js'
 export type { Session, SessionManager, Subscription } from './session/index.js'

@@ -25,7 +25,8 @@ bridgeSuite({
   label: 'A2A',
   bridge: () => bridge,
   // The remote sessions are the bridge's A2A contexts: the one holding the event.
-  remoteLog: (_sessionId, pred) => logWith(() => Promise.all([...remote.server.sessions.loadedSessions()].map((s) => remote.server.sessions.store.read(s.id, 0, 10_000))), pred),
+  remoteLog: (_sessionId, pred) =>
+    logWith(() => Promise.all([...remote.server.sessions.loadedSessions()].map((s) => remote.server.sessions.store.read(s.id, 0, 10_000))), pred),
 })
 
 test('state and failure: the remote state becomes the session state; a failed remote task fails the run', async () => {
@@ -48,7 +49,8 @@ test('cancel: stops the bridge run and the remote task; AG-UI watches the same b
   assert.equal(first.content, '1 ')
   const watcher = (async () => {
     let seen = ''
-    for await (const e of new AguiClient({ url: bridge.url }).resume(c.sessionId, 0)) if (e.event.type === 'TEXT_MESSAGE_CONTENT') seen += String(e.event.delta)
+    for await (const e of new AguiClient({ url: bridge.url }).resume(c.sessionId, 0))
+      if (e.event.type === 'TEXT_MESSAGE_CONTENT') seen += String(e.event.delta)
     return seen
   })()
   c.cancel()
@@ -56,7 +58,10 @@ test('cancel: stops the bridge run and the remote task; AG-UI watches the same b
   assert.equal(of(msgs, 'error')[0]?.error_code, 'cancelled')
   assert.match(await watcher, /^1 /, 'the AG-UI client saw the bridged text')
   // The remote task was cancelled too: its run ended cancelled.
-  const log = await logWith(() => Promise.all([...remote.server.sessions.loadedSessions()].map((s) => remote.server.sessions.store.read(s.id, 0, 10_000))), (e) => e.type === 'run.error' && e.code === 'cancelled')
+  const log = await logWith(
+    () => Promise.all([...remote.server.sessions.loadedSessions()].map((s) => remote.server.sessions.store.read(s.id, 0, 10_000))),
+    (e) => e.type === 'run.error' && e.code === 'cancelled',
+  )
   assert.ok(log.some((e) => e.type === 'message.user' && e.content === 'slow'))
   c.say('hello after cancel')
   assert.equal(textOf(await c.untilCompleted()), 'Echo: hello after cancel')
@@ -91,4 +96,3 @@ test('an unreachable remote agent: the run fails with unavailable, naming the UR
   assert.throws(() => a2aBridgeAgent({ url: 'not a url' }), /not a valid URL/)
   assert.throws(() => a2aBridgeAgent({ url: 'ftp://example.com/' }), /must be http: or https:/)
 })
-

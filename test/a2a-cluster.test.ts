@@ -44,7 +44,9 @@ before(async () => {
   for (let i = 0; i < 3; i++) {
     // Node 3 runs one agent run at a time: a second message there is refused before the log holds it.
     const limits = { ...FAST, approvalTimeoutMs: 30_000, ...(i === 2 ? { maxConcurrentRuns: 1 } : {}) }
-    nodes.push(await startServer({ agents: [demoAgent, checked], store: REDIS_URL, cluster: { prefix, nodeId: `node-${i + 1}`, leaseMs: 1000 }, limits }))
+    nodes.push(
+      await startServer({ agents: [demoAgent, checked], store: REDIS_URL, cluster: { prefix, nodeId: `node-${i + 1}`, leaseMs: 1000 }, limits }),
+    )
   }
   for (const n of nodes) {
     demo.push(await connectA2a({ url: n.url }))
@@ -84,13 +86,18 @@ function watchStream(events: AsyncGenerator<StreamResponse>): { seen: Seen; end:
   return { seen, end }
 }
 
-const stream = (c: Client, text: string, extra: Parameters<typeof a2aMessage>[1] = {}) => watchStream(c.sendMessageStream({ tenant: '', message: a2aMessage(text, extra), configuration: undefined, metadata: undefined }))
+const stream = (c: Client, text: string, extra: Parameters<typeof a2aMessage>[1] = {}) =>
+  watchStream(c.sendMessageStream({ tenant: '', message: a2aMessage(text, extra), configuration: undefined, metadata: undefined }))
 const resubscribe = (c: Client, id: string) => watchStream(c.resubscribeTask({ tenant: '', id }))
 const getTask = (c: Client, id: string) => c.getTask({ tenant: '', id, historyLength: undefined })
 const state = (t: Task) => TaskState[t.status!.state]
 const statusText = (t: Task) => (t.status?.message?.parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('')
 /** The snapshot's response text, as streamed (not trimmed). */
-const snapshotText = (t: Task) => t.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('')
+const snapshotText = (t: Task) =>
+  t.artifacts
+    .filter((a) => a.name === 'response')
+    .flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')))
+    .join('')
 
 test('SubscribeToTask on node 2 follows a task streaming on node 1 live to completed; the text is what GetTask on node 3 reads', async () => {
   const a = stream(demo[0]!, 'slow please')
@@ -134,7 +141,9 @@ test('CancelTask of a task waiting for input, from another node and from its own
     [0, 1],
     [0, 0],
   ] as const) {
-    const asked = asTask(await demo[started]!.sendMessage({ tenant: '', message: a2aMessage('delete my notes'), configuration: undefined, metadata: undefined }))
+    const asked = asTask(
+      await demo[started]!.sendMessage({ tenant: '', message: a2aMessage('delete my notes'), configuration: undefined, metadata: undefined }),
+    )
     assert.equal(state(asked), 'TASK_STATE_INPUT_REQUIRED')
     const cancelled = await demo[cancelledOn]!.cancelTask({ tenant: '', id: asked.id, metadata: undefined })
     assert.equal(state(cancelled), 'TASK_STATE_CANCELED', `started on node ${started + 1}, cancelled on node ${cancelledOn + 1}`)
@@ -146,9 +155,15 @@ test('CancelTask of a task waiting for input, from another node and from its own
 })
 
 test('a task answered on node 2 (its run goes on there) is cancelled on node 2 and followed from node 3 to canceled', async () => {
-  const asked = asTask(await check[0]!.sendMessage({ tenant: '', message: a2aMessage('count for me'), configuration: undefined, metadata: undefined }))
+  const asked = asTask(
+    await check[0]!.sendMessage({ tenant: '', message: a2aMessage('count for me'), configuration: undefined, metadata: undefined }),
+  )
   assert.equal(state(asked), 'TASK_STATE_INPUT_REQUIRED')
-  const answer = a2aMessage('', { contextId: asked.contextId, taskId: asked.id, parts: [{ content: { $case: 'data', value: { approved: true } }, metadata: undefined, filename: '', mediaType: 'application/json' }] })
+  const answer = a2aMessage('', {
+    contextId: asked.contextId,
+    taskId: asked.id,
+    parts: [{ content: { $case: 'data', value: { approved: true } }, metadata: undefined, filename: '', mediaType: 'application/json' }],
+  })
   const b = watchStream(check[1]!.sendMessageStream({ tenant: '', message: answer, configuration: undefined, metadata: undefined }))
   await waitFor(() => b.seen.artifacts > 0, { what: 'the continued run streaming on node 2' })
   const c = resubscribe(check[2]!, asked.id)
@@ -163,7 +178,7 @@ test('a task answered on node 2 (its run goes on there) is cancelled on node 2 a
 
 test('a message its node refuses (the run cap) is a failed task on every node: GetTask says why, SubscribeToTask is refused as for any ended task', async () => {
   const busy = stream(demo[2]!, 'slow please')
-  await waitFor(() => busy.seen.task && busy.seen.artifacts > 0, { what: 'a run taking node 3\'s only slot' })
+  await waitFor(() => busy.seen.task && busy.seen.artifacts > 0, { what: "a run taking node 3's only slot" })
   const refused = asTask(await demo[2]!.sendMessage({ tenant: '', message: a2aMessage('count 2'), configuration: undefined, metadata: undefined }))
   assert.equal(state(refused), 'TASK_STATE_FAILED')
   const why = statusText(refused)

@@ -26,14 +26,30 @@ test('cluster: a task run on node 1 is read from nodes 2 and 3; its input-requir
     const there = await c.getTask({ tenant: '', id: done.id, historyLength: undefined })
     assert.deepEqual(there, here, 'the same task on every node')
   }
-  const listed = await c3!.listTasks({ tenant: '', contextId: done.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: undefined, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: true })
-  assert.deepEqual(listed.tasks.map((x) => [x.id, textOf(x)]), [[done.id, '1 2 3']])
+  const listed = await c3!.listTasks({
+    tenant: '',
+    contextId: done.contextId,
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageSize: undefined,
+    pageToken: '',
+    historyLength: undefined,
+    statusTimestampAfter: undefined,
+    includeArtifacts: true,
+  })
+  assert.deepEqual(
+    listed.tasks.map((x) => [x.id, textOf(x)]),
+    [[done.id, '1 2 3']],
+  )
 
   // An approval asked by a run on node 1, answered through node 2, read back on node 3.
   const asked = asTask(await c1!.sendMessage({ tenant: '', message: message('delete my notes'), configuration: undefined, metadata: undefined }))
   assert.equal(asked.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED)
   assert.equal((await c3!.getTask({ tenant: '', id: asked.id, historyLength: undefined })).status?.state, TaskState.TASK_STATE_INPUT_REQUIRED)
-  const answer = message('', { contextId: asked.contextId, taskId: asked.id, parts: [{ content: { $case: 'data', value: { approved: true } }, metadata: undefined, filename: '', mediaType: 'application/json' }] })
+  const answer = message('', {
+    contextId: asked.contextId,
+    taskId: asked.id,
+    parts: [{ content: { $case: 'data', value: { approved: true } }, metadata: undefined, filename: '', mediaType: 'application/json' }],
+  })
   const finished = asTask(await c2!.sendMessage({ tenant: '', message: answer, configuration: undefined, metadata: undefined }))
   assert.equal(finished.id, asked.id, 'the same task goes on')
   assert.equal(finished.status?.state, TaskState.TASK_STATE_COMPLETED)

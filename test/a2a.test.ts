@@ -17,7 +17,12 @@ const message = a2aMessage
 const send = (c: Client, m: Message) => c.sendMessage({ tenant: '', message: m, configuration: undefined, metadata: undefined })
 const stream = (c: Client, m: Message) => c.sendMessageStream({ tenant: '', message: m, configuration: undefined, metadata: undefined })
 /** The text of a task's artifacts (the streamed response, chunks appended). */
-const artifactText = (t: Task) => t.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('').trim()
+const artifactText = (t: Task) =>
+  t.artifacts
+    .filter((a) => a.name === 'response')
+    .flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')))
+    .join('')
+    .trim()
 
 async function server(): Promise<TestServer> {
   return startServer()
@@ -27,28 +32,62 @@ test('agent card: at the well-known path and per agent, naming the JSON-RPC inte
   const s = await server()
   t.after(() => s.close())
   const v1 = { 'a2a-version': '1.0' }
-  const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`, { headers: v1 })).json()) as { name: string; supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>; capabilities: { streaming: boolean; pushNotifications: boolean }; skills: Array<{ id: string }> }
+  const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`, { headers: v1 })).json()) as {
+    name: string
+    supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>
+    capabilities: { streaming: boolean; pushNotifications: boolean }
+    skills: Array<{ id: string }>
+  }
   assert.equal(card.name, 'demo')
-  assert.deepEqual(card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]), [[`${s.url}/a2a/demo`, 'JSONRPC', '1.0'], [`${s.url}/a2a/demo`, 'JSONRPC', '0.3']])
+  assert.deepEqual(
+    card.supportedInterfaces.map((i) => [i.url, i.protocolBinding, i.protocolVersion]),
+    [
+      [`${s.url}/a2a/demo`, 'JSONRPC', '1.0'],
+      [`${s.url}/a2a/demo`, 'JSONRPC', '0.3'],
+    ],
+  )
   assert.deepEqual([card.capabilities.streaming, card.capabilities.pushNotifications], [true, true])
-  assert.ok(card.skills.some((k) => k.id === 'get_weather'), 'tools are skills')
+  assert.ok(
+    card.skills.some((k) => k.id === 'get_weather'),
+    'tools are skills',
+  )
   assert.equal((await fetch(`${s.url}/a2a/demo/.well-known/agent-card.json`, { headers: v1 })).status, 200)
   assert.equal((await fetch(`${s.url}/a2a/ghost/.well-known/agent-card.json`)).status, 404)
   // Without A2A-Version (what a 0.3 client sends): the 0.3 card.
-  const legacy = (await (await fetch(`${s.url}/.well-known/agent-card.json`)).json()) as { url: string; protocolVersion: string; preferredTransport: string }
+  const legacy = (await (await fetch(`${s.url}/.well-known/agent-card.json`)).json()) as {
+    url: string
+    protocolVersion: string
+    preferredTransport: string
+  }
   assert.deepEqual([legacy.url, legacy.protocolVersion, legacy.preferredTransport], [`${s.url}/a2a/demo`, '0.3.0', 'JSONRPC'])
 })
 
 test('A2A 0.3 clients: message/send and message/stream by their 0.3 names and shapes', async (t) => {
   const s = await server()
   t.after(() => s.close())
-  const rpc = (method: string, params: unknown) => fetch(`${s.url}/a2a/demo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const rpc = (method: string, params: unknown) =>
+    fetch(`${s.url}/a2a/demo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
   const msg = (text: string) => ({ message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text }] } })
-  const sent = (await (await rpc('message/send', msg('count 3'))).json()) as { result: { kind: string; contextId: string; status: { state: string }; artifacts: Array<{ parts: Array<{ kind: string; text?: string }> }> } }
+  const sent = (await (await rpc('message/send', msg('count 3'))).json()) as {
+    result: { kind: string; contextId: string; status: { state: string }; artifacts: Array<{ parts: Array<{ kind: string; text?: string }> }> }
+  }
   assert.deepEqual([sent.result.kind, sent.result.status.state], ['task', 'completed'])
-  assert.equal(sent.result.artifacts.flatMap((a) => a.parts.map((p) => p.text ?? '')).join('').trim(), '1 2 3')
+  assert.equal(
+    sent.result.artifacts
+      .flatMap((a) => a.parts.map((p) => p.text ?? ''))
+      .join('')
+      .trim(),
+    '1 2 3',
+  )
   const streamed = await (await rpc('message/stream', msg('count 2'))).text()
-  const kinds = streamed.split('\n').filter((l) => l.startsWith('data: ')).map((l) => (JSON.parse(l.slice(6)) as { result: { kind: string } }).result.kind)
+  const kinds = streamed
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => (JSON.parse(l.slice(6)) as { result: { kind: string } }).result.kind)
   assert.equal(kinds[0], 'task')
   assert.ok(kinds.includes('artifact-update') && kinds.at(-1) === 'status-update', kinds.join(' '))
 })
@@ -67,7 +106,10 @@ test('message/send: the run is a task; its text is the response artifact; tasks/
   const data = state.artifacts.find((a) => a.name === 'state')?.parts[0]?.content
   assert.deepEqual(data?.$case === 'data' ? data.value : null, { counter: 1 })
   const session = await s.server.sessions.open(task.contextId, 'anonymous')
-  assert.deepEqual(session.model.messages.filter((m) => m.role === 'user').map((m) => m.content), ['count 3', 'state please'])
+  assert.deepEqual(
+    session.model.messages.filter((m) => m.role === 'user').map((m) => m.content),
+    ['count 3', 'state please'],
+  )
   // A failing run is a failed task, with the error in its status message.
   const failed = asTask(await send(c, message('fail now')))
   assert.equal(failed.status?.state, TaskState.TASK_STATE_FAILED)
@@ -90,7 +132,8 @@ test('message/stream: task, working, text chunks appended, completed — watched
     hai ??= await s.hai({ sessionId: contextId, resumeAfter: 0 })
     agui ??= (async () => {
       let seen = ''
-      for await (const e of new AguiClient({ url: s.url }).resume(contextId, 0)) if (e.event.type === 'TEXT_MESSAGE_CONTENT') seen += String(e.event.delta)
+      for await (const e of new AguiClient({ url: s.url }).resume(contextId, 0))
+        if (e.event.type === 'TEXT_MESSAGE_CONTENT') seen += String(e.event.delta)
       return seen
     })()
     if (p.$case === 'statusUpdate') kinds.push(`status:${TaskState[p.value.status!.state]}`)
@@ -105,7 +148,14 @@ test('message/stream: task, working, text chunks appended, completed — watched
   assert.ok(kinds.filter((k) => k === 'append').length >= 3, `streamed in chunks: ${kinds.join(' ')}`)
   assert.equal(text.trim(), '1 2 3 4 5')
   const seen = await hai!.untilCompleted()
-  assert.equal(seen.filter((m) => m.type === 'assistant_message_chunk').map((m) => (m as { content?: string }).content ?? '').join('').trim(), '1 2 3 4 5')
+  assert.equal(
+    seen
+      .filter((m) => m.type === 'assistant_message_chunk')
+      .map((m) => (m as { content?: string }).content ?? '')
+      .join('')
+      .trim(),
+    '1 2 3 4 5',
+  )
   assert.equal((await agui!).trim(), '1 2 3 4 5', 'the AG-UI watcher saw the same text')
 })
 
@@ -119,7 +169,18 @@ for (const approve of [true, false]) {
     const asked = first.status?.message?.parts.find((p) => p.content?.$case === 'data')?.content
     const q = (asked?.$case === 'data' ? asked.value : null) as { tool: string; args: unknown } | null
     assert.deepEqual(q && [q.tool, q.args], ['delete_file', { path: 'notes/demo.txt' }])
-    const answer = message('', { contextId: first.contextId, taskId: first.id, parts: [{ content: { $case: 'data', value: { approved: approve, feedback: approve ? undefined : 'keep it' } }, metadata: undefined, filename: '', mediaType: 'application/json' }] })
+    const answer = message('', {
+      contextId: first.contextId,
+      taskId: first.id,
+      parts: [
+        {
+          content: { $case: 'data', value: { approved: approve, feedback: approve ? undefined : 'keep it' } },
+          metadata: undefined,
+          filename: '',
+          mediaType: 'application/json',
+        },
+      ],
+    })
     const done = asTask(await send(c, answer))
     assert.equal(done.id, first.id, 'the same task goes on')
     assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED)
@@ -137,7 +198,11 @@ test('a client tool: input-required with the call as data; the next message of t
   const asked = first.status?.message?.parts.find((p) => p.content?.$case === 'data')?.content
   const q = (asked?.$case === 'data' ? asked.value : null) as { clientTool: boolean; tool: string; args: unknown } | null
   assert.deepEqual(q && [q.clientTool, q.tool, q.args], [true, 'get_client_info', {}])
-  const answer = message('', { contextId: first.contextId, taskId: first.id, parts: [{ content: { $case: 'data', value: { result: { os: 'a2a-test' } } }, metadata: undefined, filename: '', mediaType: 'application/json' }] })
+  const answer = message('', {
+    contextId: first.contextId,
+    taskId: first.id,
+    parts: [{ content: { $case: 'data', value: { result: { os: 'a2a-test' } } }, metadata: undefined, filename: '', mediaType: 'application/json' }],
+  })
   const done = asTask(await send(c, answer))
   assert.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED)
   assert.equal(artifactText(done), 'Client info: {"os":"a2a-test"}')
@@ -172,15 +237,25 @@ test('tasks/cancel stops the run: the task ends canceled', async (t) => {
 test('bad requests: JSON-RPC errors, the server stays up', async (t) => {
   const s = await server()
   t.after(() => s.close())
-  const post = (body: string, headers: Record<string, string> = {}) => fetch(`${s.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers }, body })
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${s.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers }, body })
   const bad = await post('{not json')
   assert.equal(((await bad.json()) as { error: { code: number } }).error.code, -32700)
-  const unknown = (await (await post('{"jsonrpc":"2.0","id":1,"method":"NoSuchMethod","params":{}}')).json()) as { id: number; error: { code: number } }
+  const unknown = (await (await post('{"jsonrpc":"2.0","id":1,"method":"NoSuchMethod","params":{}}')).json()) as {
+    id: number
+    error: { code: number }
+  }
   assert.deepEqual([unknown.id, unknown.error.code], [1, -32601])
   const missing = (await (await post('{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":"nope"}}')).json()) as { error: { code: number } }
   assert.equal(missing.error.code, -32001, 'task not found')
-  const v2 = (await (await post('{"jsonrpc":"2.0","id":3,"method":"GetTask","params":{"id":"x"}}', { 'a2a-version': '2.0' })).json()) as { error: { code: number; message: string } }
-  assert.deepEqual([v2.error.code, /version '2\.0' is not supported/.test(v2.error.message)], [-32009, true], 'a client of another version hears which are served')
+  const v2 = (await (await post('{"jsonrpc":"2.0","id":3,"method":"GetTask","params":{"id":"x"}}', { 'a2a-version': '2.0' })).json()) as {
+    error: { code: number; message: string }
+  }
+  assert.deepEqual(
+    [v2.error.code, /version '2\.0' is not supported/.test(v2.error.message)],
+    [-32009, true],
+    'a client of another version hears which are served',
+  )
   assert.equal((await fetch(`${s.url}/a2a/ghost`, { method: 'POST', body: '{}' })).status, 404)
   const c = await connectA2a({ url: s.url })
   assert.equal(artifactText(asTask(await send(c, message('count 2')))), '1 2')
@@ -189,7 +264,10 @@ test('bad requests: JSON-RPC errors, the server stays up', async (t) => {
 test('push notifications: each update POSTed to the webhook with its credentials, in order; a 503 is retried', async (t) => {
   const s = await startServer({ allowWebhookHosts: ['127.0.0.1'] }) // a local receiver must be allowed (webhook guard)
   t.after(() => s.close())
-  const received: Array<{ auth: string | undefined; body: { statusUpdate?: { status?: { state?: string } }; artifactUpdate?: unknown; task?: unknown } }> = []
+  const received: Array<{
+    auth: string | undefined
+    body: { statusUpdate?: { status?: { state?: string } }; artifactUpdate?: unknown; task?: unknown }
+  }> = []
   let refused = 0
   const hook = createHttpServer((req, res) => {
     let body = ''
@@ -208,12 +286,26 @@ test('push notifications: each update POSTed to the webhook with its credentials
     await c.sendMessage({
       tenant: '',
       message: message('count 3'),
-      configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: false, taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url, token: '', authentication: { scheme: 'Bearer', credentials: 'hook-secret' } } },
+      configuration: {
+        acceptedOutputModes: [],
+        historyLength: undefined,
+        returnImmediately: false,
+        taskPushNotificationConfig: {
+          tenant: '',
+          id: '',
+          taskId: '',
+          url,
+          token: '',
+          authentication: { scheme: 'Bearer', credentials: 'hook-secret' },
+        },
+      },
       metadata: undefined,
     }),
   )
   assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED)
-  await waitFor(() => received.some((r) => r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'), { what: 'the completed update at the webhook' })
+  await waitFor(() => received.some((r) => r.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'), {
+    what: 'the completed update at the webhook',
+  })
   assert.ok(received.length >= 3, `updates delivered: ${received.length}`)
   assert.ok(received.every((r) => r.auth === 'Bearer hook-secret'))
   assert.equal(received.at(-1)!.body.statusUpdate?.status?.state, 'TASK_STATE_COMPLETED', 'the last one is the end, in order')
@@ -228,10 +320,14 @@ test('SubscribeToTask after a dropped stream: the task so far, then the rest liv
   let taskId = ''
   let before = ''
   try {
-    for await (const ev of c.sendMessageStream({ tenant: '', message: message('slow please'), configuration: undefined, metadata: undefined }, { signal: abort.signal })) {
+    for await (const ev of c.sendMessageStream(
+      { tenant: '', message: message('slow please'), configuration: undefined, metadata: undefined },
+      { signal: abort.signal },
+    )) {
       const p = ev.payload
       if (p?.$case === 'task') taskId = p.value.id
-      if (p?.$case === 'artifactUpdate') for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') before += part.content.value
+      if (p?.$case === 'artifactUpdate')
+        for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') before += part.content.value
       if (before.split(' ').length > 3) abort.abort() // the client drops the stream mid-run
     }
   } catch (err) {
@@ -245,7 +341,8 @@ test('SubscribeToTask after a dropped stream: the task so far, then the rest liv
   for await (const ev of c.resubscribeTask({ tenant: '', id: taskId })) {
     const p = ev.payload
     if (p?.$case === 'task') snapshot = p.value
-    if (p?.$case === 'artifactUpdate') for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') after += part.content.value
+    if (p?.$case === 'artifactUpdate')
+      for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') after += part.content.value
     if (p?.$case === 'statusUpdate') last = TaskState[p.value.status!.state]
   }
   assert.ok(snapshot, 'the task first')
@@ -261,7 +358,9 @@ test('auth: the card names the bearer scheme; another principal cannot use a con
   const users: Record<string, string> = { 'alice-token': 'alice', 'bob-token': 'bob' }
   const s = await startServer({ auth: { authenticate: (_req: unknown, token: string | null) => (token ? (users[token] ?? null) : null) } })
   t.after(() => s.close())
-  const card = (await (await fetch(`${s.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0', authorization: 'Bearer alice-token' } })).json()) as { securitySchemes: Record<string, unknown> }
+  const card = (await (
+    await fetch(`${s.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0', authorization: 'Bearer alice-token' } })
+  ).json()) as { securitySchemes: Record<string, unknown> }
   assert.ok(card.securitySchemes.bearer, 'bearer scheme')
   const alice = await connectA2a({ url: s.url, token: 'alice-token' })
   const mine = asTask(await send(alice, message('secret plans')))

@@ -25,10 +25,7 @@ test('MyAgent: the remote plan arrives as plan and solver events; the remote app
     events.filter((e) => e.event === 'solver.progress').map((e) => e.metadata.progress_percent),
     [33, 66, 100],
   )
-  assert.deepEqual(
-    ((events.find((e) => e.event === 'plan.completed')?.content as { tasks: Array<Record<string, unknown>> }).tasks ?? []).length,
-    3,
-  )
+  assert.deepEqual(((events.find((e) => e.event === 'plan.completed')?.content as { tasks: Array<Record<string, unknown>> }).tasks ?? []).length, 3)
   const final = events.find(answer) ?? (await c.next(answer))
   assert.equal((final.content as { answer: string }).answer, 'The plan is complete: requirements gathered, answer drafted and reviewed.')
 
@@ -57,13 +54,19 @@ async function send(chatId: string, messages: UIMessage[], continueFrom?: UIMess
 test('AI SDK: the remote server tool is a tool part with its output; the remote frontend tool is answered by the next request', async () => {
   const weather = await send('bridge-chat-1', [user('u1', 'weather in Kyoto')])
   const [call] = toolParts(weather)
-  assert.deepEqual([call?.toolName, call?.state, call?.output], ['get_weather', 'output-available', { city: 'Kyoto', temperature_c: 18, conditions: 'cloudy' }])
+  assert.deepEqual(
+    [call?.toolName, call?.state, call?.output],
+    ['get_weather', 'output-available', { city: 'Kyoto', temperature_c: 18, conditions: 'cloudy' }],
+  )
   assert.equal(textOf(weather), 'The weather in Kyoto is cloudy at 18 °C.')
 
   const first = await send('bridge-chat-2', [user('u1', 'client')])
   const pending = toolParts(first)[0]!
   assert.deepEqual([pending.toolName, pending.state], ['get_client_info', 'input-available'])
-  const answered: UIMessage = { ...first, parts: first.parts.map((p) => (p === pending ? ({ ...pending, state: 'output-available', output: { os: 'aisdk' } } as never) : p)) }
+  const answered: UIMessage = {
+    ...first,
+    parts: first.parts.map((p) => (p === pending ? ({ ...pending, state: 'output-available', output: { os: 'aisdk' } } as never) : p)),
+  }
   const second = await send('bridge-chat-2', [user('u1', 'client'), answered], answered)
   assert.match(textOf(second), /Client info: \{"os":"aisdk"\}/)
 })

@@ -53,7 +53,9 @@ test('a frontend tool offered by an AG-UI client of the bridge is offered to the
   const s = await startServer({ agents: [aguiBridgeAgent({ url: `${pair.remote.url}/agui/thinker` })] })
   t.after(() => s.close())
   const client = new HttpAgent({ url: `${s.url}/agui`, threadId: randomUUID() })
-  const tools = [{ name: 'pick_color', description: 'Asks the user for a color', parameters: { type: 'object', properties: { palette: { type: 'string' } } } }]
+  const tools = [
+    { name: 'pick_color', description: 'Asks the user for a color', parameters: { type: 'object', properties: { palette: { type: 'string' } } } },
+  ]
   const first = await run(client, 'paint', { tools })
   const call = first.find((e) => e.type === 'TOOL_CALL_START')!
   assert.equal(call.toolCallName, 'pick_color')
@@ -67,14 +69,23 @@ test('a frontend tool offered by an AG-UI client of the bridge is offered to the
 
 test('tools of the bridge itself: offered to the remote agent, run in the bridge when it calls them', async (t) => {
   const s = await startServer({
-    agents: [aguiBridgeAgent({ url: `${pair.remote.url}/agui/thinker`, tools: { pick_color: { description: 'Picks a color', execute: (args) => `blue (${String(args.palette)})` } } })],
+    agents: [
+      aguiBridgeAgent({
+        url: `${pair.remote.url}/agui/thinker`,
+        tools: { pick_color: { description: 'Picks a color', execute: (args) => `blue (${String(args.palette)})` } },
+      }),
+    ],
   })
   t.after(() => s.close())
   const c = await s.hai()
   c.say('the sky')
   const msgs = await c.untilCompleted()
   const start = msgs.find((m) => m.type === 'tool_call_start')
-  assert.deepEqual(start?.type === 'tool_call_start' ? [start.tool_name, start.parameters, start.metadata?.target] : null, ['pick_color', { palette: 'warm' }, 'server'])
+  assert.deepEqual(start?.type === 'tool_call_start' ? [start.tool_name, start.parameters, start.metadata?.target] : null, [
+    'pick_color',
+    { palette: 'warm' },
+    'server',
+  ])
   assert.equal(textOf(msgs), 'Thought about the sky; color "blue (warm)"')
 })
 
@@ -85,37 +96,40 @@ test('tools of the bridge itself: offered to the remote agent, run in the bridge
  */
 async function scriptedAgui(): Promise<{ url: string; inputs: Array<Record<string, unknown>>; close(): Promise<void> }> {
   const inputs: Array<Record<string, unknown>> = []
-  const server = createHttpServer((req, res) => void (async () => {
-    let body = ''
-    for await (const c of req) body += c
-    const input = JSON.parse(body) as { threadId: string; runId: string; messages: Array<{ role: string; content?: string }> }
-    inputs.push(input)
-    res.writeHead(200, { 'content-type': 'text/event-stream' })
-    const send = (e: Record<string, unknown>) => res.write(`data: ${JSON.stringify(e)}\n\n`)
-    send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId })
-    const lastMessage = input.messages[input.messages.length - 1]!
-    if (lastMessage.role === 'tool') {
-      send({ type: 'TEXT_MESSAGE_START', messageId: 'm2', role: 'assistant' })
-      send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm2', delta: `User said: ${lastMessage.content}` })
-      send({ type: 'TEXT_MESSAGE_END', messageId: 'm2' })
-    } else {
-      send({ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', role: 'assistant', delta: 'Hel' })
-      send({ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', delta: 'lo' })
-      send({ type: 'TOOL_CALL_START', toolCallId: 't1', toolCallName: 'search' })
-      send({ type: 'TOOL_CALL_ARGS', toolCallId: 't1', delta: '{"q":' })
-      send({ type: 'TOOL_CALL_ARGS', toolCallId: 't1', delta: '"x"}' })
-      send({ type: 'TOOL_CALL_END', toolCallId: 't1' })
-      send({ type: 'STEP_STARTED', stepName: 'searching' })
-      send({ type: 'TOOL_CALL_RESULT', messageId: 'r1', toolCallId: 't1', role: 'tool', content: '{"hits":2}' })
-      send({ type: 'STEP_FINISHED', stepName: 'searching' })
-      send({ type: 'STATE_DELTA', delta: [{ op: 'add', path: '/searched', value: true }] })
-      send({ type: 'TOOL_CALL_START', toolCallId: 't2', toolCallName: 'confirm_with_user' })
-      send({ type: 'TOOL_CALL_ARGS', toolCallId: 't2', delta: '{"question":"ok?"}' })
-      send({ type: 'TOOL_CALL_END', toolCallId: 't2' })
-    }
-    send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId })
-    res.end()
-  })())
+  const server = createHttpServer(
+    (req, res) =>
+      void (async () => {
+        let body = ''
+        for await (const c of req) body += c
+        const input = JSON.parse(body) as { threadId: string; runId: string; messages: Array<{ role: string; content?: string }> }
+        inputs.push(input)
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        const send = (e: Record<string, unknown>) => res.write(`data: ${JSON.stringify(e)}\n\n`)
+        send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId })
+        const lastMessage = input.messages[input.messages.length - 1]!
+        if (lastMessage.role === 'tool') {
+          send({ type: 'TEXT_MESSAGE_START', messageId: 'm2', role: 'assistant' })
+          send({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm2', delta: `User said: ${lastMessage.content}` })
+          send({ type: 'TEXT_MESSAGE_END', messageId: 'm2' })
+        } else {
+          send({ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', role: 'assistant', delta: 'Hel' })
+          send({ type: 'TEXT_MESSAGE_CHUNK', messageId: 'm1', delta: 'lo' })
+          send({ type: 'TOOL_CALL_START', toolCallId: 't1', toolCallName: 'search' })
+          send({ type: 'TOOL_CALL_ARGS', toolCallId: 't1', delta: '{"q":' })
+          send({ type: 'TOOL_CALL_ARGS', toolCallId: 't1', delta: '"x"}' })
+          send({ type: 'TOOL_CALL_END', toolCallId: 't1' })
+          send({ type: 'STEP_STARTED', stepName: 'searching' })
+          send({ type: 'TOOL_CALL_RESULT', messageId: 'r1', toolCallId: 't1', role: 'tool', content: '{"hits":2}' })
+          send({ type: 'STEP_FINISHED', stepName: 'searching' })
+          send({ type: 'STATE_DELTA', delta: [{ op: 'add', path: '/searched', value: true }] })
+          send({ type: 'TOOL_CALL_START', toolCallId: 't2', toolCallName: 'confirm_with_user' })
+          send({ type: 'TOOL_CALL_ARGS', toolCallId: 't2', delta: '{"question":"ok?"}' })
+          send({ type: 'TOOL_CALL_END', toolCallId: 't2' })
+        }
+        send({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId })
+        res.end()
+      })(),
+  )
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return { url: `http://127.0.0.1:${port}/run`, inputs, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }

@@ -30,7 +30,9 @@ test('state: the remote snapshot and delta become the session state', async () =
   const msgs = await c.untilCompleted()
   assert.equal(textOf(msgs), 'State updated: counter is 1.')
   await w.runEnd()
-  const changes = w.events.filter((e) => e.type === 'state.snapshot' || e.type === 'state.delta').map((e) => (e.type === 'state.snapshot' ? e.snapshot : e.type === 'state.delta' ? e.patch : null))
+  const changes = w.events
+    .filter((e) => e.type === 'state.snapshot' || e.type === 'state.delta')
+    .map((e) => (e.type === 'state.snapshot' ? e.snapshot : e.type === 'state.delta' ? e.patch : null))
   assert.deepEqual(changes, [{ counter: 0 }, [{ op: 'replace', path: '/counter', value: 1 }]])
   assert.deepEqual(w.session.model.state, { counter: 1 })
 })
@@ -42,7 +44,10 @@ test('fail: the remote tool error and run error arrive as tool_call_error and an
   verifyHaiStream(msgs)
   const [start] = of(msgs, 'tool_call_start')
   assert.equal(start?.tool_name, 'flaky_tool')
-  assert.deepEqual(of(msgs, 'tool_call_error').map((m) => [m.tool_call_id, m.error]), [[start.tool_call_id, 'flaky_tool is out of order']])
+  assert.deepEqual(
+    of(msgs, 'tool_call_error').map((m) => [m.tool_call_id, m.error]),
+    [[start.tool_call_id, 'flaky_tool is out of order']],
+  )
   const [err] = of(msgs, 'error')
   assert.equal(err?.error_code, 'execution_error')
   assert.equal(err?.message, 'the remote AG-UI agent failed: the run failed: tool flaky_tool failed: flaky_tool is out of order')

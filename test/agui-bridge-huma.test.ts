@@ -113,7 +113,9 @@ test('interrupt: a new context-update while the remote streams cancels the burst
   c.contextUpdate('stop, hello')
   assert.equal((await c.nextMessaging('typing_end')).reason, 'canceled')
   assert.equal(await said(c), 'Echo: stop, hello')
-  const ends = remote.events.filter((e) => e.type === 'run.error' || e.type === 'run.finished').map((e) => (e.type === 'run.error' ? e.code : 'finished'))
+  const ends = remote.events
+    .filter((e) => e.type === 'run.error' || e.type === 'run.finished')
+    .map((e) => (e.type === 'run.error' ? e.code : 'finished'))
   assert.equal(ends[0] === 'cancelled' || ends[0] === 'interrupted', true, `the slow remote run stopped (${ends.join(', ')})`)
   assert.equal(c.received.filter((e) => e.type === 'messaging' && e.event === 'message_sent').length, 1, 'nothing of the slow answer was sent')
   assert.deepEqual(c.errors, [], 'an interrupt is not an error')

@@ -38,7 +38,10 @@ test('weather: server tool call START/ARGS/END and TOOL_CALL_RESULT, then the an
   const events = await run(agent, 'weather in Paris')
   const start = events.find((e) => e.type === 'TOOL_CALL_START')!
   assert.equal(start.toolCallName, 'get_weather')
-  const args = events.filter((e) => e.type === 'TOOL_CALL_ARGS' && e.toolCallId === start.toolCallId).map((e) => e.delta).join('')
+  const args = events
+    .filter((e) => e.type === 'TOOL_CALL_ARGS' && e.toolCallId === start.toolCallId)
+    .map((e) => e.delta)
+    .join('')
   assert.deepEqual(JSON.parse(args), { city: 'Paris' })
   const result = events.find((e) => e.type === 'TOOL_CALL_RESULT')!
   assert.deepEqual(JSON.parse(String(result.content)), { city: 'Paris', temperature_c: 18, conditions: 'cloudy' })
@@ -72,7 +75,14 @@ test('plan: plan and progress as CUSTOM, each task a STEP_STARTED/STEP_FINISHED 
   )
   assert.deepEqual(
     events.filter((e) => e.type === 'STEP_STARTED' || e.type === 'STEP_FINISHED').map((e) => `${String(e.type)}:${String(e.stepName)}`),
-    ['STEP_STARTED:Gather requirements', 'STEP_FINISHED:Gather requirements', 'STEP_STARTED:Draft the answer', 'STEP_FINISHED:Draft the answer', 'STEP_STARTED:Review', 'STEP_FINISHED:Review'],
+    [
+      'STEP_STARTED:Gather requirements',
+      'STEP_FINISHED:Gather requirements',
+      'STEP_STARTED:Draft the answer',
+      'STEP_FINISHED:Draft the answer',
+      'STEP_STARTED:Review',
+      'STEP_FINISHED:Review',
+    ],
   )
 })
 
@@ -95,7 +105,11 @@ test('POST /agui/:agent picks the agent; an unknown one is a 404 JSON error', as
   t.after(() => s.close())
   const events = await run(agentFor(s.url, undefined, '/agui/demo'), 'hi')
   assert.equal(text(events), 'Echo: hi')
-  const res = await fetch(`${s.url}/agui/nobody`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId: 't', runId: 'r', messages: [] }) })
+  const res = await fetch(`${s.url}/agui/nobody`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ threadId: 't', runId: 'r', messages: [] }),
+  })
   assert.equal(res.status, 404)
   assert.match(((await res.json()) as { error: { message: string } }).error.message, /no agent named "nobody"/)
 })
@@ -130,7 +144,12 @@ test('state: null is "no state" (as in @ag-ui/core) and leaves the stored state 
   const res = await fetch(`${s.url}/agui`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ threadId: agent.threadId, runId: 'r-null', state: null, messages: [...agent.messages, { id: 'u-n', role: 'user', content: 'hi' }] }),
+    body: JSON.stringify({
+      threadId: agent.threadId,
+      runId: 'r-null',
+      state: null,
+      messages: [...agent.messages, { id: 'u-n', role: 'user', content: 'hi' }],
+    }),
   })
   assert.match(await res.text(), /RUN_FINISHED/)
   const session = await s.server.sessions.open(agent.threadId, 'anonymous')

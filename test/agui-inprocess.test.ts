@@ -55,8 +55,15 @@ class Forecaster extends AbstractAgent {
   }
 }
 
-const tools = { lookup_weather: { description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } }, execute: (args: Record<string, unknown>) => ({ city: String(args.city), temperature_c: 18 }) } }
-const of = <T extends HaiServerMessage['type']>(msgs: HaiServerMessage[], type: T) => msgs.filter((m): m is Extract<HaiServerMessage, { type: T }> => m.type === type)
+const tools = {
+  lookup_weather: {
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    execute: (args: Record<string, unknown>) => ({ city: String(args.city), temperature_c: 18 }),
+  },
+}
+const of = <T extends HaiServerMessage['type']>(msgs: HaiServerMessage[], type: T) =>
+  msgs.filter((m): m is Extract<HaiServerMessage, { type: T }> => m.type === type)
 
 test('an AbstractAgent subclass served in-process: over HAI (in-process tool, client tool, run error, cancel) and over AG-UI (HttpAgent)', async (t) => {
   const forecaster = new Forecaster({ description: 'Weather forecasts' })
@@ -68,8 +75,14 @@ test('an AbstractAgent subclass served in-process: over HAI (in-process tool, cl
   // A tool of aguiAgent with execute: called by the agent, run here, its result back in a follow-up run.
   c.say('weather in Lima')
   let msgs = await c.untilCompleted()
-  assert.deepEqual(of(msgs, 'tool_call_start').map((m) => [m.tool_name, m.parameters, m.metadata?.target]), [['lookup_weather', { city: 'Lima' }, 'server']])
-  assert.deepEqual(of(msgs, 'tool_call_end').map((m) => m.metadata?.result), [{ city: 'Lima', temperature_c: 18 }])
+  assert.deepEqual(
+    of(msgs, 'tool_call_start').map((m) => [m.tool_name, m.parameters, m.metadata?.target]),
+    [['lookup_weather', { city: 'Lima' }, 'server']],
+  )
+  assert.deepEqual(
+    of(msgs, 'tool_call_end').map((m) => m.metadata?.result),
+    [{ city: 'Lima', temperature_c: 18 }],
+  )
   assert.equal(textOf(msgs), 'Forecast: {"city":"Lima","temperature_c":18}')
 
   // A tool nobody here declares: the Parlance client runs it.
@@ -82,7 +95,10 @@ test('an AbstractAgent subclass served in-process: over HAI (in-process tool, cl
   // A failing run() is the run's error.
   c.say('boom')
   msgs = await c.untilCompleted()
-  assert.deepEqual(of(msgs, 'error').map((m) => [m.error_code, m.message]), [['execution_error', 'the AG-UI agent forecaster failed: the forecaster broke']])
+  assert.deepEqual(
+    of(msgs, 'error').map((m) => [m.error_code, m.message]),
+    [['execution_error', 'the AG-UI agent forecaster failed: the forecaster broke']],
+  )
 
   // Cancel: the agent's observable is unsubscribed (its teardown runs).
   c.say('hang')
@@ -95,7 +111,10 @@ test('an AbstractAgent subclass served in-process: over HAI (in-process tool, cl
   const events = await run(client, 'weather please')
   const started = events.find((e) => e.type === 'TOOL_CALL_START')
   assert.equal(started?.toolCallName, 'lookup_weather')
-  assert.equal(events.find((e) => e.type === 'TOOL_CALL_RESULT' && e.toolCallId === started?.toolCallId)?.content, '{"city":"Lima","temperature_c":18}')
+  assert.equal(
+    events.find((e) => e.type === 'TOOL_CALL_RESULT' && e.toolCallId === started?.toolCallId)?.content,
+    '{"city":"Lima","temperature_c":18}',
+  )
   assert.equal(text(events), 'Forecast: {"city":"Lima","temperature_c":18}')
 
   // Every run drove a view of the instance: its own thread, messages and state are as they were.
@@ -111,6 +130,9 @@ test('examples/agui-inprocess.ts: its AbstractAgent over HAI, with the tool it c
   assert.equal(textOf(await c.untilCompleted()), 'You said: hello')
   c.say('what is the weather?')
   const msgs = await c.untilCompleted()
-  assert.deepEqual(of(msgs, 'tool_call_end').map((m) => [m.tool_name, m.metadata?.result]), [['lookup_weather', { city: 'Lima', temperature_c: 18 }]])
+  assert.deepEqual(
+    of(msgs, 'tool_call_end').map((m) => [m.tool_name, m.metadata?.result]),
+    [['lookup_weather', { city: 'Lima', temperature_c: 18 }]],
+  )
   assert.equal(textOf(msgs), 'The tool says: {"city":"Lima","temperature_c":18}')
 })

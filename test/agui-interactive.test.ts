@@ -36,7 +36,9 @@ test('a client tool answered after clientToolTimeoutMs: the run already ended wi
   const callId = String(first.find((e) => e.type === 'TOOL_CALL_START')!.toolCallId)
   const session = await s.server.sessions.open(agent.threadId, 'anonymous')
   // The run gives up waiting after clientToolTimeoutMs: its end is recorded.
-  await waitFor(async () => (await s.server.sessions.store.read(session.id, 0, 1000)).some((e) => e.type === 'run.error'), { what: 'the run to give up waiting for the client tool' })
+  await waitFor(async () => (await s.server.sessions.store.read(session.id, 0, 1000)).some((e) => e.type === 'run.error'), {
+    what: 'the run to give up waiting for the client tool',
+  })
   assert.equal(session.activeRunId, null, 'the run gave up waiting')
   agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: callId, content: '{"late":true}' })
   const late = await run(agent, null, { tools })
@@ -47,7 +49,11 @@ test('a client tool answered after clientToolTimeoutMs: the run already ended wi
   const log = await s.server.sessions.store.read(session.id, 0, 1000)
   const timedOut = log.find((e) => e.type === 'tool.error')
   assert.match(timedOut?.type === 'tool.error' ? timedOut.error : '', /within 150 ms/)
-  assert.equal(log.filter((e) => e.type === 'messages.snapshot' || e.type === 'tool.result').length, 0, 'the late answer neither rewrote history nor counted as a result')
+  assert.equal(
+    log.filter((e) => e.type === 'messages.snapshot' || e.type === 'tool.result').length,
+    0,
+    'the late answer neither rewrote history nor counted as a result',
+  )
   assert.equal(log.filter((e) => e.type === 'run.error' && e.code === 'timeout').length, 1)
 })
 
@@ -63,10 +69,15 @@ for (const approved of [true, false]) {
     const outcome = last(first).outcome as { type: string; interrupts: Array<{ id: string; reason: string }> }
     assert.equal(outcome.type, 'interrupt')
     assert.equal(outcome.interrupts[0]!.id, request.approvalId)
-    const second = await run(agent, null, { resume: [{ interruptId: request.approvalId, status: 'resolved', payload: { approved, feedback: approved ? undefined : 'keep it' } }] })
+    const second = await run(agent, null, {
+      resume: [{ interruptId: request.approvalId, status: 'resolved', payload: { approved, feedback: approved ? undefined : 'keep it' } }],
+    })
     assert.equal((custom(second, 'parlance.approval_resolved')[0] as { approved: boolean }).approved, approved)
     assert.match(text(second), approved ? /Done: deleted notes\/demo\.txt/ : /Not approved.*keep it/)
-    assert.equal(second.some((e) => e.type === 'TOOL_CALL_START'), approved)
+    assert.equal(
+      second.some((e) => e.type === 'TOOL_CALL_START'),
+      approved,
+    )
   })
 }
 
@@ -112,7 +123,10 @@ test('resume: a stream dropped mid "count 2000" continues from Last-Event-ID wit
     body: JSON.stringify({ threadId, runId: 'r1', messages: [] }),
   })
   const body = await res.text()
-  assert.equal((body.match(/"TEXT_MESSAGE_CONTENT"/g) ?? []).length, deltas.length - first.filter((r) => r.event.type === 'TEXT_MESSAGE_CONTENT').length)
+  assert.equal(
+    (body.match(/"TEXT_MESSAGE_CONTENT"/g) ?? []).length,
+    deltas.length - first.filter((r) => r.event.type === 'TEXT_MESSAGE_CONTENT').length,
+  )
 })
 
 test('a client that disconnects does not stop the run; cancel ends an active run with outcome cancelled', async (t) => {
@@ -121,13 +135,18 @@ test('a client that disconnects does not stop the run; cancel ends an active run
   const client = new AguiClient({ url: s.url })
   const threadId = randomUUID()
   const ac = new AbortController()
-  await collect(client.run({ threadId, runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'slow' }] }, ac.signal), (r) => r.event.type === 'TEXT_MESSAGE_CONTENT')
+  await collect(
+    client.run({ threadId, runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'slow' }] }, ac.signal),
+    (r) => r.event.type === 'TEXT_MESSAGE_CONTENT',
+  )
   const session = await s.server.sessions.open(threadId, 'anonymous')
   ac.abort()
   // The server has seen the client leave, and the run still streams after that.
   await waitFor(() => session.subscriberCount === 0, { what: 'the server to drop the aborted stream' })
   const left = session.lastSeq
-  await waitFor(async () => (await s.server.sessions.store.read(session.id, left, 100)).some((e) => e.type === 'text.delta'), { what: 'a text delta after the client left' })
+  await waitFor(async () => (await s.server.sessions.store.read(session.id, left, 100)).some((e) => e.type === 'text.delta'), {
+    what: 'a text delta after the client left',
+  })
   assert.ok(session.activeRunId, 'the run goes on without its client')
   const watching = collect(client.resume(threadId))
   await client.cancel(threadId)

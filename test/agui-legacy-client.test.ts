@@ -21,7 +21,10 @@ interface AnyAgent {
   readonly state: unknown
   readonly messages: ReadonlyArray<{ role: string; toolCalls?: Array<{ id: string; function: { name: string } }> }>
   addMessage(message: { id: string; role: 'user' | 'tool'; content: string; toolCallId?: string }): void
-  runAgent(params?: Record<string, unknown>, subscriber?: { onEvent?(p: { event: Event }): void; onRunFailed?(p: { error: Error }): void }): Promise<unknown>
+  runAgent(
+    params?: Record<string, unknown>,
+    subscriber?: { onEvent?(p: { event: Event }): void; onRunFailed?(p: { error: Error }): void },
+  ): Promise<unknown>
 }
 
 const CLIENTS = [
@@ -41,7 +44,11 @@ const CLIENTS = [
 const TOOLS = [{ name: 'get_client_info', description: 'Information about the client', parameters: { type: 'object', properties: {} } }]
 
 /** One run: every event the client handed to onEvent, and the error the run failed with, if any. */
-async function run(agent: AnyAgent, text: string | null, params: Record<string, unknown> = {}): Promise<{ events: Event[]; failure: string | undefined }> {
+async function run(
+  agent: AnyAgent,
+  text: string | null,
+  params: Record<string, unknown> = {},
+): Promise<{ events: Event[]; failure: string | undefined }> {
   if (text !== null) agent.addMessage({ id: randomUUID(), role: 'user', content: text })
   const events: Event[] = []
   let failure: string | undefined
@@ -54,7 +61,11 @@ async function run(agent: AnyAgent, text: string | null, params: Record<string, 
   return { events, failure }
 }
 
-const textOf = (events: Event[]) => events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map((e) => String(e.delta)).join('')
+const textOf = (events: Event[]) =>
+  events
+    .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
+    .map((e) => String(e.delta))
+    .join('')
 
 let server: TestServer
 
@@ -69,7 +80,10 @@ for (const client of CLIENTS) {
     /** The run ended well: no failure, no RUN_ERROR, RUN_FINISHED last, every event valid for this version's schema. */
     const assertClean = ({ events, failure }: { events: Event[]; failure: string | undefined }) => {
       assert.equal(failure, undefined, `the run failed: ${failure}`)
-      assert.deepEqual(events.filter((e) => e.type === 'RUN_ERROR'), [])
+      assert.deepEqual(
+        events.filter((e) => e.type === 'RUN_ERROR'),
+        [],
+      )
       assert.equal(events.at(-1)?.type, 'RUN_FINISHED', events.map((e) => e.type).join(' '))
       for (const e of events) {
         const parsed = client.schema.safeParse(e)
@@ -98,7 +112,10 @@ for (const client of CLIENTS) {
       const agent = client.agent(server.url)
       const first = await run(agent, 'state')
       assertClean(first)
-      assert.deepEqual(first.events.filter((e) => String(e.type).startsWith('STATE_')).map((e) => e.type), ['STATE_SNAPSHOT', 'STATE_DELTA'])
+      assert.deepEqual(
+        first.events.filter((e) => String(e.type).startsWith('STATE_')).map((e) => e.type),
+        ['STATE_SNAPSHOT', 'STATE_DELTA'],
+      )
       assert.deepEqual(agent.state, { counter: 1 })
       const second = await run(agent, 'hello again')
       assertClean(second)

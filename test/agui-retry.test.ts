@@ -11,7 +11,8 @@ import { startServer, type TestServer } from './harness.js'
 type Ev = Record<string, unknown>
 
 /** A fresh client holding what the original client sent (the retry of that request), or the original itself. */
-const client = (s: TestServer, threadId: string, messages: Message[]) => new HttpAgent({ url: `${s.url}/agui`, threadId, initialMessages: structuredClone(messages) })
+const client = (s: TestServer, threadId: string, messages: Message[]) =>
+  new HttpAgent({ url: `${s.url}/agui`, threadId, initialMessages: structuredClone(messages) })
 
 async function runOf(agent: HttpAgent, runId: string, onEvent?: (e: Ev) => void): Promise<Ev[]> {
   const events: Ev[] = []
@@ -23,7 +24,10 @@ async function runOf(agent: HttpAgent, runId: string, onEvent?: (e: Ev) => void)
 /** The runs the session's log holds, and its history cuts. */
 async function log(s: TestServer, threadId: string) {
   const events = await s.server.sessions.store.read(threadId, 0, 10_000)
-  return { runs: events.filter((e) => e.type === 'run.started').map((e) => e.runId), rewinds: events.filter((e) => e.type === 'history.rewound').length }
+  return {
+    runs: events.filter((e) => e.type === 'run.started').map((e) => e.runId),
+    rewinds: events.filter((e) => e.type === 'history.rewound').length,
+  }
 }
 
 /** Each event as the client received it (JSON), for exact comparison. */

@@ -8,7 +8,11 @@ import { EventSchema } from '@ag-ui/core/schemas'
  * The events are checked after the run settles: the client catches and only logs what a subscriber throws, so an
  * assertion inside `onEvent` could never fail the test.
  */
-export async function run(agent: HttpAgent, text: string | null, params: Parameters<HttpAgent['runAgent']>[0] = {}): Promise<Array<Record<string, unknown>>> {
+export async function run(
+  agent: HttpAgent,
+  text: string | null,
+  params: Parameters<HttpAgent['runAgent']>[0] = {},
+): Promise<Array<Record<string, unknown>>> {
   if (text !== null) agent.addMessage({ id: randomUUID(), role: 'user', content: text })
   const events: Array<Record<string, unknown>> = []
   await agent.runAgent(params, { onEvent: ({ event }) => void events.push(event) })
@@ -30,7 +34,8 @@ export const text = (events: Array<Record<string, unknown>>) =>
     .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
     .map((e) => String(e.delta))
     .join('')
-export const custom = (events: Array<Record<string, unknown>>, name: string) => events.filter((e) => e.type === 'CUSTOM' && e.name === name).map((e) => e.value)
+export const custom = (events: Array<Record<string, unknown>>, name: string) =>
+  events.filter((e) => e.type === 'CUSTOM' && e.name === name).map((e) => e.value)
 export const last = (events: Array<Record<string, unknown>>) => events[events.length - 1]!
 
 export function agentFor(url: string, threadId: string = randomUUID(), path = '/agui'): HttpAgent {

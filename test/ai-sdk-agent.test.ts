@@ -47,7 +47,11 @@ const tools = {
     },
   }),
   // A Parlance ToolDefinition (as mcpTools gives them) next to the AI SDK tools.
-  shout: { description: 'Upper-cases text', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, execute: ({ text }: Record<string, unknown>) => String(text).toUpperCase() },
+  shout: {
+    description: 'Upper-cases text',
+    parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    execute: ({ text }: Record<string, unknown>) => String(text).toUpperCase(),
+  },
 }
 
 async function setup(t: TestContext, extra: Partial<AiSdkAgentOptions> = {}) {
@@ -75,11 +79,17 @@ test('text streams over HAI; the next turn sends the history with the system pro
   assert.deepEqual(second, ['system:Be brief.', 'user:hello model', 'assistant:You said: hello model', 'user:again'])
 })
 
-test('reasoning and text reach the ai package\'s chat transport as reasoning and text parts', async (t) => {
+test("reasoning and text reach the ai package's chat transport as reasoning and text parts", async (t) => {
   const { s } = await setup(t)
   const transport = new DefaultChatTransport({ api: `${s.url}/api/chat` })
   const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'ponder this' }] }
-  const stream = await transport.sendMessages({ chatId: 'chat-r', trigger: 'submit-message', messageId: undefined, messages: [user], abortSignal: undefined })
+  const stream = await transport.sendMessages({
+    chatId: 'chat-r',
+    trigger: 'submit-message',
+    messageId: undefined,
+    messages: [user],
+    abortSignal: undefined,
+  })
   let last: UIMessage | undefined
   for await (const m of readUIMessageStream({ stream })) last = m
   const parts = last!.parts.filter((p) => p.type === 'reasoning' || p.type === 'text').map((p) => [p.type, (p as { text: string }).text])
@@ -95,7 +105,11 @@ test('a tool with execute runs as a server tool: every dialect sees its call and
   c.say('weather please')
   const msgs = await c.untilCompleted()
   const start = msgs.find((m) => m.type === 'tool_call_start')
-  assert.deepEqual(start?.type === 'tool_call_start' ? [start.tool_name, start.parameters, start.metadata?.target] : null, ['get_weather', { city: 'Paris' }, 'server'])
+  assert.deepEqual(start?.type === 'tool_call_start' ? [start.tool_name, start.parameters, start.metadata?.target] : null, [
+    'get_weather',
+    { city: 'Paris' },
+    'server',
+  ])
   const end = msgs.find((m) => m.type === 'tool_call_end')
   assert.equal(end?.type === 'tool_call_end' ? end.result : null, '{"city":"Paris","temperature_c":18}')
   assert.equal(textOf(msgs), 'The tool said: {"city":"Paris","temperature_c":18}')
@@ -104,7 +118,14 @@ test('a tool with execute runs as a server tool: every dialect sees its call and
 
   // Over AG-UI, reasoning and text streamed before the call end before the call starts; the result follows the call.
   const events = await aguiRun(agentFor(s.url, undefined, '/agui/ai'), 'ponder, preface, then call:get_weather{"city":"Oslo"}')
-  const kinds = ['REASONING_MESSAGE_CONTENT', 'REASONING_MESSAGE_END', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_RESULT']
+  const kinds = [
+    'REASONING_MESSAGE_CONTENT',
+    'REASONING_MESSAGE_END',
+    'TEXT_MESSAGE_CONTENT',
+    'TEXT_MESSAGE_END',
+    'TOOL_CALL_START',
+    'TOOL_CALL_RESULT',
+  ]
   const order = events.map((e) => String(e.type)).filter((ty) => kinds.includes(ty))
   const [rc, re, tc, te, callStart, callResult] = kinds
   assert.deepEqual(order, [rc, rc, re, tc, tc, te, callStart, callResult, tc, tc, te])
@@ -138,7 +159,10 @@ test('needsApproval asks through ctx.approve with the arguments; approved it run
   const c = await s.hai()
   c.say('call:delete_file{"name":"todo.txt"}')
   let req = await c.next('tool_approval_request')
-  assert.deepEqual([req.tool_name, req.parameters, req.risk_level, req.tool_description], ['delete_file', { name: 'todo.txt' }, 'medium', 'Deletes a file'])
+  assert.deepEqual(
+    [req.tool_name, req.parameters, req.risk_level, req.tool_description],
+    ['delete_file', { name: 'todo.txt' }, 'medium', 'Deletes a file'],
+  )
   c.approve(req.approval_id, true)
   let msgs = await c.untilCompleted()
   assert.equal(textOf(msgs), 'The tool said: deleted todo.txt')
@@ -191,7 +215,9 @@ test('provider errors end the run naming provider, status and message (HAI and A
   assert.match(String(err.message), /^fakeai\.chat at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions answered 500: model overloaded$/)
   await c.untilCompleted()
 
-  const events = await aguiRun(agentFor(s.url, undefined, '/agui/ai'), 'unauthorized please').catch((e: Error) => [{ type: 'THROWN', message: e.message }])
+  const events = await aguiRun(agentFor(s.url, undefined, '/agui/ai'), 'unauthorized please').catch((e: Error) => [
+    { type: 'THROWN', message: e.message },
+  ])
   const runError = events.find((e) => e.type === 'RUN_ERROR' || e.type === 'THROWN')
   assert.match(String(runError?.message), /fakeai\.chat at .* answered 401: Incorrect API key provided/)
 

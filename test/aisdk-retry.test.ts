@@ -12,7 +12,13 @@ const user = (id: string, text: string): UIMessage => ({ id, role: 'user', parts
 const textOf = (m: UIMessage) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('')
 
 /** One request through the `ai` transport; each assistant message state read, `onUpdate` called per state. */
-async function send(s: TestServer, chatId: string, messages: UIMessage[], trigger: 'submit-message' | 'regenerate-message' = 'submit-message', onUpdate?: (m: UIMessage) => void): Promise<UIMessage> {
+async function send(
+  s: TestServer,
+  chatId: string,
+  messages: UIMessage[],
+  trigger: 'submit-message' | 'regenerate-message' = 'submit-message',
+  onUpdate?: (m: UIMessage) => void,
+): Promise<UIMessage> {
   const transport = new DefaultChatTransport({ api: `${s.url}/api/chat` })
   const stream = await transport.sendMessages({ chatId, trigger, messageId: undefined, messages, abortSignal: undefined })
   let last: UIMessage | undefined

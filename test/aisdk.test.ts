@@ -31,7 +31,11 @@ test('useChat body in, UI message stream out (read by the ai package): text, too
   assert.match(textOf(weather), /Lisbon is cloudy/)
   const state = await send(s.url, 'chat-1', [user('u3', 'state')])
   assert.deepEqual((state.parts.find((p) => p.type === 'data-state') as Part).data, { counter: 0 })
-  const res = await fetch(`${s.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'chat-1', messages: [user('u4', 'x')] }) })
+  const res = await fetch(`${s.url}/api/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'chat-1', messages: [user('u4', 'x')] }),
+  })
   assert.equal(res.headers.get('x-vercel-ai-ui-message-stream'), 'v1')
   assert.match(await res.text(), /data: \[DONE\]\n\n$/)
 })
@@ -43,7 +47,10 @@ test('client tool: the stream ends at the call; the next request carrying the ou
   const call = tools(first)[0]!
   assert.equal(call.toolName, 'get_client_info')
   assert.equal(call.state, 'input-available')
-  const answered: UIMessage = { ...first, parts: first.parts.map((p) => (p === call ? ({ ...call, state: 'output-available', output: { os: 'test' } } as never) : p)) }
+  const answered: UIMessage = {
+    ...first,
+    parts: first.parts.map((p) => (p === call ? ({ ...call, state: 'output-available', output: { os: 'test' } } as never) : p)),
+  }
   const second = await send(s.url, 'chat-2', [user('u1', 'client'), answered], answered)
   assert.match(textOf(second), /Client info: \{"os":"test"\}/)
 })
@@ -56,7 +63,14 @@ for (const approved of [true, false]) {
     const asking = tools(first).find((p) => p.state === 'approval-requested')!
     assert.equal(asking.toolName, 'delete_file')
     const approval = asking.approval as { id: string }
-    const responded: UIMessage = { ...first, parts: first.parts.map((p) => (p === asking ? ({ ...asking, state: 'approval-responded', approval: { id: approval.id, approved, reason: approved ? undefined : 'no' } } as never) : p)) }
+    const responded: UIMessage = {
+      ...first,
+      parts: first.parts.map((p) =>
+        p === asking
+          ? ({ ...asking, state: 'approval-responded', approval: { id: approval.id, approved, reason: approved ? undefined : 'no' } } as never)
+          : p,
+      ),
+    }
     const second = await send(s.url, 'chat-3', [user('u1', 'delete it'), responded], responded)
     assert.match(textOf(second), approved ? /Done: deleted notes\/demo\.txt/ : /Not approved/)
   })
@@ -70,7 +84,13 @@ test('resume: GET /api/chat/:id/stream re-attaches to the active stream (ai reco
   // message) has nothing to resume: 204, which the transport reads as null — not an error.
   assert.equal(await transport.reconnectToStream({ chatId: 'nobody-yet' }), null)
   const ac = new AbortController()
-  const stream = await transport.sendMessages({ chatId: 'chat-4', trigger: 'submit-message', messageId: undefined, messages: [user('u1', 'slow')], abortSignal: ac.signal })
+  const stream = await transport.sendMessages({
+    chatId: 'chat-4',
+    trigger: 'submit-message',
+    messageId: undefined,
+    messages: [user('u1', 'slow')],
+    abortSignal: ac.signal,
+  })
   const reader = stream.getReader()
   for (let n = 0; n < 6; n++) await reader.read()
   ac.abort()
@@ -80,7 +100,11 @@ test('resume: GET /api/chat/:id/stream re-attaches to the active stream (ai reco
   for await (const m of readUIMessageStream({ stream: again })) last = m
   assert.equal(textOf(last!), Array.from({ length: 50 }, (_, i) => `${i + 1} `).join(''))
   assert.equal(await transport.reconnectToStream({ chatId: 'chat-4' }), null, 'no active stream: 204')
-  const bad = await fetch(`${s.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'c', messages: [{ id: 'm', role: 'robot', parts: [] }] }) })
+  const bad = await fetch(`${s.url}/api/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'c', messages: [{ id: 'm', role: 'robot', parts: [] }] }),
+  })
   assert.equal(bad.status, 400)
   assert.equal(((await bad.json()) as { error: { field: string } }).error.field, 'messages[0].role')
 })

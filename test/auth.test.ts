@@ -67,7 +67,7 @@ test('a pluggable authenticate hook: a throwing hook refuses, it does not crash 
   assert.equal((await fetch(`${s.url}/healthz`)).status, 200)
 })
 
-test('HAI hijack: bob cannot attach to, drive or answer in alice\'s session, and sees none of it', async (t) => {
+test("HAI hijack: bob cannot attach to, drive or answer in alice's session, and sees none of it", async (t) => {
   const s = await startServer({ auth: twoUsers, limits: { approvalTimeoutMs: 5_000 } })
   t.after(() => s.close())
   const alice = await HaiClient.connect({ url: s.url, token: 'alice-token', sessionId: 'alice-1' })
@@ -95,7 +95,7 @@ test('HAI hijack: bob cannot attach to, drive or answer in alice\'s session, and
   await alice.untilCompleted()
 })
 
-test('HUMA hijack: bob naming alice\'s session in the handshake is refused and receives nothing', async (t) => {
+test("HUMA hijack: bob naming alice's session in the handshake is refused and receives nothing", async (t) => {
   const s = await startServer({ auth: twoUsers, limits: { typingMsPerChar: 0 } })
   t.after(() => s.close())
   const alice = await HumaClient.connect({ url: s.url, token: 'alice-token', sessionId: 'alice-2' })
@@ -110,9 +110,17 @@ test("AG-UI hijack: bob's POST, resume and cancel on alice's thread are 403 and 
   const s = await startServer({ auth: twoUsers })
   t.after(() => s.close())
   const as = (token: string) => ({ 'content-type': 'application/json', authorization: `Bearer ${token}` })
-  const alice = await fetch(`${s.url}/agui`, { method: 'POST', headers: as('alice-token'), body: JSON.stringify({ threadId: 'alice-t', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'secret plans' }] }) })
+  const alice = await fetch(`${s.url}/agui`, {
+    method: 'POST',
+    headers: as('alice-token'),
+    body: JSON.stringify({ threadId: 'alice-t', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'secret plans' }] }),
+  })
   assert.match(await alice.text(), /RUN_FINISHED/)
-  const post = await fetch(`${s.url}/agui`, { method: 'POST', headers: as('bob-token'), body: JSON.stringify({ threadId: 'alice-t', runId: 'r2', messages: [] }) })
+  const post = await fetch(`${s.url}/agui`, {
+    method: 'POST',
+    headers: as('bob-token'),
+    body: JSON.stringify({ threadId: 'alice-t', runId: 'r2', messages: [] }),
+  })
   assert.equal(post.status, 403)
   const body = await post.text()
   assert.doesNotMatch(body, /secret plans/)
@@ -145,9 +153,16 @@ test("MyAgent hijack: bob's reconnect, message and state request on alice's sess
 test("HugAI: no token → 401 over HTTP and 4401 over WebSocket; bob cannot decide alice's checkpoint", async (t) => {
   const s = await startServer({ auth: twoUsers })
   t.after(() => s.close())
-  const res = await fetch(`${s.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'agent/list' }) })
+  const res = await fetch(`${s.url}/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'agent/list' }),
+  })
   assert.equal(res.status, 401)
-  await assert.rejects(HugaiClient.connect({ url: s.url }).then((c) => c.call('agent/list')), /closed/)
+  await assert.rejects(
+    HugaiClient.connect({ url: s.url }).then((c) => c.call('agent/list')),
+    /closed/,
+  )
   const init = { processId: 1, capabilities: {}, governanceLevel: 'supervised' }
   const alice = await HugaiClient.connect({ url: s.url, token: 'alice-token' })
   t.after(() => alice.close())
@@ -157,7 +172,10 @@ test("HugAI: no token → 401 over HTTP and 4401 over WebSocket; bob cannot deci
   await bob.call('initialize', { ...init, agentId: 'bob' })
   const task = alice.call<{ output: string }>('agent/request', { sourceAgent: 'alice', targetAgent: 'demo', task: 'delete the notes' })
   const cp = await alice.nextNotification((n) => n.params.event === 'checkpoint')
-  await assert.rejects(bob.call('governance/approval', { checkpoint: cp.params.data!.checkpoint, artifact: {}, approver: 'bob', decision: 'approved' }), (e: unknown) => e instanceof RpcError && e.code === -32004)
+  await assert.rejects(
+    bob.call('governance/approval', { checkpoint: cp.params.data!.checkpoint, artifact: {}, approver: 'bob', decision: 'approved' }),
+    (e: unknown) => e instanceof RpcError && e.code === -32004,
+  )
   await alice.call('governance/approval', { checkpoint: cp.params.data!.checkpoint, artifact: {}, approver: 'alice', decision: 'rejected' })
   assert.match((await task).output, /Not approved/)
 })

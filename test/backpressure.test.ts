@@ -42,7 +42,7 @@ test('a client that stops reading is dropped with 4008 and a reason, server memo
   const seqs: number[] = []
   let text = ''
   let drops = 0
-  for (let done = false; !done; ) {
+  for (let done = false; !done;) {
     const from = seqs.length ? seqs[seqs.length - 1]! : lastSeq
     const again = new WebSocket(`${wsUrl}&after=${from}`)
     done = await new Promise<boolean>((resolve, reject) => {

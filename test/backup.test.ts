@@ -29,11 +29,14 @@ function cli(args: string[], banner = false): Promise<{ code: number | null; out
 /** The text the assistant streamed in a session, read through the inspector API. */
 async function textIn(url: string, sessionId: string): Promise<string> {
   let text = ''
-  for (let after = 0, more = true; more; ) {
+  for (let after = 0, more = true; more;) {
     const res = await fetch(`${url}/inspector/api/sessions/${encodeURIComponent(sessionId)}/events?limit=1000&after=${after}`)
     assert.equal(res.status, 200, `session ${sessionId}`)
     const page = (await res.json()) as { events: Array<{ type: string; delta?: string }>; next: number; more: boolean }
-    text += page.events.filter((e) => e.type === 'text.delta').map((e) => e.delta).join('')
+    text += page.events
+      .filter((e) => e.type === 'text.delta')
+      .map((e) => e.delta)
+      .join('')
     ;({ next: after, more } = page)
   }
   return text
@@ -83,7 +86,10 @@ test('backup while a server process writes; a new server on the copy serves the 
   assert.equal((await fetch(`${url}/healthz`)).status, 200)
 
   // Restore: a new directory holding the copy as parlance.db.
-  for (const [name, file] of [['restored', out], ['restored-2', join(dir, 'copy-2.db')]] as const) {
+  for (const [name, file] of [
+    ['restored', out],
+    ['restored-2', join(dir, 'copy-2.db')],
+  ] as const) {
     const restored = join(dir, name)
     mkdirSync(restored)
     copyFileSync(file, join(restored, 'parlance.db'))

@@ -19,8 +19,10 @@ export interface BridgeUnderTest {
   remoteLog(sessionId: string, pred: (e: StoredEvent) => boolean): Promise<StoredEvent[]>
 }
 
-export const chunks = (msgs: HaiServerMessage[]) => msgs.filter((m): m is Extract<HaiServerMessage, { type: 'assistant_message_chunk' }> => m.type === 'assistant_message_chunk' && !m.is_final)
-export const of = <T extends HaiServerMessage['type']>(msgs: HaiServerMessage[], type: T) => msgs.filter((m): m is Extract<HaiServerMessage, { type: T }> => m.type === type)
+export const chunks = (msgs: HaiServerMessage[]) =>
+  msgs.filter((m): m is Extract<HaiServerMessage, { type: 'assistant_message_chunk' }> => m.type === 'assistant_message_chunk' && !m.is_final)
+export const of = <T extends HaiServerMessage['type']>(msgs: HaiServerMessage[], type: T) =>
+  msgs.filter((m): m is Extract<HaiServerMessage, { type: T }> => m.type === type)
 
 /** Defines the shared tests (call at a test file's top level). */
 export function bridgeSuite(b: BridgeUnderTest): void {
@@ -123,11 +125,17 @@ export function bridgeSuite(b: BridgeUnderTest): void {
     assert.equal(textOf(msgs), 'The plan is complete: requirements gathered, answer drafted and reviewed.')
     await w.runEnd()
     const steps = w.events.filter((e) => e.type === 'step.started' || e.type === 'step.finished').map((e) => `${e.type}:${'name' in e ? e.name : ''}`)
-    assert.deepEqual(steps, ['Gather requirements', 'Draft the answer', 'Review'].flatMap((n) => [`step.started:${n}`, `step.finished:${n}`]))
+    assert.deepEqual(
+      steps,
+      ['Gather requirements', 'Draft the answer', 'Review'].flatMap((n) => [`step.started:${n}`, `step.finished:${n}`]),
+    )
     const plan = w.events.find((e) => e.type === 'plan')
     const progress = w.events.filter((e) => e.type === 'progress')
     assert.ok(plan?.type === 'plan')
-    assert.deepEqual(progress.map((p) => (p.type === 'progress' ? [p.planId, p.taskId] : null)), plan.tasks.map((t) => [plan.planId, t.id]))
+    assert.deepEqual(
+      progress.map((p) => (p.type === 'progress' ? [p.planId, p.taskId] : null)),
+      plan.tasks.map((t) => [plan.planId, t.id]),
+    )
   })
 
   test('interrupt: a new message while the remote streams stops it and answers the new one', async () => {
@@ -145,5 +153,9 @@ export function bridgeSuite(b: BridgeUnderTest): void {
 
 /** Waits (up to 3 s) until `read` returns a log with an event matching `pred`. */
 export async function logWith(read: () => Promise<StoredEvent[][]>, pred: (e: StoredEvent) => boolean): Promise<StoredEvent[]> {
-  return waitFor(async () => (await read()).find((log) => log.some(pred)), { what: 'a remote session with such an event', timeoutMs: 3000, intervalMs: 50 })
+  return waitFor(async () => (await read()).find((log) => log.some(pred)), {
+    what: 'a remote session with such an event',
+    timeoutMs: 3000,
+    intervalMs: 50,
+  })
 }

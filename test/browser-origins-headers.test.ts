@@ -47,13 +47,26 @@ const hostOf = (s: TestServer, name: string) => `${name}:${new URL(s.url).port}`
 async function assertRefused(s: TestServer, headers: Record<string, string>): Promise<void> {
   for (const r of ROUTES) {
     const what = `${r.method} ${r.path} ${JSON.stringify(headers)}`
-    const res = await rawHttp(`${s.url}${r.path}`, { method: r.method, headers: { ...headers, ...(r.body ? { 'content-type': 'application/json' } : {}) }, ...(r.body ? { body: r.body } : {}) })
+    const res = await rawHttp(`${s.url}${r.path}`, {
+      method: r.method,
+      headers: { ...headers, ...(r.body ? { 'content-type': 'application/json' } : {}) },
+      ...(r.body ? { body: r.body } : {}),
+    })
     assert.equal(res.status, 403, what)
     assert.equal((JSON.parse(res.body) as { error: { code: string } }).error.code, 'forbidden', what)
-    const pre = await rawHttp(`${s.url}${r.path}`, { method: 'OPTIONS', headers: { ...headers, 'access-control-request-method': r.method, 'access-control-request-headers': r.asks } })
+    const pre = await rawHttp(`${s.url}${r.path}`, {
+      method: 'OPTIONS',
+      headers: { ...headers, 'access-control-request-method': r.method, 'access-control-request-headers': r.asks },
+    })
     assert.equal(pre.status, 403, `preflight of ${what}`)
     for (const h of [res.headers, pre.headers]) {
-      for (const name of ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers']) {
+      for (const name of [
+        'access-control-allow-origin',
+        'access-control-allow-credentials',
+        'access-control-allow-methods',
+        'access-control-allow-headers',
+        'access-control-expose-headers',
+      ]) {
         assert.equal(h[name], undefined, `${name} on ${what}`)
       }
     }
@@ -64,18 +77,27 @@ async function assertRefused(s: TestServer, headers: Record<string, string>): Pr
 /** Every route's preflight is 204 with the method and headers it asks for; every answer carries the origin. */
 async function assertCors(s: TestServer, origin: string): Promise<void> {
   for (const r of ROUTES) {
-    const pre = await rawHttp(`${s.url}${r.path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': r.method, 'access-control-request-headers': r.asks } })
+    const pre = await rawHttp(`${s.url}${r.path}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': r.method, 'access-control-request-headers': r.asks },
+    })
     assert.equal(pre.status, 204, `preflight of ${r.method} ${r.path} from ${origin}`)
     assert.equal(pre.headers['access-control-allow-origin'], origin)
     assert.match(String(pre.headers['access-control-allow-methods']), new RegExp(`\\b${r.method}\\b`))
-    for (const h of r.asks.split(',')) assert.match(String(pre.headers['access-control-allow-headers']), new RegExp(`\\b${h}\\b`, 'i'), `${h} allowed for ${r.path}`)
+    for (const h of r.asks.split(','))
+      assert.match(String(pre.headers['access-control-allow-headers']), new RegExp(`\\b${h}\\b`, 'i'), `${h} allowed for ${r.path}`)
     assert.match(String(pre.headers.vary), /\bOrigin\b/i)
-    const res = await rawHttp(`${s.url}${r.path}`, { method: r.method, headers: { origin, ...(r.body ? { 'content-type': 'application/json' } : {}) }, ...(r.body ? { body: r.body } : {}) })
+    const res = await rawHttp(`${s.url}${r.path}`, {
+      method: r.method,
+      headers: { origin, ...(r.body ? { 'content-type': 'application/json' } : {}) },
+      ...(r.body ? { body: r.body } : {}),
+    })
     assert.notEqual(res.status, 403, `${r.method} ${r.path} from ${origin}: ${res.body}`)
     assert.equal(res.headers['access-control-allow-origin'], origin, `${r.method} ${r.path} (${res.status}) from ${origin}`)
     assert.match(String(res.headers.vary), /\bOrigin\b/i, `Vary of ${r.method} ${r.path}: ${String(res.headers.vary)}`)
     const exposed = String(res.headers['access-control-expose-headers']).toLowerCase()
-    for (const h of ['mcp-session-id', 'mcp-protocol-version', 'x-vercel-ai-ui-message-stream']) assert.ok(exposed.includes(h), `${h} exposed on ${r.path}: ${exposed}`)
+    for (const h of ['mcp-session-id', 'mcp-protocol-version', 'x-vercel-ai-ui-message-stream'])
+      assert.ok(exposed.includes(h), `${h} exposed on ${r.path}: ${exposed}`)
   }
   for (const path of UPGRADES) assert.equal(await wsHandshake(ws(s, path), { origin }), 101, `upgrade ${path} from ${origin}`)
 }
@@ -103,7 +125,10 @@ describe('origin policy over raw headers', { concurrency: true }, () => {
 
   test('no Origin (not a browser): nothing is refused and no CORS header is sent', async () => {
     for (const r of ROUTES) {
-      const res = await rawHttp(`${open.url}${r.path}`, { method: r.method, ...(r.body ? { headers: { 'content-type': 'application/json' }, body: r.body } : {}) })
+      const res = await rawHttp(`${open.url}${r.path}`, {
+        method: r.method,
+        ...(r.body ? { headers: { 'content-type': 'application/json' }, body: r.body } : {}),
+      })
       assert.notEqual(res.status, 403, `${r.method} ${r.path}: ${res.body}`)
       assert.equal(res.headers['access-control-allow-origin'], undefined)
     }
@@ -112,7 +137,8 @@ describe('origin policy over raw headers', { concurrency: true }, () => {
 
   test("origins: ['http://app.test:5173']: exactly that origin (and same-origin) is allowed; loopback pages, other ports and schemes are not", async () => {
     await assertCors(listed, 'http://app.test:5173')
-    for (const origin of ['http://localhost:5173', 'http://app.test:5174', 'https://app.test:5173', 'http://evil.test:5173']) await assertRefused(listed, { origin })
+    for (const origin of ['http://localhost:5173', 'http://app.test:5174', 'https://app.test:5173', 'http://evil.test:5173'])
+      await assertRefused(listed, { origin })
     // Same-origin: a page the server itself served (the inspector) calling its own routes.
     const self = new URL(listed.url).origin
     const res = await rawHttp(`${listed.url}/api/chat`, { method: 'POST', headers: { origin: self, 'content-type': 'application/json' }, body: '{}' })

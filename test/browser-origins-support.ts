@@ -42,7 +42,8 @@ export async function serveStatic(files: Record<string, string>): Promise<Static
     const file = files[new URL(req.url ?? '/', 'http://x').pathname]
     if (req.method !== 'GET' || !file) return void res.writeHead(404).end()
     readFile(file).then(
-      (body) => res.writeHead(200, { 'content-type': types[file.split('.').pop()!] ?? 'application/octet-stream', 'cache-control': 'no-store' }).end(body),
+      (body) =>
+        res.writeHead(200, { 'content-type': types[file.split('.').pop()!] ?? 'application/octet-stream', 'cache-control': 'no-store' }).end(body),
       () => res.writeHead(500).end(),
     )
   })
@@ -126,7 +127,12 @@ export class NetLog {
       if (refused && x.status === undefined) x.status = Number(refused[1])
       else x.failure ??= String(p.errorMessage)
     })
-    for (const event of ['Network.responseReceivedExtraInfo', 'Network.loadingFailed', 'Network.webSocketHandshakeResponseReceived', 'Network.webSocketFrameError']) {
+    for (const event of [
+      'Network.responseReceivedExtraInfo',
+      'Network.loadingFailed',
+      'Network.webSocketHandshakeResponseReceived',
+      'Network.webSocketFrameError',
+    ]) {
       cdp.on(event, () => queueMicrotask(() => log.watchers.forEach((w) => w())))
     }
     await cdp.send('Network.enable')
@@ -144,7 +150,11 @@ export class NetLog {
    * reports them a little after the page's own promise settled.
    */
   settled(port: number, timeoutMs = 20_000): Promise<void> {
-    return this.until(() => this.to(port).every((x) => x.status !== undefined || x.failure !== undefined), `outcome of every exchange with port ${port}`, timeoutMs)
+    return this.until(
+      () => this.to(port).every((x) => x.status !== undefined || x.failure !== undefined),
+      `outcome of every exchange with port ${port}`,
+      timeoutMs,
+    )
   }
 
   /** Resolves when `done()` holds, checked at each network event; rejects after `timeoutMs`. */
@@ -157,7 +167,11 @@ export class NetLog {
       }
       const timer = setTimeout(() => {
         stop()
-        reject(new Error(`no ${what} within ${timeoutMs} ms; seen:\n${this.all.map((x) => `${x.kind} ${x.method} ${x.url.href} ${x.status ?? x.failure ?? 'pending'}`).join('\n')}`))
+        reject(
+          new Error(
+            `no ${what} within ${timeoutMs} ms; seen:\n${this.all.map((x) => `${x.kind} ${x.method} ${x.url.href} ${x.status ?? x.failure ?? 'pending'}`).join('\n')}`,
+          ),
+        )
       }, timeoutMs)
       const stop = () => {
         clearTimeout(timer)
@@ -180,7 +194,10 @@ export class NetLog {
 }
 
 /** An HTTP request with exactly the headers given (Origin and Host included), answered whole. */
-export function rawHttp(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+export function rawHttp(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: init.method ?? 'GET', headers: init.headers ?? {} }, (res) => {
       let body = ''

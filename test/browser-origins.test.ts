@@ -40,7 +40,12 @@ const DIALECTS: Array<{ name: ScenarioName; args: (base: string) => unknown[]; c
     paths: ['/socket.io/'],
   },
   { name: 'aisdk', args: (b) => [b, TEXT], check: (v) => assert.equal(v, ECHO), paths: ['/api/chat'] },
-  { name: 'aisdkApproval', args: (b) => [b], check: (v) => assert.deepEqual(v, { asked: 'delete_file', reply: 'Done: deleted notes/demo.txt.' }), paths: ['/api/chat'] },
+  {
+    name: 'aisdkApproval',
+    args: (b) => [b],
+    check: (v) => assert.deepEqual(v, { asked: 'delete_file', reply: 'Done: deleted notes/demo.txt.' }),
+    paths: ['/api/chat'],
+  },
   { name: 'agui', args: (b) => [b, TEXT], check: (v) => assert.equal(v, ECHO), paths: ['/agui'] },
   {
     name: 'mcp',
@@ -87,7 +92,10 @@ const port = (s: TestServer) => Number(new URL(s.url).port)
 const origin = (host: string) => `http://${host}:${pages.port}`
 
 before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH; this test never downloads a browser`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH; this test never downloads a browser`,
+    )
   outDir = mkdtempSync(join(tmpdir(), 'parlance-origins-'))
   const launching = launchChromium()
   await bundlePage(outDir)
@@ -129,7 +137,10 @@ async function openPage(url: string, prepare?: (page: Page) => Promise<void>): P
   await page.goto(url)
   await page.locator('body[data-ready="true"]').waitFor()
   const run = (name: ScenarioName, ...args: unknown[]) =>
-    page.evaluate(({ n, a }) => (globalThis as unknown as { scenario: (n: string, ...a: unknown[]) => Promise<ScenarioResult> }).scenario(n, ...a), { n: name, a: args })
+    page.evaluate(({ n, a }) => (globalThis as unknown as { scenario: (n: string, ...a: unknown[]) => Promise<ScenarioResult> }).scenario(n, ...a), {
+      n: name,
+      a: args,
+    })
   return { page, net, errors, run }
 }
 
@@ -145,7 +156,13 @@ function pageOn(host: string): Promise<TestPage> {
   return p
 }
 
-const show = (xs: Exchange[]) => xs.map((x) => `${x.kind} ${x.method} ${x.url.host}${x.url.pathname} → ${x.status ?? x.failure ?? 'no answer'}${x.headers['access-control-allow-origin'] ? ` (ACAO ${x.headers['access-control-allow-origin']})` : ''}`).join('\n')
+const show = (xs: Exchange[]) =>
+  xs
+    .map(
+      (x) =>
+        `${x.kind} ${x.method} ${x.url.host}${x.url.pathname} → ${x.status ?? x.failure ?? 'no answer'}${x.headers['access-control-allow-origin'] ? ` (ACAO ${x.headers['access-control-allow-origin']})` : ''}`,
+    )
+    .join('\n')
 
 /** Every answer came from a loopback address (Chromium's address space of the peer). */
 function assertLoopbackOnly(p: TestPage): void {
@@ -166,7 +183,11 @@ async function allowed(p: TestPage, server: TestServer): Promise<void> {
   }
   await p.net.settled(port(server))
   const traffic = p.net.to(port(server))
-  for (const d of DIALECTS) assert.ok(traffic.some((x) => d.paths.some((path) => x.url.pathname.startsWith(path))), `${d.name}: no traffic seen`)
+  for (const d of DIALECTS)
+    assert.ok(
+      traffic.some((x) => d.paths.some((path) => x.url.pathname.startsWith(path))),
+      `${d.name}: no traffic seen`,
+    )
   // Each HTTP answer echoes the page's origin, with Vary: Origin; preflights are 204; WebSockets are accepted.
   for (const x of traffic) {
     if (x.kind === 'websocket') {
@@ -196,7 +217,10 @@ async function refused(p: TestPage, base: string, serverPort: number): Promise<v
   const traffic = p.net.to(serverPort).filter((x) => !x.url.pathname.startsWith('/__page/'))
   for (const d of DIALECTS) {
     const mine = traffic.filter((x) => d.paths.some((path) => x.url.pathname.startsWith(path)))
-    assert.ok(mine.some((x) => x.status === 403), `${d.name}: no 403 among\n${show(mine)}`)
+    assert.ok(
+      mine.some((x) => x.status === 403),
+      `${d.name}: no 403 among\n${show(mine)}`,
+    )
   }
   for (const x of traffic) {
     // What got an answer was refused; what did not was never sent (the request after a refused preflight).
@@ -209,7 +233,8 @@ async function refused(p: TestPage, base: string, serverPort: number): Promise<v
 }
 
 describe('browser front ends on their own origin (Chromium)', { concurrency: true }, () => {
-  test('loopback default: a page on http://127.0.0.1:A drives every dialect of Parlance on 127.0.0.1:B', async () => allowed(await pageOn('127.0.0.1'), open))
+  test('loopback default: a page on http://127.0.0.1:A drives every dialect of Parlance on 127.0.0.1:B', async () =>
+    allowed(await pageOn('127.0.0.1'), open))
 
   test("origins: ['http://app.test:A']: a page on app.test:A drives every dialect", async () => allowed(await pageOn('app.test'), listed))
 
@@ -218,7 +243,8 @@ describe('browser front ends on their own origin (Chromium)', { concurrency: tru
     await Promise.all([refused(p, open.url, port(open)), refused(p, listed.url, port(listed))])
   })
 
-  test('refused with origins listed: a loopback page that is not on the list', async () => refused(await pageOn('127.0.0.1'), listed.url, port(listed)))
+  test('refused with origins listed: a loopback page that is not on the list', async () =>
+    refused(await pageOn('127.0.0.1'), listed.url, port(listed)))
 
   test('DNS rebinding: a page at http://rebind.test:B (its requests reach Parlance with that Host) is refused on every route and upgrade', async () => {
     const b = port(open)
@@ -226,7 +252,9 @@ describe('browser front ends on their own origin (Chromium)', { concurrency: tru
     // The attacker's page as it was served before the name was rebound to 127.0.0.1: its two files come from the
     // static server (so Chromium sees a loopback page); everything else it asks rebind.test:B for goes to Parlance.
     const p = await openPage(`${base}/__page/`, async (page) => {
-      await page.route(`${base}/__page/**`, (route) => route.continue({ url: `${origin('127.0.0.1')}/${route.request().url().endsWith('/page.js') ? 'page.js' : ''}` }))
+      await page.route(`${base}/__page/**`, (route) =>
+        route.continue({ url: `${origin('127.0.0.1')}/${route.request().url().endsWith('/page.js') ? 'page.js' : ''}` }),
+      )
     })
     try {
       await refused(p, base, b)
@@ -259,7 +287,10 @@ describe('browser front ends on their own origin (Chromium)', { concurrency: tru
       assert.ok(second.ok, second.ok ? '' : second.error)
       assert.deepEqual(second.value, { resumed: '1 2 3 4 5 6 7 8 9 10 ', after: 'none' })
       const resumes = p.net.to(port(holding)).filter((x) => x.url.pathname === `/api/chat/${chatId}/stream`)
-      assert.deepEqual(resumes.map((x) => x.status), [204, 200, 204])
+      assert.deepEqual(
+        resumes.map((x) => x.status),
+        [204, 200, 204],
+      )
       for (const x of resumes) assert.equal(x.headers['access-control-allow-origin'], origin('localhost'))
       assertLoopbackOnly(p)
     } finally {
@@ -295,7 +326,10 @@ describe('browser front ends on their own origin (Chromium)', { concurrency: tru
       await page.getByRole('button', { name: 'Approve' }).click()
       await page.locator('#transcript li.assistant[data-done="true"]', { hasText: 'Done: deleted notes/demo.txt.' }).waitFor()
       const handshakes = net.to(port(open)).filter((x) => x.kind === 'websocket')
-      assert.deepEqual(handshakes.map((x) => [x.url.pathname, x.status]), [['/ws', 101]])
+      assert.deepEqual(
+        handshakes.map((x) => [x.url.pathname, x.status]),
+        [['/ws', 101]],
+      )
     } finally {
       await context.close()
     }

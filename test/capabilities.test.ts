@@ -7,11 +7,19 @@ import { startServer } from './harness.js'
 // `Capabilities` is the one description of what a dialect carries: `GET /` and the inspector API list each
 // served dialect's, as the dialect declares it (the inspector page shows them: inspector-own-agent.test.ts).
 
-const toyCaps: Capabilities = { transport: 'carrier pigeon', streaming: false, approvals: false, clientTools: false, state: false, resume: false, cancel: false }
+const toyCaps: Capabilities = {
+  transport: 'carrier pigeon',
+  streaming: false,
+  approvals: false,
+  clientTools: false,
+  state: false,
+  resume: false,
+  cancel: false,
+}
 const toy: Dialect = { name: 'toy', capabilities: toyCaps, mount: () => ({ dialect: 'toy', paths: { toy: '/toy' } }) }
 const bare: Dialect = { name: 'bare', mount: () => ({ dialect: 'bare', paths: {} }) }
 
-test('GET / and GET /inspector/api/info list each served dialect\'s declared capabilities, custom ones included', async (t) => {
+test("GET / and GET /inspector/api/info list each served dialect's declared capabilities, custom ones included", async (t) => {
   const s = await startServer({ dialects: [toy, bare] })
   t.after(() => s.close())
   const expected: Record<string, Capabilities> = {}

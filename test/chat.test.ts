@@ -37,7 +37,8 @@ function chat(url: string): ChildProcessWithoutNullStreams & { out: () => string
       }),
   })
 }
-const exited = (c: ChildProcessWithoutNullStreams) => new Promise<number | null>((resolve) => (c.exitCode !== null ? resolve(c.exitCode) : c.once('exit', resolve)))
+const exited = (c: ChildProcessWithoutNullStreams) =>
+  new Promise<number | null>((resolve) => (c.exitCode !== null ? resolve(c.exitCode) : c.once('exit', resolve)))
 
 test('piped stdin: every line is sent in order, each after the previous reply, and chat exits 0 after the last', async (t) => {
   const s = await startServer()
@@ -48,8 +49,15 @@ test('piped stdin: every line is sent in order, each after the previous reply, a
   assert.equal(await exited(c), 0, c.out())
   const out = c.out()
   const order = ['agent> 1 2 3', 'agent> Echo: hello there', 'Oslo'].map((x) => out.indexOf(x))
-  assert.ok(order.every((i) => i >= 0), out)
-  assert.deepEqual([...order].sort((a, b) => a - b), order, `answers in order:\n${out}`)
+  assert.ok(
+    order.every((i) => i >= 0),
+    out,
+  )
+  assert.deepEqual(
+    [...order].sort((a, b) => a - b),
+    order,
+    `answers in order:\n${out}`,
+  )
 })
 
 test('Ctrl-C cancels the streaming reply instead of quitting; a line typed meanwhile is queued and sent next; Ctrl-C when idle quits', async (t) => {
@@ -67,7 +75,11 @@ test('Ctrl-C cancels the streaming reply instead of quitting; a line typed meanw
   await c.until(/error cancelled/)
   await c.until(/agent> Echo: hello after/)
   assert.equal(c.exitCode, null, 'still running after one Ctrl-C')
-  assert.doesNotMatch(c.out(), /agent> 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50/, 'the slow reply was cut short')
+  assert.doesNotMatch(
+    c.out(),
+    /agent> 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50/,
+    'the slow reply was cut short',
+  )
   await c.until(/you> [^]*you> $/)
   c.kill('SIGINT')
   assert.equal(await exited(c), 0)

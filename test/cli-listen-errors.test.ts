@@ -11,7 +11,9 @@ test('parlance serve on a port in use names the port and --port / PORT, and exit
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
   t.after(() => blocker.close())
   const { port } = blocker.address() as AddressInfo
-  const child = spawn(process.execPath, cliArgs('serve', '--port', String(port), '--store', 'memory'), { env: { ...process.env, LOG_LEVEL: 'silent' } })
+  const child = spawn(process.execPath, cliArgs('serve', '--port', String(port), '--store', 'memory'), {
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+  })
   let err = ''
   child.stderr.on('data', (d: Buffer) => (err += d.toString()))
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))

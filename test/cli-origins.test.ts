@@ -9,7 +9,9 @@ import { WebSocket } from 'ws'
 import { cliArgs } from './support/node-args.js'
 
 function serve(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
+  return spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+  })
 }
 
 /** The banner, once the server listens (or the process's output when it exits first). */
@@ -25,7 +27,11 @@ function banner(child: ChildProcessWithoutNullStreams): Promise<string> {
   })
 }
 
-function get(url: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+function get(
+  url: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   const u = new URL(url)
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, path: u.pathname, method, headers }, (res) => {
@@ -55,10 +61,17 @@ test('--allow-origin: exactly the listed origins get CORS and WebSocket upgrades
   const out = await banner(child)
   assert.match(out, /browser: origins: http:\/\/app\.test:3000, https:\/\/\*\.preview\.test and same-origin pages/)
   const url = /listening on (http:\/\/\S+)/.exec(out)![1]!
-  const pre = await get(`${url}/api/chat`, { origin: 'http://app.test:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' }, 'OPTIONS')
+  const pre = await get(
+    `${url}/api/chat`,
+    { origin: 'http://app.test:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    'OPTIONS',
+  )
   assert.equal(pre.status, 204)
   assert.equal(pre.headers['access-control-allow-origin'], 'http://app.test:3000')
-  assert.equal((await get(`${url}/healthz`, { origin: 'https://pr-7.preview.test' })).headers['access-control-allow-origin'], 'https://pr-7.preview.test')
+  assert.equal(
+    (await get(`${url}/healthz`, { origin: 'https://pr-7.preview.test' })).headers['access-control-allow-origin'],
+    'https://pr-7.preview.test',
+  )
   const local = await get(`${url}/healthz`, { origin: 'http://localhost:3000' })
   assert.equal(local.status, 403, 'only the listed origins')
   assert.equal(local.headers['access-control-allow-origin'], undefined)
@@ -85,5 +98,11 @@ test('PARLANCE_ALLOW_ORIGIN and PARLANCE_ALLOW_HOST set the same policy; a forei
   )
   assert.match(err, /--allow-origin \* allows every page already/)
   const invalid = serve(['--allow-origin', 'app.test:3000'])
-  assert.match(await banner(invalid).then(() => '', (e: Error) => e.message), /invalid origin "app\.test:3000": an origin is scheme:\/\/host\[:port\]/)
+  assert.match(
+    await banner(invalid).then(
+      () => '',
+      (e: Error) => e.message,
+    ),
+    /invalid origin "app\.test:3000": an origin is scheme:\/\/host\[:port\]/,
+  )
 })

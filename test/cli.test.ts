@@ -114,7 +114,10 @@ test('parlance serve --agent openai --model NAME talks to OPENAI_BASE_URL; witho
   const { fakeOpenAI } = await import('./support/fake-openai.js')
   const llm = await fakeOpenAI()
   t.after(() => llm.close())
-  const server = run(['serve', '--port', '0', '--store', 'memory', '--agent', 'openai', '--model', 'fake-1'], { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: 'k' })
+  const server = run(['serve', '--port', '0', '--store', 'memory', '--agent', 'openai', '--model', 'fake-1'], {
+    OPENAI_BASE_URL: llm.url,
+    OPENAI_API_KEY: 'k',
+  })
   t.after(() => server.kill('SIGKILL'))
   const banner = await waitFor(server, /listening on (http:\/\/\S+)/, 'serve')
   assert.match(banner, /agents: openai/)

@@ -37,7 +37,11 @@ test('cluster failover: kill -9 the node running a stream; the client resumes on
   t.after(() => store.close())
   const stored = await store.readEvents(c.sessionId, 0, 100_000)
   const seqs = stored.map((e) => e.seq)
-  assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1), 'the log has no gap')
+  assert.deepEqual(
+    seqs,
+    Array.from({ length: seqs.length }, (_, i) => i + 1),
+    'the log has no gap',
+  )
   for (const m of c.received) if (typeof m.seq === 'number') assert.ok(seqs.includes(m.seq), `seq ${m.seq} the client saw is stored`)
   const resumed = rest.flatMap((m) => (typeof m.seq === 'number' ? [m.seq] : []))
   assert.ok(resumed[0]! > c.lastSeq, 'nothing seen before is replayed')

@@ -43,11 +43,17 @@ test('Redis outage: clear errors, /healthz degraded, the server and its connecti
   // Longer than the lease: Redis itself (reached directly, not through the cut proxy) has let it expire.
   const redis = new Redis(REDIS_URL)
   t.after(() => redis.quit())
-  await waitFor(async () => (await redis.exists(redisKeys(prefix).lease(c.sessionId))) === 0, { what: "the session's lease to expire in Redis", timeoutMs: 10_000 })
+  await waitFor(async () => (await redis.exists(redisKeys(prefix).lease(c.sessionId))) === 0, {
+    what: "the session's lease to expire in Redis",
+    timeoutMs: 10_000,
+  })
   proxy.restore()
 
   const rest = await c.untilCompleted(30_000)
-  assert.ok(rest.some((m) => m.type === 'assistant_message_chunk'), 'the stream went on after the outage')
+  assert.ok(
+    rest.some((m) => m.type === 'assistant_message_chunk'),
+    'the stream went on after the outage',
+  )
   assert.ok(!rest.some((m) => m.type === 'error'), `the run was not cut short: ${JSON.stringify(rest.filter((m) => m.type === 'error'))}`)
   verifyHaiStream(c.received)
   assert.equal((await health(node.url)).status, 200)
@@ -55,7 +61,10 @@ test('Redis outage: clear errors, /healthz degraded, the server and its connecti
   const store = createRedisStore({ prefix })
   t.after(() => store.close())
   const stored = await store.readEvents(c.sessionId, 0, 100_000)
-  assert.deepEqual(stored.map((e) => e.seq), Array.from({ length: stored.length }, (_, i) => i + 1))
+  assert.deepEqual(
+    stored.map((e) => e.seq),
+    Array.from({ length: stored.length }, (_, i) => i + 1),
+  )
   const deltas = stored.flatMap((e) => (e.type === 'text.delta' ? [e.delta] : [])).join('')
   assert.equal(textOf(c.received), deltas, 'every stored chunk reached the client exactly once')
   // …and the session goes on; the client that got the error may simply retry.

@@ -43,7 +43,11 @@ test('cluster: a client on node 2 watches and answers a run executing on node 1 
   assert.match(textOf(done1), /deleted/i)
   assert.deepEqual(c2.received, c1.received, 'every frame, seq for seq, the same on both nodes')
   const seqs = c1.received.flatMap((m) => (typeof m.seq === 'number' ? [m.seq] : []))
-  assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in seq order')
+  assert.deepEqual(
+    seqs,
+    [...seqs].sort((a, b) => a - b),
+    'in seq order',
+  )
   assert.ok(done2.length > 0)
 })
 
@@ -81,7 +85,11 @@ test('cluster: three nodes, three dialects, one session — identical canonical 
   const reference = shape(watches[0]!.events)
   for (const w of watches.slice(1)) assert.deepEqual(shape(w.events), reference, 'each node delivered the same events')
   const seqs = watches[0]!.events.map((e) => e.seq)
-  assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i), 'no gap, no duplicate')
+  assert.deepEqual(
+    seqs,
+    Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i),
+    'no gap, no duplicate',
+  )
   assert.ok(watches[0]!.events.some((e) => e.type === 'tool.result' && JSON.stringify(e.result).includes('cluster-test')))
   for (const n of nodes) {
     const s = await n.server.sessions.open(sid, 'anonymous')
@@ -152,7 +160,12 @@ test('cluster: a HUMA client on a replica node confirms a burst run on the write
   const w = await watch(n1!, sid)
   await w.runEnd() // the 'hello' run's
   let fail = false
-  const huma = await HumaClient.connect({ url: n2!.url, sessionId: sid, afterSeq: hai.lastSeq, confirm: (e) => ({ messageIndex: e.messageIndex, success: !(fail && e.messageIndex === 1), ...(fail ? { error: 'phone offline' } : {}) }) })
+  const huma = await HumaClient.connect({
+    url: n2!.url,
+    sessionId: sid,
+    afterSeq: hai.lastSeq,
+    confirm: (e) => ({ messageIndex: e.messageIndex, success: !(fail && e.messageIndex === 1), ...(fail ? { error: 'phone offline' } : {}) }),
+  })
   t.after(() => huma.close())
   // Node 2's confirming subscriber is recorded in Redis before the burst starts (a real user types slower).
   const redis = new Redis(REDIS_URL)
@@ -162,7 +175,11 @@ test('cluster: a HUMA client on a replica node confirms a burst run on the write
   huma.contextUpdate('send a burst')
   assert.equal((await huma.nextMessaging('typing_end')).reason, undefined)
   await w.runEnd()
-  const order = (from = 0) => w.events.slice(from).filter((e) => e.type === 'message.sent' || e.type === 'message.delivery').map((e) => `${e.type === 'message.sent' ? 'sent' : e.ok ? 'ok' : 'failed'}${e.index}`)
+  const order = (from = 0) =>
+    w.events
+      .slice(from)
+      .filter((e) => e.type === 'message.sent' || e.type === 'message.delivery')
+      .map((e) => `${e.type === 'message.sent' ? 'sent' : e.ok ? 'ok' : 'failed'}${e.index}`)
   assert.deepEqual(order(), ['sent0', 'ok0', 'sent1', 'ok1', 'sent2', 'ok2'], 'each message waited for the confirmation sent to node 2')
   const delivered = w.events.find((e) => e.type === 'message.delivery')
   assert.equal(delivered?.type === 'message.delivery' ? delivered.by : null, 'client')

@@ -21,11 +21,24 @@ const ON_BUSY = ['interrupt', 'enqueue', 'reject', 'rollback'] as const
 
 test('AI SDK decode: never throws; errors are invalid_json / invalid_message, and a JSON object that fails names its field', () => {
   const part = fc.record({ type: fc.oneof(fc.constantFrom('text', 'file', 'dynamic-tool', ''), json), text: anything }, { requiredKeys: [] })
-  const message = fc.record({ id: fc.oneof(fc.string({ maxLength: 300 }), json), role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'tool'), json), parts: fc.oneof(fc.array(part, { maxLength: 4 }), json) }, { requiredKeys: [] })
+  const message = fc.record(
+    {
+      id: fc.oneof(fc.string({ maxLength: 300 }), json),
+      role: fc.oneof(fc.constantFrom('user', 'assistant', 'system', 'tool'), json),
+      parts: fc.oneof(fc.array(part, { maxLength: 4 }), json),
+    },
+    { requiredKeys: [] },
+  )
   const body = fc.oneof(
     fc.string(),
     json.map((v) => JSON.stringify(v)),
-    shaped({ id: fc.oneof(fc.string({ maxLength: 300 }), json), messages: fc.oneof(fc.array(message, { maxLength: 4 }), json), trigger: anything, messageId: anything, onBusy: fc.oneof(fc.constantFrom(...ON_BUSY, 'later'), json) }),
+    shaped({
+      id: fc.oneof(fc.string({ maxLength: 300 }), json),
+      messages: fc.oneof(fc.array(message, { maxLength: 4 }), json),
+      trigger: anything,
+      messageId: anything,
+      onBusy: fc.oneof(fc.constantFrom(...ON_BUSY, 'later'), json),
+    }),
   )
   fc.assert(
     fc.property(body, (b) => {
@@ -39,7 +52,8 @@ test('AI SDK decode: never throws; errors are invalid_json / invalid_message, an
       } catch {
         return assert.equal(d.error.code, 'invalid_json')
       }
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) assert.equal(typeof d.error.details?.field, 'string', d.error.message)
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+        assert.equal(typeof d.error.details?.field, 'string', d.error.message)
     }),
     { numRuns: 2000 },
   )
@@ -47,8 +61,20 @@ test('AI SDK decode: never throws; errors are invalid_json / invalid_message, an
 
 test('AI SDK decode: every well-formed chat request decodes to what was sent', () => {
   const id = fc.string({ minLength: 1, maxLength: 256 })
-  const message = fc.record({ id, role: fc.constantFrom('user', 'assistant', 'system'), parts: fc.array(fc.record({ type: fc.constantFrom('text', 'reasoning', 'step-start'), text: fc.string() }), { maxLength: 3 }) })
-  const request = fc.record({ id, messages: fc.array(message, { maxLength: 4 }), trigger: fc.constantFrom('submit-message', 'regenerate-message'), onBusy: fc.constantFrom(...ON_BUSY) }, { requiredKeys: ['id', 'messages'] })
+  const message = fc.record({
+    id,
+    role: fc.constantFrom('user', 'assistant', 'system'),
+    parts: fc.array(fc.record({ type: fc.constantFrom('text', 'reasoning', 'step-start'), text: fc.string() }), { maxLength: 3 }),
+  })
+  const request = fc.record(
+    {
+      id,
+      messages: fc.array(message, { maxLength: 4 }),
+      trigger: fc.constantFrom('submit-message', 'regenerate-message'),
+      onBusy: fc.constantFrom(...ON_BUSY),
+    },
+    { requiredKeys: ['id', 'messages'] },
+  )
   fc.assert(
     fc.property(request, (r) => {
       const d = aisdk.decode(JSON.stringify(r), limits)
@@ -59,10 +85,31 @@ test('AI SDK decode: every well-formed chat request decodes to what was sent', (
   )
 })
 
-const dataPart = (value: unknown): Part => ({ content: { $case: 'data', value: value as never }, metadata: undefined, filename: '', mediaType: 'application/json' })
+const dataPart = (value: unknown): Part => ({
+  content: { $case: 'data', value: value as never },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'application/json',
+})
 const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' })
-const a2aMessage = (parts: Part[]): Message => ({ messageId: 'm', contextId: '', taskId: '', role: 1, parts, metadata: undefined, extensions: [], referenceTaskIds: [] })
-const parts = fc.array(fc.oneof(json.map(dataPart), fc.string().map(textPart), fc.record({ approved: fc.oneof(fc.boolean(), json), feedback: anything, result: anything, error: anything }, { requiredKeys: [] }).map(dataPart)), { maxLength: 4 })
+const a2aMessage = (parts: Part[]): Message => ({
+  messageId: 'm',
+  contextId: '',
+  taskId: '',
+  role: 1,
+  parts,
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+})
+const parts = fc.array(
+  fc.oneof(
+    json.map(dataPart),
+    fc.string().map(textPart),
+    fc.record({ approved: fc.oneof(fc.boolean(), json), feedback: anything, result: anything, error: anything }, { requiredKeys: [] }).map(dataPart),
+  ),
+  { maxLength: 4 },
+)
 
 test('A2A onBusy in message metadata: never throws; absent is undefined, one of the four is taken, anything else names the field', () => {
   fc.assert(
@@ -96,7 +143,13 @@ test('A2A approval and client-tool answers: never throw; approved is a boolean, 
 })
 
 test('MCP approval form answers: never throw; only an accepted form with approve: true approves', () => {
-  const answer = fc.record({ action: fc.constantFrom('accept', 'decline', 'cancel'), content: fc.option(fc.record({ approve: fc.oneof(fc.boolean(), json), feedback: anything }, { requiredKeys: [] }), { nil: undefined }) }, { requiredKeys: ['action'] })
+  const answer = fc.record(
+    {
+      action: fc.constantFrom('accept', 'decline', 'cancel'),
+      content: fc.option(fc.record({ approve: fc.oneof(fc.boolean(), json), feedback: anything }, { requiredKeys: [] }), { nil: undefined }),
+    },
+    { requiredKeys: ['action'] },
+  )
   fc.assert(
     fc.property(answer, (a) => {
       const r = approvalAnswer(a as ElicitResult)

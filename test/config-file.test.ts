@@ -29,7 +29,10 @@ test('parseConfig: values become what the flags would have given', () => {
     'trust-proxy': true,
     limit: ['maxConcurrentRuns=5000', 'maxFrameBytes=0'],
   })
-  assert.deepEqual(parse({ agent: ['./a.js', 'demo'], limit: ['maxConcurrentRuns=7'] }), { agent: ['./a.js', 'demo'], limit: ['maxConcurrentRuns=7'] })
+  assert.deepEqual(parse({ agent: ['./a.js', 'demo'], limit: ['maxConcurrentRuns=7'] }), {
+    agent: ['./a.js', 'demo'],
+    limit: ['maxConcurrentRuns=7'],
+  })
   assert.deepEqual(parse({}), {})
 })
 
@@ -52,16 +55,29 @@ test('parseConfig: unknown keys and wrong types are errors naming the key and th
   for (const [json, pattern] of cases) assert.throws(() => parse(json), pattern, JSON.stringify(json))
 })
 
-test('mergeSettings: the file, then the environment, then the flags; --limit adds to the file\'s limits', () => {
+test("mergeSettings: the file, then the environment, then the flags; --limit adds to the file's limits", () => {
   const file = { port: '1', token: 'file', agent: ['a'], limit: ['maxConcurrentRuns=1', 'maxFrameBytes=2'], 'node-id': 'file-node' }
-  const merged = mergeSettings(file, { PORT: '2', PARLANCE_TOKEN: '', PARLANCE_NODE_ID: 'env-node' }, { port: '3', agent: ['b'], limit: ['maxConcurrentRuns=9'], token: undefined })
-  assert.deepEqual(merged, { port: '3', token: 'file', agent: ['b'], limit: ['maxConcurrentRuns=1', 'maxFrameBytes=2', 'maxConcurrentRuns=9'], 'node-id': 'env-node' })
+  const merged = mergeSettings(
+    file,
+    { PORT: '2', PARLANCE_TOKEN: '', PARLANCE_NODE_ID: 'env-node' },
+    { port: '3', agent: ['b'], limit: ['maxConcurrentRuns=9'], token: undefined },
+  )
+  assert.deepEqual(merged, {
+    port: '3',
+    token: 'file',
+    agent: ['b'],
+    limit: ['maxConcurrentRuns=1', 'maxFrameBytes=2', 'maxConcurrentRuns=9'],
+    'node-id': 'env-node',
+  })
   assert.equal(mergeSettings(file, { PORT: '2' }, {}).port, '2', 'the environment over the file')
   assert.deepEqual(mergeSettings({}, {}, { limit: ['maxFrameBytes=3'] }).limit, ['maxFrameBytes=3'])
 })
 
 /** Runs `parlance serve …` until it exits or prints its banner (then it keeps running for the caller). */
-function serveCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string; child: ChildProcess | null }> {
+function serveCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; out: string; err: string; child: ChildProcess | null }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, cliArgs('serve', ...args), {
       env: { ...process.env, LOG_LEVEL: 'silent', PARLANCE_TOKEN: '', PORT: '', ...env },
@@ -88,7 +104,10 @@ test('CLI: the file is applied, the environment overrides it, a flag overrides b
   const dir = mkdtempSync(join(tmpdir(), 'parlance-config-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, 'parlance.json')
-  writeFileSync(file, JSON.stringify({ port: 0, host: '127.0.0.1', store: 'memory', agent: ['demo'], token: 'from-file', limit: { maxFrameBytes: 200 } }))
+  writeFileSync(
+    file,
+    JSON.stringify({ port: 0, host: '127.0.0.1', store: 'memory', agent: ['demo'], token: 'from-file', limit: { maxFrameBytes: 200 } }),
+  )
   const tokens = ['from-file', 'from-env', 'from-flag']
 
   const a = await serveCli(['--config', file])

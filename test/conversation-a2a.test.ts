@@ -36,7 +36,11 @@ const send = async (c: Client, m: Message): Promise<Task> => {
   return r
 }
 const stream = (c: Client, m: Message) => c.sendMessageStream({ tenant: '', message: m, configuration: undefined, metadata: undefined })
-const text = (t: Task) => t.artifacts.flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('').trim()
+const text = (t: Task) =>
+  t.artifacts
+    .flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')))
+    .join('')
+    .trim()
 const statusData = (t: Task) => {
   const d = t.status?.message?.parts.find((p) => p.content?.$case === 'data')?.content
   return (d?.$case === 'data' ? d.value : null) as Record<string, unknown> | null
@@ -65,7 +69,10 @@ test('reject: a message into a context whose task is working is a rejected task 
   const done = await first
   assert.deepEqual([done.status?.state, text(done)], [TaskState.TASK_STATE_COMPLETED, 'answer to one'])
   assert.equal(g.seen.length, 1, 'the refused message started no run')
-  assert.deepEqual(session.model.messages.filter((m) => m.role === 'user').map((m) => m.content), ['one'])
+  assert.deepEqual(
+    session.model.messages.filter((m) => m.role === 'user').map((m) => m.content),
+    ['one'],
+  )
 })
 
 test('enqueue: the second task stays submitted (queued) until its run starts, then streams and completes', async (t) => {
@@ -79,7 +86,8 @@ test('enqueue: the second task stays submitted (queued) until its run starts, th
   for await (const ev of events) {
     const p = ev.payload
     if (p?.$case === 'task') states.push(`task:${TaskState[p.value.status!.state]}`)
-    if (p?.$case === 'artifactUpdate') for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') answer += part.content.value
+    if (p?.$case === 'artifactUpdate')
+      for (const part of p.value.artifact?.parts ?? []) if (part.content?.$case === 'text') answer += part.content.value
     if (p?.$case !== 'statusUpdate') continue
     states.push(TaskState[p.value.status!.state])
     if (p.value.status!.state === TaskState.TASK_STATE_SUBMITTED && !released) {
@@ -132,7 +140,13 @@ test('tasks/cancel of a queued task withdraws its message: the task is canceled 
   g.release()
   assert.equal(text(await first), 'answer to one')
   const log = await s.server.sessions.store.read(contextId, 0, 1000)
-  assert.ok(log.some((e) => e.type === 'message.withdrawn'), 'the withdrawal is in the log')
+  assert.ok(
+    log.some((e) => e.type === 'message.withdrawn'),
+    'the withdrawal is in the log',
+  )
   assert.equal(g.seen.length, 1, 'the withdrawn message never ran')
-  assert.deepEqual(log.filter((e) => e.type === 'message.user').map((e) => (e as { content: string }).content), ['one'])
+  assert.deepEqual(
+    log.filter((e) => e.type === 'message.user').map((e) => (e as { content: string }).content),
+    ['one'],
+  )
 })

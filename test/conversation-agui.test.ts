@@ -43,7 +43,11 @@ function go(agent: HttpAgent, text: string | null, forwardedProps?: Record<strin
       return events
     })
   const until = (pred: (e: Event) => boolean) =>
-    within(new Promise<Event>((resolve) => (events.some(pred) ? resolve(events.find(pred)!) : waiters.push({ pred, resolve }))), 15_000, `an AG-UI event matching ${String(pred)}`)
+    within(
+      new Promise<Event>((resolve) => (events.some(pred) ? resolve(events.find(pred)!) : waiters.push({ pred, resolve }))),
+      15_000,
+      `an AG-UI event matching ${String(pred)}`,
+    )
   return { events, done, until }
 }
 
@@ -52,10 +56,12 @@ const text = (events: Event[]) =>
     .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
     .map((e) => String(e.delta))
     .join('')
-const customs = (events: Event[], name: string) => events.filter((e) => e.type === 'CUSTOM' && e.name === name).map((e) => e.value as Record<string, unknown>)
+const customs = (events: Event[], name: string) =>
+  events.filter((e) => e.type === 'CUSTOM' && e.name === name).map((e) => e.value as Record<string, unknown>)
 const count = (events: Event[], type: string) => events.filter((e) => e.type === type).length
 /** Another tab of the same UI: the same thread and the messages the first one holds now. */
-const tab = (s: TestServer, from: HttpAgent) => new HttpAgent({ url: `${s.url}/agui`, threadId: from.threadId, initialMessages: structuredClone(from.messages) })
+const tab = (s: TestServer, from: HttpAgent) =>
+  new HttpAgent({ url: `${s.url}/agui`, threadId: from.threadId, initialMessages: structuredClone(from.messages) })
 const log = (s: TestServer, id: string): Promise<StoredEvent[]> => s.server.sessions.store.read(id, 0, 10_000)
 const users = (h: string[] | undefined) => (h ?? []).filter((x) => x.startsWith('u:'))
 
@@ -139,10 +145,14 @@ for (const policy of ['rollback', 'interrupt'] as const) {
     g.release()
     const events = await third.done
     assert.equal(text(events), 'answer to three')
-    const expected = policy === 'rollback' ? ['u:one', 'a:answer to one', 'u:three'] : ['u:one', 'a:answer to one', 'u:two', 'a:answer to two', 'u:three']
+    const expected =
+      policy === 'rollback' ? ['u:one', 'a:answer to one', 'u:three'] : ['u:one', 'a:answer to one', 'u:two', 'a:answer to two', 'u:three']
     assert.deepEqual(g.seen[2], expected)
     const rewound = customs(events, 'parlance.history_rewound')
-    assert.deepEqual(rewound.map((v) => v.reason), policy === 'rollback' ? ['rollback'] : [])
+    assert.deepEqual(
+      rewound.map((v) => v.reason),
+      policy === 'rollback' ? ['rollback'] : [],
+    )
   })
 }
 

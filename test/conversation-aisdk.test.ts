@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
-import { AbstractChat, DefaultChatTransport, type ChatInit, type ChatState, type ChatStatus, type DataUIPart, type UIDataTypes, type UIMessage } from 'ai'
+import {
+  AbstractChat,
+  DefaultChatTransport,
+  type ChatInit,
+  type ChatState,
+  type ChatStatus,
+  type DataUIPart,
+  type UIDataTypes,
+  type UIMessage,
+} from 'ai'
 import type { StoredEvent } from '../src/index.js'
 import { gatedAgent } from './conversation-support.js'
 import { startServer, type TestServer } from './harness.js'
@@ -84,7 +93,11 @@ test('enqueue: two messages sent in the same tick during a run each get a respon
   assert.deepEqual([...queued].sort(), ['three', 'two'])
   for (let i = 0; i < 3; i++) g.release()
   await Promise.all([first, second, third])
-  for (const [x, want] of [[a, 'one'], [b, 'two'], [c, 'three']] as const) {
+  for (const [x, want] of [
+    [a, 'one'],
+    [b, 'two'],
+    [c, 'three'],
+  ] as const) {
     assert.equal(x.chat.status, 'ready', `${want}: ${x.chat.error?.message ?? ''}`)
     assert.equal(textOf(x.chat.lastMessage), `answer to ${want}`, 'each response streams its own run')
     assert.deepEqual(x.statuses, [200])
@@ -149,7 +162,8 @@ for (const policy of ['rollback', 'interrupt'] as const) {
     g.release()
     await third
     assert.equal(textOf(b.chat.lastMessage), 'answer to three')
-    const expected = policy === 'rollback' ? ['u:one', 'a:answer to one', 'u:three'] : ['u:one', 'a:answer to one', 'u:two', 'a:answer to two', 'u:three']
+    const expected =
+      policy === 'rollback' ? ['u:one', 'a:answer to one', 'u:three'] : ['u:one', 'a:answer to one', 'u:two', 'a:answer to two', 'u:three']
     assert.deepEqual(g.seen[2], expected)
     assert.deepEqual(
       b.of('data-history-rewound').map((d) => d.reason),

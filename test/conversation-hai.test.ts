@@ -149,7 +149,10 @@ test('metadata.onBusy overrides the server policy, per message; a bad value is i
   g.release()
   await c.untilCompleted()
   const all = runs(c.received)
-  assert.deepEqual(all.map((r) => textOf(r)), ['answer to one', 'answer to four', 'answer to two'])
+  assert.deepEqual(
+    all.map((r) => textOf(r)),
+    ['answer to one', 'answer to four', 'answer to two'],
+  )
   assert.deepEqual(g.seen.map(userTurns), [['one'], ['four'], ['four', 'two']])
 })
 
@@ -173,7 +176,10 @@ test('regenerate: the last user turn is answered again without the old answer in
   assert.deepEqual(g.seen, [['u:one'], ['u:one']], 'the agent ran again on the last user turn, without its old answer')
   // The inbound errors (not in the log) aside, two runs, the second answering "one" again.
   const all = runs(c.received.filter((m) => m.type !== 'error' || m.seq !== undefined))
-  assert.deepEqual(all.map((r) => textOf(r)), ['answer to one', 'answer to one'])
+  assert.deepEqual(
+    all.map((r) => textOf(r)),
+    ['answer to one', 'answer to one'],
+  )
 })
 
 test('a queued message survives kill -9: the restarted server runs it by itself, and a client resuming sees the rest', async (t) => {
@@ -196,10 +202,16 @@ test('a queued message survives kill -9: the restarted server runs it by itself,
   // The restarted server resumes the session by itself, before any client comes back: the queued message runs.
   const log = () => second.server.sessions.store.read(a.sessionId, 0, 1000)
   await waitFor(async () => (await log()).some((e) => e.type === 'run.finished'), { what: 'the resumed run to finish' })
-  assert.ok((await log()).some((e) => e.type === 'message.user' && e.content === 'hello after the crash'), 'the queued message ran without a client')
+  assert.ok(
+    (await log()).some((e) => e.type === 'message.user' && e.content === 'hello after the crash'),
+    'the queued message ran without a client',
+  )
   const b = await second.hai({ sessionId: a.sessionId, resumeAfter: a.lastSeq })
   const closed = await b.untilCompleted()
-  assert.ok(closed.some((m) => m.type === 'error' && m.error_code === 'interrupted'), 'the killed run is closed as interrupted')
+  assert.ok(
+    closed.some((m) => m.type === 'error' && m.error_code === 'interrupted'),
+    'the killed run is closed as interrupted',
+  )
   const rest = await b.untilCompleted()
   assert.equal(textOf(rest), 'Echo: hello after the crash')
   verifyHaiStream(rest)

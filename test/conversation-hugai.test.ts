@@ -17,7 +17,8 @@ async function setup(t: { after(fn: () => unknown): void }, opts: Partial<Server
   t.after(() => s.close())
   const c = await connect(s)
   t.after(() => c.close())
-  const ask = (task: string, extra: Record<string, unknown> = {}) => c.call<TaskResult & { sessionId: string }>('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'gated', task, ...extra })
+  const ask = (task: string, extra: Record<string, unknown> = {}) =>
+    c.call<TaskResult & { sessionId: string }>('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'gated', task, ...extra })
   return { g, s, c, ask }
 }
 
@@ -26,10 +27,18 @@ const userTurns = (h: string[] | undefined) => (h ?? []).filter((x) => x.startsW
 
 test('initialize lists task/regenerate and the policies; a bad onBusy is -32602 naming params.onBusy', async (t) => {
   const { c, ask } = await setup(t)
-  const init = await c.call<InitializeResult & { extensions: string[] }>('initialize', { processId: 1, agentId: 'x', capabilities: {}, governanceLevel: 'supervised' })
+  const init = await c.call<InitializeResult & { extensions: string[] }>('initialize', {
+    processId: 1,
+    agentId: 'x',
+    capabilities: {},
+    governanceLevel: 'supervised',
+  })
   assert.ok(init.methods.includes('task/regenerate') && init.extensions.includes('task/regenerate'))
   assert.deepEqual(init.capabilities.conversation, { sessions: true, onBusy: ['interrupt', 'enqueue', 'reject', 'rollback'], regenerate: true })
-  await assert.rejects(ask('x', { sessionId: 's', onBusy: 'later' }), (e) => rpcCode(-32602, 'params.onBusy')(e) && /interrupt, enqueue, reject, rollback/.test((e as Error).message))
+  await assert.rejects(
+    ask('x', { sessionId: 's', onBusy: 'later' }),
+    (e) => rpcCode(-32602, 'params.onBusy')(e) && /interrupt, enqueue, reject, rollback/.test((e as Error).message),
+  )
   await assert.rejects(c.call('task/regenerate', { sessionId: 's', onBusy: 7 }), rpcCode(-32602, 'params.onBusy'))
 })
 
@@ -67,7 +76,10 @@ test('reject: a request into a busy session is -32013 (busy, the active run name
   g.release()
   assert.equal((await first).output, 'answer to one')
   assert.equal(g.seen.length, 1)
-  assert.deepEqual(session.model.messages.map((m) => `${m.role[0]}:${m.content}`), ['u:one', 'a:answer to one'])
+  assert.deepEqual(
+    session.model.messages.map((m) => `${m.role[0]}:${m.content}`),
+    ['u:one', 'a:answer to one'],
+  )
 })
 
 test('rollback: the active task fails -32012 and the next run does not see its turn; history-rewound is notified', async (t) => {
@@ -147,6 +159,9 @@ test('task/cancel of a task queued in its session withdraws its message: the req
   g.release()
   assert.equal((await first).output, 'answer to one')
   const log = await s.server.sessions.store.read('hug-withdraw', 0, 1000)
-  assert.ok(log.some((e) => e.type === 'message.withdrawn'), 'the queued message was withdrawn')
+  assert.ok(
+    log.some((e) => e.type === 'message.withdrawn'),
+    'the queued message was withdrawn',
+  )
   assert.equal(g.seen.length, 1, 'the withdrawn turn never ran')
 })

@@ -37,7 +37,11 @@ test('enqueue (server policy): two triggering context-updates in one tick during
   const runs = new Set(w.events.filter((e) => e.type === 'run.started').map((e) => e.runId))
   assert.equal(runs.size, 3)
   assert.equal(c.errors.length, 0)
-  assert.deepEqual(g.seen[2]!.filter((x) => x.startsWith('a:')), ['a:answer to one', 'a:answer to two'], 'each run sees the answers before it')
+  assert.deepEqual(
+    g.seen[2]!.filter((x) => x.startsWith('a:')),
+    ['a:answer to one', 'a:answer to two'],
+    'each run sees the answers before it',
+  )
   await s.server.sessions.store.flush()
 })
 

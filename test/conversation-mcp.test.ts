@@ -25,7 +25,7 @@ async function setup(t: { after(fn: () => Promise<void>): void }, opts: Partial<
 }
 
 type Out = { sessionId: string; runId: string | null; status: string; code?: string; details?: { activeRunId?: string } }
-const textOf = (r: unknown) => ((r as { content: Array<{ text?: string }> }).content).map((c) => c.text ?? '').join('')
+const textOf = (r: unknown) => (r as { content: Array<{ text?: string }> }).content.map((c) => c.text ?? '').join('')
 const out = (r: unknown) => (r as { structuredContent: Out }).structuredContent
 
 test('the tool lists onBusy in its input schema; a value outside the four is refused', async (t) => {
@@ -51,7 +51,10 @@ test('reject: a call into a busy session is a tool error (busy, the active run n
   const r = await first
   assert.deepEqual([r.isError ?? false, textOf(r), out(r).status], [false, 'answer to one', 'completed'])
   assert.equal(g.seen.length, 1, 'the refused message started no run')
-  assert.deepEqual(session.model.messages.filter((m) => m.role === 'user').map((m) => m.content), ['one'])
+  assert.deepEqual(
+    session.model.messages.filter((m) => m.role === 'user').map((m) => m.content),
+    ['one'],
+  )
 })
 
 test('enqueue (server policy): the second call waits for its own queued run and answers with it', async (t) => {

@@ -63,8 +63,14 @@ test('reject: the second message gets system.error ERR_BUSY_409; the first run s
   assert.equal(busy.metadata.parlance_code, 'busy')
   g.release()
   const partials = c.received.filter(named('agent.partial_answer'))
-  assert.deepEqual(partials.map((e) => e.content), ['answer to ', 'one'])
-  assert.deepEqual(partials.map((e) => e.metadata.chunk_index), [0, 1])
+  assert.deepEqual(
+    partials.map((e) => e.content),
+    ['answer to ', 'one'],
+  )
+  assert.deepEqual(
+    partials.map((e) => e.metadata.chunk_index),
+    [0, 1],
+  )
   assert.deepEqual(answers(c.received), ['answer to one'])
   await w.runEnd()
   c.message('three')

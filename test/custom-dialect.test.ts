@@ -7,7 +7,17 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import WebSocket from 'ws'
 import { ERROR_CODES, ParlanceError, type Command, type ErrorCode, type StoredEvent } from '../src/index.js'
-import { asBuffers, attach, parseJson, resumePoint, serveSocket, type Codec, type Dialect, type Session, type Subscription } from '../src/dialect-kit.js'
+import {
+  asBuffers,
+  attach,
+  parseJson,
+  resumePoint,
+  serveSocket,
+  type Codec,
+  type Dialect,
+  type Session,
+  type Subscription,
+} from '../src/dialect-kit.js'
 import { textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
 
@@ -22,7 +32,8 @@ const toy: Codec<Command, string, null> = {
     const parsed = parseJson(frame)
     if (!parsed.ok) return parsed
     const m = parsed.value as { op?: unknown; session?: unknown; text?: unknown }
-    if (typeof m.session !== 'string' || m.session.length === 0) return { ok: false, error: new ParlanceError('invalid_message', '"session" must be a non-empty string') }
+    if (typeof m.session !== 'string' || m.session.length === 0)
+      return { ok: false, error: new ParlanceError('invalid_message', '"session" must be a non-empty string') }
     if (m.op === 'say' && typeof m.text === 'string') return { ok: true, value: { type: 'user.message', sessionId: m.session, content: m.text } }
     if (m.op === 'stop') return { ok: true, value: { type: 'run.cancel', sessionId: m.session } }
     return { ok: false, error: new ParlanceError('unknown_type', 'op must be "say" (with text) or "stop"') }
@@ -131,10 +142,19 @@ test('bad input to a custom dialect is answered in its own error shape and the s
   c.ws.send('{not json')
   c.send({ op: 'dance', session: 'x' })
   await c.until((f) => f.code === 'UNKNOWN_TYPE')
-  assert.deepEqual(c.frames.map((f) => [f.ev, f.code]), [['error', 'INVALID_JSON'], ['error', 'UNKNOWN_TYPE']])
+  assert.deepEqual(
+    c.frames.map((f) => [f.ev, f.code]),
+    [
+      ['error', 'INVALID_JSON'],
+      ['error', 'UNKNOWN_TYPE'],
+    ],
+  )
   c.send({ op: 'say', session: `toy-ok-${Date.now()}`, text: 'count 2' })
   await c.until((f) => f.ev === 'done')
-  assert.deepEqual(c.frames.filter((f) => f.ev === 'text').map((f) => f.text), ['1 ', '2 '])
+  assert.deepEqual(
+    c.frames.filter((f) => f.ev === 'text').map((f) => f.text),
+    ['1 ', '2 '],
+  )
 })
 
 test('a dialect named like a built-in replaces it; two with one name are refused', async (t) => {

@@ -19,5 +19,8 @@ test('HAI Flow 2: status thinking comes before tool_approval_request, then tool_
   verifyHaiStream(c.received)
   const after = c.received.slice(c.received.indexOf(req) + 1).map((m) => (m.type === 'status' ? `status:${m.status}` : m.type))
   const order = ['tool_call_start', 'tool_call_end', 'status:completed'].map((x) => after.indexOf(x))
-  assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)), `in order: ${JSON.stringify(after)}`)
+  assert.ok(
+    order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)),
+    `in order: ${JSON.stringify(after)}`,
+  )
 })

@@ -32,7 +32,11 @@ test('the documented Caddyfile in front of Parlance: every dialect streams throu
   const env = { ...process.env, HOME: dir, XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir }
   const check = spawnSync(CADDY, ['validate', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8', env, cwd: dir })
   assert.equal(check.status, 0, check.stderr)
-  const child = spawn(CADDY, ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], { env, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(CADDY, ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
+    env,
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let log = ''
   child.stderr.on('data', (d: Buffer) => (log += d.toString()))
   t.after(() => child.kill('SIGTERM'))

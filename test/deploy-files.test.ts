@@ -43,10 +43,14 @@ test('Dockerfile: multi-stage, non-root, a data volume, a health check on /healt
   assert.match(stages[0]![0]!.args, /^node:20\S* AS build$/)
   const build = stages[0]!
   for (const { args } of build.filter((i) => i.op === 'COPY')) {
-    for (const src of args.split(/\s+/).slice(0, -1)) assert.ok(existsSync(join(ROOT, src)), `the build stage copies ${src}, which is in the repository`)
+    for (const src of args.split(/\s+/).slice(0, -1))
+      assert.ok(existsSync(join(ROOT, src)), `the build stage copies ${src}, which is in the repository`)
   }
   assert.ok(build.some((i) => i.op === 'RUN' && /npm run build/.test(i.args) && /npm prune --omit=dev/.test(i.args)))
-  assert.ok((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.build, 'package.json has the build script the image runs')
+  assert.ok(
+    (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.build,
+    'package.json has the build script the image runs',
+  )
   const final = stages.at(-1)!
   const one = (op: string) => {
     const found = final.filter((i) => i.op === op)
@@ -144,7 +148,10 @@ test('deploy/parlance.json is a config file the CLI accepts', async (t) => {
 
 test('Caddyfile: caddy adapt accepts it; one site proxied to Parlance with flushing on', () => {
   assert.ok(existsSync('/usr/bin/caddy'), 'caddy is missing: apt-get install -y caddy, as .ci/run does')
-  const r = spawnSync('/usr/bin/caddy', ['adapt', '--config', join(ROOT, 'deploy/Caddyfile'), '--adapter', 'caddyfile'], { encoding: 'utf8', cwd: tmpdir() })
+  const r = spawnSync('/usr/bin/caddy', ['adapt', '--config', join(ROOT, 'deploy/Caddyfile'), '--adapter', 'caddyfile'], {
+    encoding: 'utf8',
+    cwd: tmpdir(),
+  })
   assert.equal(r.status, 0, r.stderr)
   const json = r.stdout
   assert.match(json, /"handler":"reverse_proxy"/)

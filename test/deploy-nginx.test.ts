@@ -76,7 +76,23 @@ test('the documented nginx site in front of Parlance: every dialect streams thro
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const cert = spawnSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
     { encoding: 'utf8' },
   )
   assert.equal(cert.status, 0, `openssl could not make a test certificate: ${cert.stderr}`)
@@ -93,7 +109,14 @@ test('the documented nginx site in front of Parlance: every dialect streams thro
 
   // What nginx forwarded: its access log has every dialect's path, answered without a proxy error.
   const access = readFileSync(join(dir, 'logs/access.log'), 'utf8')
-  for (const path of ['/ws', '/agui', '/agui/threads/', '/socket.io/?EIO=4&transport=polling', '/socket.io/?EIO=4&transport=websocket', '/api/chat']) {
+  for (const path of [
+    '/ws',
+    '/agui',
+    '/agui/threads/',
+    '/socket.io/?EIO=4&transport=polling',
+    '/socket.io/?EIO=4&transport=websocket',
+    '/api/chat',
+  ]) {
     assert.ok(access.includes(path), `${path} went through nginx`)
   }
   assert.doesNotMatch(access, /" 50[234] /, `no 502/503/504 from nginx:\n${nginx.log()}`)

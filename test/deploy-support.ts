@@ -161,7 +161,13 @@ export async function driveEveryDialect(t: TestContext, url: string, ca?: Buffer
 
   for (const transport of ['polling', 'websocket'] as const) {
     await t.test(`HUMA over Socket.IO ${transport}`, async () => {
-      const socket = io(url, { transports: [transport], auth: { token: TOKEN }, ...(ca ? { ca: ca.toString() } : {}), reconnection: false, forceNew: true })
+      const socket = io(url, {
+        transports: [transport],
+        auth: { token: TOKEN },
+        ...(ca ? { ca: ca.toString() } : {}),
+        reconnection: false,
+        forceNew: true,
+      })
       const next = humaEvents(socket)
       try {
         await new Promise<void>((resolve, reject) => {
@@ -174,7 +180,7 @@ export async function driveEveryDialect(t: TestContext, url: string, ca?: Buffer
         assert.equal(e.message, `Echo: hello over ${transport}`)
         socket.emit('message', { type: 'addon-tool-event', toolCallId: e.toolCallId, data: { messageIndex: e.messageIndex, success: true } })
         await next((x) => x.type === 'messaging' && x.event === 'typing_end')
-        assert.equal(socket.io.engine.transport.name, transport, 'no upgrade happened behind the test\'s back')
+        assert.equal(socket.io.engine.transport.name, transport, "no upgrade happened behind the test's back")
       } finally {
         socket.disconnect()
       }
@@ -184,7 +190,13 @@ export async function driveEveryDialect(t: TestContext, url: string, ca?: Buffer
   await t.test('/api/chat through the ai package: the first token before the run ends', async () => {
     const transport = new DefaultChatTransport({ api: `${url}/api/chat`, headers: { authorization: `Bearer ${TOKEN}` } })
     const messages: UIMessage[] = [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'gate:aisdk' }] }]
-    const stream = await transport.sendMessages({ chatId: `chat-${Date.now()}`, trigger: 'submit-message', messageId: undefined, messages, abortSignal: undefined })
+    const stream = await transport.sendMessages({
+      chatId: `chat-${Date.now()}`,
+      trigger: 'submit-message',
+      messageId: undefined,
+      messages,
+      abortSignal: undefined,
+    })
     const reader = stream.getReader()
     let text = ''
     for (;;) {
@@ -201,17 +213,20 @@ export async function driveEveryDialect(t: TestContext, url: string, ca?: Buffer
     }
     assert.equal(text, 'first last')
   })
-
 }
 
 /** What the proxy told Parlance: the browser's Host, the client's address set (a forged one dropped), the scheme. */
-export async function checkForwardedHeaders(url: string, headers: IncomingHttpHeaders[], expected: { host: string; forwardedHost: string; proto: string }): Promise<void> {
+export async function checkForwardedHeaders(
+  url: string,
+  headers: IncomingHttpHeaders[],
+  expected: { host: string; forwardedHost: string; proto: string },
+): Promise<void> {
   headers.length = 0
   const res = await fetch(`${url}/inspector/api/info`, { headers: { authorization: `Bearer ${TOKEN}`, 'x-forwarded-for': '203.0.113.9' } })
   assert.equal(res.status, 200)
   const h = headers.at(-1)!
   assert.equal(h.host, expected.host)
-  assert.equal(h['x-forwarded-for'], '127.0.0.1', 'the client\'s own X-Forwarded-For is replaced, not appended to')
+  assert.equal(h['x-forwarded-for'], '127.0.0.1', "the client's own X-Forwarded-For is replaced, not appended to")
   assert.equal(h['x-forwarded-proto'], expected.proto)
   assert.equal(h['x-forwarded-host'], expected.forwardedHost)
 }

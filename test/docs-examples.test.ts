@@ -23,13 +23,24 @@ interface Example {
 /** Every ```sh block holding `curl` commands, with the block right after it (the output shown). */
 function examples(doc: string): Example[] {
   const md = readFileSync(new URL(`../docs/dialects/${doc}`, import.meta.url), 'utf8')
-  const blocks = [...md.matchAll(/^```(\w*)\n([\s\S]*?)^```\n/gm)].map((m) => ({ lang: m[1]!, text: m[2]!, start: m.index, end: m.index + m[0].length }))
+  const blocks = [...md.matchAll(/^```(\w*)\n([\s\S]*?)^```\n/gm)].map((m) => ({
+    lang: m[1]!,
+    text: m[2]!,
+    start: m.index,
+    end: m.index + m[0].length,
+  }))
   const out: Example[] = []
   blocks.forEach((b, i) => {
     if (b.lang !== 'sh' || !b.text.includes('curl ')) return
     const next = blocks[i + 1]
     const adjacent = next && next.lang !== 'sh' && md.slice(b.end, next.start).trim() === ''
-    out.push({ curl: b.text.split(/^(?=curl )/m).filter((c) => c.startsWith('curl ')).map(parseCurl), output: adjacent ? next.text : undefined })
+    out.push({
+      curl: b.text
+        .split(/^(?=curl )/m)
+        .filter((c) => c.startsWith('curl '))
+        .map(parseCurl),
+      output: adjacent ? next.text : undefined,
+    })
   })
   return out
 }
@@ -47,7 +58,8 @@ function parseCurl(command: string): Curl {
 }
 
 /** Ids and timestamps differ per run: masked before comparing. */
-const ID = /^(msg_|appr_|run_|res_|task_|mcp_|sess_|replay_)[\w-]*$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$|^\d{4}-\d\d-\d\dT[\d:.]+Z$/
+const ID =
+  /^(msg_|appr_|run_|res_|task_|mcp_|sess_|replay_)[\w-]*$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$|^\d{4}-\d\d-\d\dT[\d:.]+Z$/
 function mask(v: unknown): unknown {
   if (typeof v === 'string') return ID.test(v) ? '<id>' : v
   if (Array.isArray(v)) return v.map(mask)
@@ -113,7 +125,12 @@ test('docs/dialects/aisdk.md: the turn, the approval and its exact answer, the c
   matches(answer!.output!, await (await send(s.url, answer!.curl[0]!, {}, [[docId, realId]])).text(), 'AI SDK approval answer')
   // The client tool: the doc shows the call's stream without its command; the answer's command is run as written.
   const docCall = idIn(toolAnswer!.curl[0]!.body!, /"toolCallId": "([\w-]+)"/)
-  const called = await (await send(s.url, { ...toolAnswer!.curl[0]!, body: JSON.stringify({ id: 'chat-4', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'client' }] }] }) })).text()
+  const called = await (
+    await send(s.url, {
+      ...toolAnswer!.curl[0]!,
+      body: JSON.stringify({ id: 'chat-4', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'client' }] }] }),
+    })
+  ).text()
   const realCall = idIn(called, /"toolCallId":"([\w-]+)"/)
   matches(toolAnswer!.output!, await (await send(s.url, toolAnswer!.curl[0]!, {}, [[docCall, realCall]])).text(), 'AI SDK client tool answer')
 })
@@ -143,7 +160,10 @@ test('docs/dialects/mcp.md: initialize, tools/list, tools/call with progress', a
   const [initialized, list] = listAndCall!.curl
   assert.equal((await send(s.url, initialized!, withSession)).status, 202)
   const tools = messages(await (await send(s.url, list!, withSession)).text())[0] as { result: { tools: { name: string }[] } }
-  assert.deepEqual(tools.result.tools.map((x) => x.name), ['ask_demo'])
+  assert.deepEqual(
+    tools.result.tools.map((x) => x.name),
+    ['ask_demo'],
+  )
   matches(call!.output!, await (await send(s.url, call!.curl[0]!, withSession)).text(), 'MCP tools/call')
 })
 
@@ -152,11 +172,19 @@ test('docs/dialects/a2a.md: the cards of both versions, message/send (0.3) and S
   t.after(() => s.close())
   const card03 = (await (await fetch(`${s.url}/.well-known/agent-card.json`)).json()) as { protocolVersion: string }
   assert.equal(card03.protocolVersion, '0.3.0', 'without A2A-Version: the 0.3 card')
-  const card10 = (await (await fetch(`${s.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as { supportedInterfaces: { protocolVersion: string }[] }
-  assert.deepEqual(card10.supportedInterfaces.map((i) => i.protocolVersion), ['1.0', '0.3'], 'with A2A-Version 1.0: both versions listed')
+  const card10 = (await (await fetch(`${s.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as {
+    supportedInterfaces: { protocolVersion: string }[]
+  }
+  assert.deepEqual(
+    card10.supportedInterfaces.map((i) => i.protocolVersion),
+    ['1.0', '0.3'],
+    'with A2A-Version 1.0: both versions listed',
+  )
   const [send03, send10] = examples('a2a.md')
   matches(send03!.output!, await (await send(s.url, send03!.curl[0]!)).text(), 'A2A message/send')
-  const r10 = messages(await (await send(s.url, send10!.curl[0]!)).text())[0] as { result: { task: { status: { state: string }; artifacts: unknown[] } } }
+  const r10 = messages(await (await send(s.url, send10!.curl[0]!)).text())[0] as {
+    result: { task: { status: { state: string }; artifacts: unknown[] } }
+  }
   const doc10 = /"status":\{"state":"(\w+)"/.exec(send10!.output!)?.[1]
   assert.equal(r10.result.task.status.state, doc10)
   assert.deepEqual(r10.result.task.artifacts, mask(JSON.parse(/"artifacts":(\[.*?\]\}\])/.exec(send10!.output!)![1]!)))

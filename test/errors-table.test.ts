@@ -14,13 +14,22 @@ const A2A_RESERVED = new Set([-32001, -32002, -32003, -32004, -32005, -32006, -3
 
 test('the tables: every canonical code answered, rate limits as -32029 / 429, Parlance codes clear of A2A and MCP', () => {
   for (const code of ERROR_CODES) {
-    for (const [name, table] of [['a2a', A2A_ERRORS], ['mcp', MCP_ERRORS]] as const) {
+    for (const [name, table] of [
+      ['a2a', A2A_ERRORS],
+      ['mcp', MCP_ERRORS],
+    ] as const) {
       const w = table[code]
       assert.ok(Number.isInteger(w.code) && w.code <= -32000 && w.code >= -32768, `${name} ${code}: a JSON-RPC code, got ${w.code}`)
       assert.ok(w.status >= 200 && w.status < 600, `${name} ${code}: an HTTP status`)
     }
   }
-  assert.deepEqual([A2A_ERRORS.rate_limited, MCP_ERRORS.rate_limited], [{ code: -32029, status: 429 }, { code: -32029, status: 429 }])
+  assert.deepEqual(
+    [A2A_ERRORS.rate_limited, MCP_ERRORS.rate_limited],
+    [
+      { code: -32029, status: 429 },
+      { code: -32029, status: 429 },
+    ],
+  )
   assert.notEqual(A2A_ERRORS.internal.code, A2A_ERRORS.rate_limited.code)
   for (const c of Object.values(PARLANCE_RPC_CODES) as number[]) {
     assert.ok(!A2A_RESERVED.has(c) && c !== -32000 && c !== -32042, `${c} collides with a protocol's own code`)
@@ -49,7 +58,11 @@ test('A2A: the official client hears a rate limit as HTTP 429 with JSON-RPC -320
   assert.deepEqual((errors[3]!.data as { code: string }).code, 'rate_limited')
   assert.match(errors[3]!.message, /too many messages/)
   // The same answer on the wire, with the canonical code in data.
-  const raw = await fetch(`${s.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: '{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":"x"}}' })
+  const raw = await fetch(`${s.url}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: '{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":"x"}}',
+  })
   assert.equal(raw.status, 429)
   const body = (await raw.json()) as { error: { code: number; data: { code: string; retryAfterMs: number } } }
   assert.deepEqual([body.error.code, body.error.data.code, typeof body.error.data.retryAfterMs], [-32029, 'rate_limited', 'number'])
@@ -70,6 +83,20 @@ test('MCP: the official client hears a rate limit as HTTP 429 with JSON-RPC -320
   assert.equal((refused as Error & { code?: number }).code, 429, `the client reports HTTP 429: ${refused.message}`)
   assert.match(refused.message, /"code":-32029/, refused.message)
   // Other errors come from the same table: an unknown MCP session is the SDK's own -32001 with 404.
-  const unknown = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'nope' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
-  assert.deepEqual([unknown.status, ((await unknown.json()) as { error: { code: number; data: { code: string } } }).error], [404, { code: -32001, message: 'MCP session not found: nope (it ended, or this server restarted): initialize a new one', data: { code: 'not_found' } }])
+  const unknown = await fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'nope' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+  })
+  assert.deepEqual(
+    [unknown.status, ((await unknown.json()) as { error: { code: number; data: { code: string } } }).error],
+    [
+      404,
+      {
+        code: -32001,
+        message: 'MCP session not found: nope (it ended, or this server restarted): initialize a new one',
+        data: { code: 'not_found' },
+      },
+    ],
+  )
 })

@@ -17,12 +17,18 @@ test('examples/tools-agent.ts: server tool, approval (approve and reject) and cl
   const c = await hai(t, await start(t, 'tools-agent.ts'))
   c.say('list')
   let msgs = await c.untilCompleted()
-  assert.deepEqual(msgs.filter((m) => m.type === 'tool_call_end').map((m) => (m.type === 'tool_call_end' ? [m.tool_name, m.result] : null)), [['list_files', '["todo.txt","notes.md"]']])
+  assert.deepEqual(
+    msgs.filter((m) => m.type === 'tool_call_end').map((m) => (m.type === 'tool_call_end' ? [m.tool_name, m.result] : null)),
+    [['list_files', '["todo.txt","notes.md"]']],
+  )
   assert.equal(textOf(msgs), 'Files: todo.txt, notes.md')
 
   c.say('delete todo.txt')
   let req = await c.next('tool_approval_request')
-  assert.deepEqual([req.tool_name, req.parameters, req.risk_level, req.tool_description], ['delete_file', { name: 'todo.txt' }, 'high', 'Deletes a file permanently'])
+  assert.deepEqual(
+    [req.tool_name, req.parameters, req.risk_level, req.tool_description],
+    ['delete_file', { name: 'todo.txt' }, 'high', 'Deletes a file permanently'],
+  )
   c.approve(req.approval_id, true)
   assert.equal(textOf(await c.untilCompleted()), 'Done: deleted todo.txt.')
 

@@ -93,7 +93,10 @@ test('fork at seq k: 201 with its origin, the fork replays exactly events 1..k, 
 
   const forked = await events(s, body.id)
   assert.equal(forked.length, k)
-  assert.deepEqual(forked.map((e) => e.seq), Array.from({ length: k }, (_, i) => i + 1))
+  assert.deepEqual(
+    forked.map((e) => e.seq),
+    Array.from({ length: k }, (_, i) => i + 1),
+  )
   assert.ok(forked.every((e) => e.sessionId === body.id))
   sameEvents(forked, original.slice(0, k))
   assert.deepEqual(await events(s, 'orig'), original, 'the original is unchanged')
@@ -110,7 +113,10 @@ test('fork at seq k: 201 with its origin, the fork replays exactly events 1..k, 
   sameEvents(await events(s, wholeBody.id), original)
 
   // The inspector's listing carries forkedFrom on forks only.
-  const list = (await (await fetch(`${s.url}/inspector/api/sessions`)).json()) as { loaded: Array<{ id: string; forkedFrom?: unknown }>; stored: Array<{ id: string; forkedFrom?: unknown }> }
+  const list = (await (await fetch(`${s.url}/inspector/api/sessions`)).json()) as {
+    loaded: Array<{ id: string; forkedFrom?: unknown }>
+    stored: Array<{ id: string; forkedFrom?: unknown }>
+  }
   const rows = new Map([...list.stored, ...list.loaded].map((r) => [r.id, r]))
   assert.deepEqual(rows.get(body.id)?.forkedFrom, { sessionId: 'orig', atSeq: k })
   assert.deepEqual(rows.get('orig-first-event')?.forkedFrom, { sessionId: 'orig', atSeq: 1 })
@@ -180,7 +186,7 @@ test('fork errors: atSeq past the end 400, bad atSeq/id 400, unknown session 404
   assert.deepEqual([...new Set([...list.loaded, ...list.stored].map((r) => r.id))].sort(), ['orig', 'other'])
 })
 
-test('with auth: no token 401, another principal\'s session 403, the owner forks and owns the fork', async (t) => {
+test("with auth: no token 401, another principal's session 403, the owner forks and owns the fork", async (t) => {
   const s = await startServer({ agents: [recallAgent], auth: twoUsers })
   t.after(() => s.close())
   const original = await twoTurns(s, 'alice-1', 'alice-token')
@@ -197,8 +203,14 @@ test('with auth: no token 401, another principal\'s session 403, the owner forks
   // Forked mid-run: events 1..2 are the original's, then the fork closes the run it cut.
   const forked = await events(s, id, 'alice-token')
   sameEvents(forked.slice(0, 2), original.slice(0, 2))
-  assert.deepEqual(forked.slice(2).map((e) => e.type), ['run.error'])
-  assert.equal((await fetch(`${s.url}/inspector/api/sessions/${id}/events`, { headers: auth('bob-token') })).status, 403, 'the fork is alice\'s')
-  const bobs = (await (await fetch(`${s.url}/inspector/api/sessions`, { headers: auth('bob-token') })).json()) as { loaded: unknown[]; stored: unknown[] }
+  assert.deepEqual(
+    forked.slice(2).map((e) => e.type),
+    ['run.error'],
+  )
+  assert.equal((await fetch(`${s.url}/inspector/api/sessions/${id}/events`, { headers: auth('bob-token') })).status, 403, "the fork is alice's")
+  const bobs = (await (await fetch(`${s.url}/inspector/api/sessions`, { headers: auth('bob-token') })).json()) as {
+    loaded: unknown[]
+    stored: unknown[]
+  }
   assert.deepEqual([bobs.loaded, bobs.stored], [[], []])
 })

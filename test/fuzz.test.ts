@@ -21,9 +21,13 @@ const nasty = fc.constantFrom(
   '[]',
 )
 function frames(types: string[], seed: number): string[] {
-  const typed = fc.record({ type: fc.constantFrom(...types) }).chain((base) =>
-    fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }).map((extra) => JSON.stringify({ ...extra, ...base })),
-  )
+  const typed = fc
+    .record({ type: fc.constantFrom(...types) })
+    .chain((base) =>
+      fc
+        .dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
+        .map((extra) => JSON.stringify({ ...extra, ...base })),
+    )
   return fc.sample(fc.oneof(fc.string({ maxLength: 64 }), fc.json({ maxDepth: 4 }), typed, typed, nasty), { numRuns: 300, seed })
 }
 
@@ -55,7 +59,9 @@ test('HAI fuzz: 300 hostile frames leave the socket open, each answered or harml
 })
 
 test('HUMA fuzz: 300 hostile events leave the socket connected and the session usable', async (t) => {
-  const s = await startServer({ limits: { connectionRatePerSec: 0, principalRatePerSec: 0, typingMsPerChar: 0, approvalTimeoutMs: 200, clientToolTimeoutMs: 200 } })
+  const s = await startServer({
+    limits: { connectionRatePerSec: 0, principalRatePerSec: 0, typingMsPerChar: 0, approvalTimeoutMs: 200, clientToolTimeoutMs: 200 },
+  })
   t.after(() => s.close())
   const c = await HumaClient.connect({ url: s.url })
   t.after(() => c.close())
@@ -75,7 +81,10 @@ test('HUMA fuzz: 300 hostile events leave the socket connected and the session u
     }
   }
   c.socket.emit('message', { type: 'context-update', triggering: true, name: 'sentinel', context: {}, description: 'sentinel' })
-  await waitFor(() => c.received.some((e) => e.type === 'messaging' && e.event === 'message_sent' && String(e.message).includes('sentinel')), { what: 'the answer to the sentinel', timeoutMs: 10_000 })
+  await waitFor(() => c.received.some((e) => e.type === 'messaging' && e.event === 'message_sent' && String(e.message).includes('sentinel')), {
+    what: 'the answer to the sentinel',
+    timeoutMs: 10_000,
+  })
   assert.ok(c.socket.connected, 'the socket stayed connected')
   assert.ok(c.errors.length > 0, 'bad events were answered on the error channel')
   assert.ok(

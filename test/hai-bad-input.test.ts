@@ -17,8 +17,17 @@ const ROWS: Array<[string, string | Buffer, string, string?]> = [
   ['no session_id', '{"type":"user_message","content":"hi"}', 'invalid_message', 'session_id'],
   ['empty content', '{"type":"user_message","content":"","session_id":"s"}', 'invalid_message', 'content'],
   ['content not a string', '{"type":"user_message","content":7,"session_id":"s"}', 'invalid_message', 'content'],
-  ['content over 10,000 chars', JSON.stringify({ type: 'user_message', content: 'x'.repeat(10_001), session_id: 's' }), 'message_too_long', 'content'],
-  ['frame over 1 MiB', JSON.stringify({ type: 'user_message', content: 'x', session_id: 's', metadata: { pad: 'y'.repeat(1_153_434) } }), 'frame_too_large'],
+  [
+    'content over 10,000 chars',
+    JSON.stringify({ type: 'user_message', content: 'x'.repeat(10_001), session_id: 's' }),
+    'message_too_long',
+    'content',
+  ],
+  [
+    'frame over 1 MiB',
+    JSON.stringify({ type: 'user_message', content: 'x', session_id: 's', metadata: { pad: 'y'.repeat(1_153_434) } }),
+    'frame_too_large',
+  ],
   ['__proto__ in metadata', '{"type":"user_message","content":"x","session_id":"s","metadata":{"__proto__":{"a":1}}}', 'invalid_message'],
   ['constructor nested deep', '{"type":"user_message","content":"x","session_id":"s","metadata":{"a":[{"constructor":1}]}}', 'invalid_message'],
   ['JSON nested deeper than 64', JSON.stringify({ type: 'user_message', content: 'x', session_id: 's', metadata: deep(70) }), 'invalid_message'],
@@ -39,7 +48,11 @@ for (const mode of ['text', 'binary'] as const) {
     const s = await startServer()
     t.after(() => s.close())
     const connect = (o: Omit<HaiClientOptions, 'url'> = {}) =>
-      HaiClient.connect({ url: s.url, ...o, ...(mode === 'binary' ? { WebSocket: BinaryWebSocket as unknown as HaiClientOptions['WebSocket'] } : {}) })
+      HaiClient.connect({
+        url: s.url,
+        ...o,
+        ...(mode === 'binary' ? { WebSocket: BinaryWebSocket as unknown as HaiClientOptions['WebSocket'] } : {}),
+      })
     const c = await connect()
     t.after(() => c.close())
     // before any user_message the connection is bound to no session: the error has no session_id
@@ -64,7 +77,11 @@ for (const mode of ['text', 'binary'] as const) {
       const replay = await connect({ sessionId: c.sessionId, resumeAfter: 0 })
       for (let i = 0; i < runs; i++) await replay.untilCompleted()
       replay.close()
-      assert.deepEqual(replay.received, c.received.filter((m) => m.seq !== undefined), `${name}: replay from seq 0`)
+      assert.deepEqual(
+        replay.received,
+        c.received.filter((m) => m.seq !== undefined),
+        `${name}: replay from seq 0`,
+      )
     }
     verifyHaiStream(c.received)
   })

@@ -29,9 +29,23 @@ test('the HAI verifier accepts a good stream and rejects each kind of bad one', 
 })
 
 test('the HAI verifier names each broken lifecycle rule', () => {
-  const start = (id: string, seq: number): HaiServerMessage => ({ ...E, type: 'tool_call_start', tool_call_id: id, tool_name: 'x', parameters: {}, seq })
+  const start = (id: string, seq: number): HaiServerMessage => ({
+    ...E,
+    type: 'tool_call_start',
+    tool_call_id: id,
+    tool_name: 'x',
+    parameters: {},
+    seq,
+  })
   const end = (id: string, seq: number): HaiServerMessage => ({ ...E, type: 'tool_call_end', tool_call_id: id, tool_name: 'x', result: 'ok', seq })
-  const toolError = (id: string, seq: number): HaiServerMessage => ({ ...E, type: 'tool_call_error', tool_call_id: id, tool_name: 'x', error: 'no', seq })
+  const toolError = (id: string, seq: number): HaiServerMessage => ({
+    ...E,
+    type: 'tool_call_error',
+    tool_call_id: id,
+    tool_name: 'x',
+    error: 'no',
+    seq,
+  })
   const runError = (seq: number): HaiServerMessage => ({ type: 'error', error_code: 'interrupted', message: 'stopped', seq })
   const inboundError: HaiServerMessage = { type: 'error', error_code: 'invalid_json', message: 'bad frame' }
 
@@ -51,7 +65,10 @@ test('the HAI verifier names each broken lifecycle rule', () => {
   verifyHaiStream(cut, { complete: false })
   assert.throws(() => verifyHaiStream(cut), /never got is_final/)
 
-  assert.throws(() => verifyHaiStream([chunk('a', 'x', false, 1), chunk('a', '', true, 2), chunk('a', 'late', false, 3), done(4)]), /a chunk after the final/)
+  assert.throws(
+    () => verifyHaiStream([chunk('a', 'x', false, 1), chunk('a', '', true, 2), chunk('a', 'late', false, 3), done(4)]),
+    /a chunk after the final/,
+  )
   assert.throws(() => verifyHaiStream([start('t', 1), end('t', 2), toolError('t', 3), done(4)]), /already ended/)
   assert.throws(() => verifyHaiStream([start('t', 1), end('t', 2), end('t', 3), done(4)]), /already ended/)
   assert.throws(() => verifyHaiStream([start('t', 1), start('t', 2), end('t', 3), done(4)]), /started twice/)
@@ -59,9 +76,16 @@ test('the HAI verifier names each broken lifecycle rule', () => {
   assert.throws(() => verifyHaiStream([start('t', 1), done(2)]), /tool call t .* no end or error/)
   assert.throws(() => verifyHaiStream([chunk('a', 'x', false, 1), chunk('a', '', true, 1), done(2)]), /seq 1 after 1/)
   assert.throws(() => verifyHaiStream([runError(2), chunk('a', '', true, 2), done(3)]), /seq 2 after 2/)
-  assert.throws(() => verifyHaiStream([{ ...E, type: 'assistant_message_chunk', message_id: 'a', content: '', is_final: true }, done(1)]), /must carry seq/)
   assert.throws(
-    () => verifyHaiStream([{ ...E, type: 'assistant_message_chunk', message_id: 'a', content: '', is_final: 'true', seq: 1 } as unknown as HaiServerMessage, done(2)]),
+    () => verifyHaiStream([{ ...E, type: 'assistant_message_chunk', message_id: 'a', content: '', is_final: true }, done(1)]),
+    /must carry seq/,
+  )
+  assert.throws(
+    () =>
+      verifyHaiStream([
+        { ...E, type: 'assistant_message_chunk', message_id: 'a', content: '', is_final: 'true', seq: 1 } as unknown as HaiServerMessage,
+        done(2),
+      ]),
     /is_final must be a boolean/,
   )
   assert.throws(() => verifyHaiStream([{ type: 'status', status: 'done', seq: 1 } as unknown as HaiServerMessage]), /not one of the seed's/)
@@ -88,6 +112,9 @@ test('the HAI verifier passes a real stream and fails each mutation of it', asyn
   assert.throws(() => verifyHaiStream(put(finalAt, real[finalAt - 1]!, put(finalAt - 1, real[finalAt]!))), /a chunk after the final/)
   assert.throws(() => verifyHaiStream(put(finalAt + 1, real[finalAt]!)), /a second is_final after the final/)
   assert.throws(() => verifyHaiStream(put(endAt + 1, real[endAt]!)), /already ended/)
-  assert.throws(() => verifyHaiStream([real[chunks[1]!]!, real[chunks[0]!]!, ...real.filter((_, j) => j !== chunks[0] && j !== chunks[1])]), /seq \d+ after \d+/)
+  assert.throws(
+    () => verifyHaiStream([real[chunks[1]!]!, real[chunks[0]!]!, ...real.filter((_, j) => j !== chunks[0] && j !== chunks[1])]),
+    /seq \d+ after \d+/,
+  )
   assert.throws(() => verifyHaiStream(real.slice(0, -1)), /status completed/)
 })

@@ -141,7 +141,8 @@ export function verifyHaiStream(messages: readonly HaiServerMessage[], options: 
         if (ended !== undefined) fail(i, 'tool-end-once', `tool call ${String(id)} already ended at #${ended}`)
         const start = openTools.get(id as string)
         if (!start) fail(i, 'tool-end-after-start', `${type} for ${String(id)} without tool_call_start before it`)
-        if (start!.name !== msg.tool_name) fail(i, 'tool-end-after-start', `tool_name ${String(msg.tool_name)} differs from the start's ${start!.name}`)
+        if (start!.name !== msg.tool_name)
+          fail(i, 'tool-end-after-start', `tool_name ${String(msg.tool_name)} differs from the start's ${start!.name}`)
         openTools.delete(id as string)
         endedTools.set(id as string, i)
         break
@@ -182,4 +183,3 @@ export function verifyHaiStream(messages: readonly HaiServerMessage[], options: 
     }
   }
 }
-

@@ -83,7 +83,11 @@ test('a run active when the process is killed is closed cleanly after restart', 
   // Every event the client saw before the kill is in the store; everything stored after it came exactly once, in order.
   await second.server.sessions.store.flush()
   const stored = (await second.server.sessions.store.read(a.sessionId, 0, 100_000)).map((e) => e.seq)
-  assert.deepEqual(stored, Array.from({ length: stored.length }, (_, i) => i + 1), 'the log has no gap')
+  assert.deepEqual(
+    stored,
+    Array.from({ length: stored.length }, (_, i) => i + 1),
+    'the log has no gap',
+  )
   const seenBefore = a.received.flatMap((m) => (typeof m.seq === 'number' ? [m.seq] : []))
   for (const seq of seenBefore) assert.ok(stored.includes(seq), `seq ${seq} the client saw is stored`)
   const after = rest.flatMap((m) => (typeof m.seq === 'number' ? [m.seq] : []))

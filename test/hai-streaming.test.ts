@@ -11,7 +11,14 @@ test('echo: status thinking, ≥3 chunks of "Echo: <text>" with one final, then 
   c.say('Hello, Parlance')
   const msgs = await c.untilCompleted()
   verifyHaiStream(msgs)
-  assert.deepEqual(msgs[0], { type: 'status', status: 'thinking', message: 'Assistant is thinking...', session_id: c.sessionId, agent_id: 'demo', seq: msgs[0]!.seq })
+  assert.deepEqual(msgs[0], {
+    type: 'status',
+    status: 'thinking',
+    message: 'Assistant is thinking...',
+    session_id: c.sessionId,
+    agent_id: 'demo',
+    seq: msgs[0]!.seq,
+  })
   const chunks = msgs.filter((m) => m.type === 'assistant_message_chunk')
   assert.ok(chunks.filter((m) => m.content !== '').length >= 3)
   assert.equal(textOf(msgs), 'Echo: Hello, Parlance')
@@ -34,9 +41,14 @@ test('count 1000 streams exactly 1000 chunks in order, over SQLite', async (t) =
   c.say('count 1000')
   const msgs = await c.untilCompleted()
   verifyHaiStream(msgs)
-  const contents = msgs.filter((m) => m.type === 'assistant_message_chunk' && !m.is_final).map((m) => (m.type === 'assistant_message_chunk' ? m.content : ''))
+  const contents = msgs
+    .filter((m) => m.type === 'assistant_message_chunk' && !m.is_final)
+    .map((m) => (m.type === 'assistant_message_chunk' ? m.content : ''))
   assert.equal(contents.length, 1000)
-  assert.deepEqual(contents, Array.from({ length: 1000 }, (_, i) => `${i + 1} `))
+  assert.deepEqual(
+    contents,
+    Array.from({ length: 1000 }, (_, i) => `${i + 1} `),
+  )
   const seqs = msgs.map((m) => m.seq!)
   for (let i = 1; i < seqs.length; i++) assert.ok(seqs[i]! >= seqs[i - 1]!, 'seq never goes back')
 })

@@ -10,10 +10,13 @@ import { startServer } from './harness.js'
 import { a2aMessage } from './support/a2a.js'
 
 const tokens = (): Record<string, string> => ({ 'alice-token': 'alice', 'bob-token': 'bob' })
-const authFrom = (users: Record<string, string>) => ({ authenticate: (_req: unknown, token: string | null) => (token ? (users[token] ?? null) : null) })
+const authFrom = (users: Record<string, string>) => ({
+  authenticate: (_req: unknown, token: string | null) => (token ? (users[token] ?? null) : null),
+})
 
 const user = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] })
-const transport = (url: string, token?: string) => new DefaultChatTransport({ api: `${url}/api/chat`, headers: token ? { authorization: `Bearer ${token}` } : {} })
+const transport = (url: string, token?: string) =>
+  new DefaultChatTransport({ api: `${url}/api/chat`, headers: token ? { authorization: `Bearer ${token}` } : {} })
 const submit = (t: DefaultChatTransport<UIMessage>, chatId: string, text: string, abortSignal?: AbortSignal) =>
   t.sendMessages({ chatId, trigger: 'submit-message', messageId: undefined, messages: [user(randomUUID(), text)], abortSignal })
 
@@ -89,11 +92,14 @@ test('A2A: the SDK client without a valid token is refused with 401 (at the card
   assert.ok(ok && 'status' in ok, 'with the token, message/send answers a task')
   // The token is revoked while the client holds it: its next call is a 401, not a task.
   delete users['alice-token']
-  await assert.rejects(alice.sendMessage({ tenant: '', message: message('hello again'), configuration: undefined, metadata: undefined }), (e: unknown) => {
-    assert.ok(e instanceof Error, String(e))
-    assert.match(e.message, /401/)
-    return true
-  })
+  await assert.rejects(
+    alice.sendMessage({ tenant: '', message: message('hello again'), configuration: undefined, metadata: undefined }),
+    (e: unknown) => {
+      assert.ok(e instanceof Error, String(e))
+      assert.match(e.message, /401/)
+      return true
+    },
+  )
   const raw = await fetch(`${s.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: '{}' })
   assert.equal(raw.status, 401)
   assert.equal(raw.headers.get('www-authenticate'), 'Bearer')

@@ -34,7 +34,13 @@ async function post(s: TestServer, path: string, body: string | ReturnType<typeo
 }
 
 const chatBody = (text: string) => JSON.stringify({ id: 'chat-big', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text }] }] })
-const rpcInit = (pad: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1', pad } } })
+const rpcInit = (pad: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1', pad } },
+  })
 
 test('/api/chat: malformed JSON 400, oversized 413 (declared or streamed), wrong content-type 415, bad shape 400 naming the field', async (t) => {
   const s = await startServer({ limits: { maxFrameBytes: MAX } })
@@ -53,7 +59,10 @@ test('/api/chat: malformed JSON 400, oversized 413 (declared or streamed), wrong
   assert.match((typed.body.error as { message: string }).message, /content-type must be application\/json/)
   const shape = await post(s, '/api/chat', JSON.stringify({ id: 'chat-1', messages: [{ role: 'user', parts: [] }] }))
   assert.equal(shape.status, 400)
-  assert.deepEqual([(shape.body.error as { code: string }).code, (shape.body.error as { field: string }).field], ['invalid_message', 'messages[0].id'])
+  assert.deepEqual(
+    [(shape.body.error as { code: string }).code, (shape.body.error as { field: string }).field],
+    ['invalid_message', 'messages[0].id'],
+  )
   for (const r of [malformed, declared, streamed, typed, shape]) assert.match(r.type, /^application\/json/)
   // Nothing was recorded for the refused bodies, and the endpoint still answers a good one.
   assert.deepEqual(await s.server.sessions.store.read('chat-big', 0, 100), [])
@@ -106,11 +115,17 @@ test('MCP SDK client: bad tool arguments are a tool error naming the argument (-
   await bad({ message: 'x'.repeat(10_001) }, /at message/) // maxUserMessageChars, as every other dialect enforces it
   await bad({ message: 'hi', onBusy: 'later' }, /at onBusy/)
   await bad({ message: 'hi', sessionId: 'x'.repeat(300) }, /at sessionId/)
-  const unknown = (await client.callTool({ name: 'ask_nobody', arguments: { message: 'hi' } })) as { isError?: boolean; content: Array<{ text?: string }> }
+  const unknown = (await client.callTool({ name: 'ask_nobody', arguments: { message: 'hi' } })) as {
+    isError?: boolean
+    content: Array<{ text?: string }>
+  }
   assert.equal(unknown.isError, true)
   assert.match(unknown.content[0]!.text ?? '', /Tool ask_nobody not found/)
   assert.equal(s.server.sessions.loadedCount, 0, 'no session was opened for a refused call')
-  const good = (await client.callTool({ name: 'ask_demo', arguments: { message: 'hello' } })) as { isError?: boolean; content: Array<{ text?: string }> }
+  const good = (await client.callTool({ name: 'ask_demo', arguments: { message: 'hello' } })) as {
+    isError?: boolean
+    content: Array<{ text?: string }>
+  }
   assert.notEqual(good.isError, true)
   assert.equal(good.content[0]!.text, 'Echo: hello')
 })

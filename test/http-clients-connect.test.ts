@@ -23,12 +23,16 @@ test('AguiClient.connect and AiSdkClient.connect check the server, the token and
     await assert.rejects(Client.connect({ url: s.url }), /refused the credentials \(401\): the server needs a token/)
     await assert.rejects(Client.connect({ url: s.url, token: 'good', agent: 'dmeo' }), /serves no agent "dmeo" \(it serves demo\)/)
     const port = await deadPort()
-    await assert.rejects(Client.connect({ url: `http://127.0.0.1:${port}` }), new RegExp(`cannot reach Parlance at http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`))
+    await assert.rejects(
+      Client.connect({ url: `http://127.0.0.1:${port}` }),
+      new RegExp(`cannot reach Parlance at http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`),
+    )
   }
   // connect's client runs like a constructed one.
   const agui = await AguiClient.connect({ url: s.url, token: 'good' })
   const types: string[] = []
-  for await (const { event } of agui.run({ threadId: 't-connect', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hello' }] })) types.push(event.type)
+  for await (const { event } of agui.run({ threadId: 't-connect', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hello' }] }))
+    types.push(event.type)
   assert.equal(types[0], 'RUN_STARTED')
   assert.equal(types.at(-1), 'RUN_FINISHED')
 })

@@ -20,7 +20,8 @@ after(async () => {
 })
 
 const DELETE = { sourceAgent: 'demo-agent-1', targetAgent: 'demo', task: 'delete my notes' }
-const listed = async (c: Awaited<ReturnType<typeof connect>>) => (await c.call<{ agents: { agentId: string; kind: string }[] }>('agent/list')).agents.map((a) => a.agentId)
+const listed = async (c: Awaited<ReturnType<typeof connect>>) =>
+  (await c.call<{ agents: { agentId: string; kind: string }[] }>('agent/list')).agents.map((a) => a.agentId)
 
 test('an agent registered on node 1 answers a request made on node 3; progress is relayed; a cancel from node 2 stops it', async (t) => {
   const [n1, n2, n3] = nodes as [TestServer, TestServer, TestServer]
@@ -39,14 +40,22 @@ test('an agent registered on node 1 answers a request made on node 3; progress i
   const other = await connect(n2, { agentId: 'reviewer' })
   t.after(() => other.close())
   await other.call('agent/register', { agentId: 'review-agent', capabilities: {}, governanceLevel: 'supervised' })
-  const reg = await worker.call('agent/register', { agentId: 'tester', capabilities: { testing: true }, governanceLevel: 'supervised', dependencies: ['demo', 'review-agent', 'nobody'] })
+  const reg = await worker.call('agent/register', {
+    agentId: 'tester',
+    capabilities: { testing: true },
+    governanceLevel: 'supervised',
+    dependencies: ['demo', 'review-agent', 'nobody'],
+  })
   assert.deepEqual(reg, { registered: true, agentId: 'tester', missingDependencies: ['nobody'] })
 
   const requester = await connect(n3)
   t.after(() => requester.close())
   assert.deepEqual((await listed(requester)).sort(), ['demo', 'review-agent', 'tester'])
   const init = await requester.call<{ agents: { agentId: string }[] }>('initialize', { ...INIT, agentId: 'again' })
-  assert.ok(init.agents.some((a) => a.agentId === 'tester'), 'initialize lists the agents of every node too')
+  assert.ok(
+    init.agents.some((a) => a.agentId === 'tester'),
+    'initialize lists the agents of every node too',
+  )
   // The id is taken cluster-wide.
   const thief = await connect(n3, { agentId: 'thief' })
   t.after(() => thief.close())
@@ -116,7 +125,12 @@ test('a checkpoint raised on node 1 reaches the approver on node 2, who decides 
   const cp = await approver.nextNotification((n) => n.params.event === 'checkpoint')
   const data = cp.params.data as { checkpoint: string; artifact: Record<string, unknown> }
   assert.equal((await requester.nextNotification((n) => n.params.event === 'checkpoint')).params.data!.checkpoint, data.checkpoint)
-  const ok = await approver.call('governance/approval', { checkpoint: data.checkpoint, artifact: data.artifact, approver: 'user-123', decision: 'approved' })
+  const ok = await approver.call('governance/approval', {
+    checkpoint: data.checkpoint,
+    artifact: data.artifact,
+    approver: 'user-123',
+    decision: 'approved',
+  })
   assert.deepEqual(ok, { checkpoint: data.checkpoint, decision: 'approved', recorded: true })
   const r = await task
   assert.match(r.output, /^Done: deleted/)
@@ -129,7 +143,13 @@ test('a decision taken early on node 3 applies to the checkpoint raised later on
   const [n1, , n3] = nodes as [TestServer, TestServer, TestServer]
   const early = await connect(n3)
   t.after(() => early.close())
-  const kept = await early.call<Record<string, unknown>>('governance/approval', { checkpoint: 'delete_file', artifact: {}, approver: 'user-9', decision: 'rejected', feedback: 'not today' })
+  const kept = await early.call<Record<string, unknown>>('governance/approval', {
+    checkpoint: 'delete_file',
+    artifact: {},
+    approver: 'user-9',
+    decision: 'rejected',
+    feedback: 'not today',
+  })
   assert.equal(kept.matched, false)
   const requester = await connect(n1)
   t.after(() => requester.close())
@@ -151,11 +171,15 @@ test('a decision taken early on node 3 applies to the checkpoint raised later on
   t.after(() => approver.close())
   // The approver's decision is recorded against the open checkpoint: proof that the kept non-approver decision
   // did not settle it meanwhile (a settled checkpoint would not be matched).
-  const decided = await approver.call('governance/approval', { checkpoint: scp.params.data!.checkpoint, artifact: {}, approver: 'boss', decision: 'approved' })
+  const decided = await approver.call('governance/approval', {
+    checkpoint: scp.params.data!.checkpoint,
+    artifact: {},
+    approver: 'boss',
+    decision: 'approved',
+  })
   assert.deepEqual(decided, { checkpoint: scp.params.data!.checkpoint, decision: 'approved', recorded: true })
   assert.match((await guarded).output, /^Done: deleted/)
 })
-
 
 test("governance/approval on node 2 decides another dialect's approval waiting in a session written on node 1", async (t) => {
   const [n1, n2] = nodes as [TestServer, TestServer, TestServer]
@@ -168,5 +192,11 @@ test("governance/approval on node 2 decides another dialect's approval waiting i
   const ok = await approver.call('governance/approval', { checkpoint: req.approval_id, artifact: {}, approver: 'user-123', decision: 'approved' })
   assert.deepEqual(ok, { checkpoint: req.approval_id, decision: 'approved', recorded: true })
   const msgs = await hai.untilCompleted()
-  assert.match(msgs.filter((m) => m.type === 'assistant_message_chunk').map((m) => (m as { content?: string }).content ?? '').join(''), /Done: deleted notes\/demo\.txt/)
+  assert.match(
+    msgs
+      .filter((m) => m.type === 'assistant_message_chunk')
+      .map((m) => (m as { content?: string }).content ?? '')
+      .join(''),
+    /Done: deleted notes\/demo\.txt/,
+  )
 })

@@ -23,24 +23,55 @@ for (const decision of ['approved', 'rejected', 'needs_revision'] as const) {
     const task = c.call<TaskResult>('agent/request', DELETE)
     const cp = await approver.nextNotification((n) => n.params.event === 'checkpoint')
     const data = cp.params.data as { checkpoint: string; level: string; artifact: Record<string, unknown> }
-    assert.deepEqual(data.artifact, { tool: 'delete_file', description: 'Deletes a file permanently', arguments: { path: 'notes/demo.txt' }, reasoning: 'You asked me to delete the demo notes file.', risk: 'high' })
+    assert.deepEqual(data.artifact, {
+      tool: 'delete_file',
+      description: 'Deletes a file permanently',
+      arguments: { path: 'notes/demo.txt' },
+      reasoning: 'You asked me to delete the demo notes file.',
+      risk: 'high',
+    })
     assert.equal(data.level, 'supervised')
     assert.equal((await c.nextNotification((n) => n.params.event === 'checkpoint')).params.data!.checkpoint, data.checkpoint)
-    const ok = await approver.call('governance/approval', { checkpoint: data.checkpoint, artifact: data.artifact, approver: 'user-123', decision, feedback: 'use the archive instead' })
+    const ok = await approver.call('governance/approval', {
+      checkpoint: data.checkpoint,
+      artifact: data.artifact,
+      approver: 'user-123',
+      decision,
+      feedback: 'use the archive instead',
+    })
     assert.deepEqual(ok, { checkpoint: data.checkpoint, decision, recorded: true })
     const r = await task
     assert.match(r.output, OUTPUT[decision])
     assert.deepEqual(r.toolResults, decision === 'approved' ? [{ tool: 'delete_file', result: 'deleted notes/demo.txt' }] : [])
     const resolved = await approver.nextNotification((n) => n.params.event === 'checkpoint-resolved')
-    assert.deepEqual(resolved.params.data, { checkpoint: data.checkpoint, taskId: r.taskId, approved: decision === 'approved', by: 'user', feedback: decision === 'approved' ? 'use the archive instead' : decision === 'rejected' ? 'use the archive instead' : 'needs revision: use the archive instead' })
+    assert.deepEqual(resolved.params.data, {
+      checkpoint: data.checkpoint,
+      taskId: r.taskId,
+      approved: decision === 'approved',
+      by: 'user',
+      feedback:
+        decision === 'approved'
+          ? 'use the archive instead'
+          : decision === 'rejected'
+            ? 'use the archive instead'
+            : 'needs revision: use the archive instead',
+    })
     assert.ok(!bystander.notifications.some((n) => n.params.event === 'checkpoint'), 'only approvers and the requester are told')
     // A second decision finds nothing pending: recorded, and it says so.
-    const again = await approver.call<Record<string, unknown>>('governance/approval', { checkpoint: data.checkpoint, artifact: {}, approver: 'user-123', decision: 'approved' })
+    const again = await approver.call<Record<string, unknown>>('governance/approval', {
+      checkpoint: data.checkpoint,
+      artifact: {},
+      approver: 'user-123',
+      decision: 'approved',
+    })
     assert.deepEqual([again.recorded, again.matched], [true, false])
     const audit = await c.call<AuditPage>('audit/query', { action: 'approval' })
     assert.deepEqual(
       audit.entries.map((e) => [e.actor, e.target, e.details.decision, e.details.feedback, e.details.taskId]),
-      [['user-123', data.checkpoint, decision, 'use the archive instead', r.taskId], ['user-123', data.checkpoint, 'approved', null, null]],
+      [
+        ['user-123', data.checkpoint, decision, 'use the archive instead', r.taskId],
+        ['user-123', data.checkpoint, 'approved', null, null],
+      ],
     )
   })
 }

@@ -37,15 +37,27 @@ test("tool/integration: the seed's ci-pipeline / run-tests reaches the configure
     ],
   )
   const done = await c.nextNotification((n) => n.params.event === 'tool-result')
-  assert.deepEqual(done.params.data, { invocationId: accepted.result.invocationId, tool: 'ci-pipeline', action: 'run-tests', status: 'success', result: { branch: 'feature-x', passed: 12, failed: 0 } })
+  assert.deepEqual(done.params.data, {
+    invocationId: accepted.result.invocationId,
+    tool: 'ci-pipeline',
+    action: 'run-tests',
+    status: 'success',
+    result: { branch: 'feature-x', passed: 12, failed: 0 },
+  })
   assert.deepEqual(mcp.log.calls, ['run-tests'], 'the MCP server ran it')
 
   // Without a callback: the result is the answer. A result marked isError is a tool error with the server's text.
   const echoed = await c.call<{ result: unknown; status: string }>('tool/integration', { tool: 'ci-pipeline', action: 'echo', data: { text: 'hi' } })
   assert.deepEqual([echoed.status, echoed.result], ['success', 'echo: hi'])
-  await assert.rejects(c.call('tool/integration', { tool: 'ci-pipeline', action: 'fail' }), (e) => rpcCode(-32011)(e) && /the build is broken/.test(e.message))
+  await assert.rejects(
+    c.call('tool/integration', { tool: 'ci-pipeline', action: 'fail' }),
+    (e) => rpcCode(-32011)(e) && /the build is broken/.test(e.message),
+  )
   // An integration without that action, and an unknown integration: not found (-32002), as before integrations.
-  await assert.rejects(c.call('tool/integration', { tool: 'ci-pipeline', action: 'deploy' }), (e) => rpcCode(-32002)(e) && /integration ci-pipeline has no action deploy/.test(e.message))
+  await assert.rejects(
+    c.call('tool/integration', { tool: 'ci-pipeline', action: 'deploy' }),
+    (e) => rpcCode(-32002)(e) && /integration ci-pipeline has no action deploy/.test(e.message),
+  )
   await assert.rejects(c.call('tool/integration', { tool: 'jenkins', action: 'deploy' }), rpcCode(-32002))
 
   // Over HTTP the callback cannot be delivered: the seed's request is answered directly.

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startServer } from './harness.js'
-import { connect, post, rpcCode, type AuditPage, type TaskRequestParams, type ToolRequestParams, type RpcAnswer, type TaskResult } from './hugai-support.js'
+import {
+  connect,
+  post,
+  rpcCode,
+  type AuditPage,
+  type TaskRequestParams,
+  type ToolRequestParams,
+  type RpcAnswer,
+  type TaskResult,
+} from './hugai-support.js'
 import { waitFor } from './support/wait.js'
 
 const ask = (task: string, extra: Record<string, unknown> = {}) => ({ sourceAgent: 'demo-agent-1', targetAgent: 'demo', task, ...extra })
@@ -18,7 +27,9 @@ test('agent/request to the built-in demo agent: echo, weather, plan, state, coun
   assert.deepEqual(mine, ['queued', 'thinking', 'completed'])
   const plan = await c.call<TaskResult>('agent/request', ask('plan the release', { priority: 'high' }))
   assert.match(plan.output, /The plan is complete/)
-  const progress = c.notifications.filter((n) => n.params.data?.taskId === plan.taskId && n.params.data?.progress !== undefined).map((n) => n.params.data!.progress)
+  const progress = c.notifications
+    .filter((n) => n.params.data?.taskId === plan.taskId && n.params.data?.progress !== undefined)
+    .map((n) => n.params.data!.progress)
   assert.deepEqual(progress, [33, 66, 100, 100])
   const weather = await c.call<TaskResult>('agent/request', ask('weather in Rome'))
   assert.deepEqual(weather.toolResults, [{ tool: 'get_weather', result: { city: 'Rome', temperature_c: 18, conditions: 'cloudy' } }])
@@ -27,8 +38,14 @@ test('agent/request to the built-in demo agent: echo, weather, plan, state, coun
   assert.deepEqual(state.state, { counter: 1 })
   const count = await c.call<TaskResult>('agent/request', ask('count 5'))
   assert.equal(count.output, '1 2 3 4 5')
-  await assert.rejects(c.call('agent/request', ask('fail now')), (e) => rpcCode(-32011)(e) && (e.data as { code: string }).code === 'execution_error' && /flaky_tool/.test(e.message))
-  await assert.rejects(c.call('agent/request', ask('x', { targetAgent: 'ghost' })), (e) => rpcCode(-32002)(e) && (e.data as { agentId: string }).agentId === 'ghost')
+  await assert.rejects(
+    c.call('agent/request', ask('fail now')),
+    (e) => rpcCode(-32011)(e) && (e.data as { code: string }).code === 'execution_error' && /flaky_tool/.test(e.message),
+  )
+  await assert.rejects(
+    c.call('agent/request', ask('x', { targetAgent: 'ghost' })),
+    (e) => rpcCode(-32002)(e) && (e.data as { agentId: string }).agentId === 'ghost',
+  )
   // The same over HTTP, stateless.
   const http = await post<RpcAnswer<TaskResult>>(s, { jsonrpc: '2.0', id: 'h', method: 'agent/request', params: ask('count 3') })
   assert.equal(http.body.result?.output, '1 2 3')
@@ -71,7 +88,13 @@ test('agent-to-agent: one client registers, another sends it tasks through the h
   t.after(() => s.close())
   const worker = await connect(s, { agentId: 'test-agent-2' })
   t.after(() => worker.close())
-  const reg = await worker.call('agent/register', { agentId: 'test-agent-2', capabilities: { testing: true }, governanceLevel: 'supervised', version: '1.2.0', dependencies: ['demo', 'review-agent'] })
+  const reg = await worker.call('agent/register', {
+    agentId: 'test-agent-2',
+    capabilities: { testing: true },
+    governanceLevel: 'supervised',
+    version: '1.2.0',
+    dependencies: ['demo', 'review-agent'],
+  })
   assert.deepEqual(reg, { registered: true, agentId: 'test-agent-2', missingDependencies: ['review-agent'] })
   const order: string[] = []
   let release!: () => void
@@ -86,12 +109,28 @@ test('agent-to-agent: one client registers, another sends it tasks through the h
   const requester = await connect(s)
   t.after(() => requester.close())
   const listed = await requester.call<{ agents: { agentId: string; kind: string }[] }>('agent/list')
-  assert.deepEqual(listed.agents.map((a) => [a.agentId, a.kind]), [['demo', 'builtin'], ['test-agent-2', 'remote']])
-  const first = requester.call<TaskResult>('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'test-agent-2', task: 'first', context: { file: 'main.ts' } })
+  assert.deepEqual(
+    listed.agents.map((a) => [a.agentId, a.kind]),
+    [
+      ['demo', 'builtin'],
+      ['test-agent-2', 'remote'],
+    ],
+  )
+  const first = requester.call<TaskResult>('agent/request', {
+    sourceAgent: 'demo-agent-1',
+    targetAgent: 'test-agent-2',
+    task: 'first',
+    context: { file: 'main.ts' },
+  })
   const relayed = await requester.nextNotification((n) => n.params.data?.progress === 50)
-  const queued = (['low', 'medium', 'critical', 'high'] as const).map((priority) => requester.call('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'test-agent-2', task: priority, priority }))
+  const queued = (['low', 'medium', 'critical', 'high'] as const).map((priority) =>
+    requester.call('agent/request', { sourceAgent: 'demo-agent-1', targetAgent: 'test-agent-2', task: priority, priority }),
+  )
   // All four wait in the target's queue (the hub says so to the requester) before the first one ends.
-  const waiting = () => requester.notifications.filter((n) => n.params.data?.status === 'queued' && ['low', 'medium', 'critical', 'high'].includes(String(n.params.data.task)))
+  const waiting = () =>
+    requester.notifications.filter(
+      (n) => n.params.data?.status === 'queued' && ['low', 'medium', 'critical', 'high'].includes(String(n.params.data.task)),
+    )
   await waitFor(() => waiting().length === 4, { what: 'the four tasks queued behind the first' })
   release()
   const r = await first
@@ -100,7 +139,10 @@ test('agent-to-agent: one client registers, another sends it tasks through the h
   await Promise.all(queued)
   assert.deepEqual(order, ['first', 'critical', 'high', 'medium', 'low'])
   // Another connection cannot take the id; a built-in name cannot be taken either.
-  await assert.rejects(requester.call('agent/register', { agentId: 'test-agent-2', capabilities: {}, governanceLevel: 'supervised' }), rpcCode(-32009))
+  await assert.rejects(
+    requester.call('agent/register', { agentId: 'test-agent-2', capabilities: {}, governanceLevel: 'supervised' }),
+    rpcCode(-32009),
+  )
   await assert.rejects(requester.call('agent/register', { agentId: 'demo', capabilities: {}, governanceLevel: 'supervised' }), rpcCode(-32009))
 })
 
@@ -118,7 +160,9 @@ test('a remote target that never answers times out, one that disconnects fails a
   const pending = c.call('agent/request', { sourceAgent: 'a', targetAgent: 'silent', task: 't2' })
   const waiting = c.call('agent/request', { sourceAgent: 'a', targetAgent: 'silent', task: 't3', priority: 'critical' })
   // t2 reached the silent agent and t3 waits behind it before the target leaves.
-  await waitFor(() => asked.includes('t2') && c.notifications.some((n) => n.params.data?.status === 'queued' && n.params.data.task === 't3'), { what: 't2 sent to the target and t3 queued' })
+  await waitFor(() => asked.includes('t2') && c.notifications.some((n) => n.params.data?.status === 'queued' && n.params.data.task === 't3'), {
+    what: 't2 sent to the target and t3 queued',
+  })
   silent.close()
   await assert.rejects(pending, rpcCode(-32006))
   await assert.rejects(waiting, rpcCode(-32006), 'a task queued for the target fails at once too')
@@ -140,10 +184,13 @@ test('a requester that disconnects cancels its running built-in task', async (t)
   assert.match((await call).message, /connection closed/)
   const d = await connect(s)
   t.after(() => d.close())
-  const entries = await waitFor(async () => {
-    const page = await d.call<AuditPage>('audit/query', { action: 'agent-response' })
-    return page.entries.length > 0 ? page.entries : null
-  }, { what: 'the audit entry of the cancelled task' })
+  const entries = await waitFor(
+    async () => {
+      const page = await d.call<AuditPage>('audit/query', { action: 'agent-response' })
+      return page.entries.length > 0 ? page.entries : null
+    },
+    { what: 'the audit entry of the cancelled task' },
+  )
   assert.equal(entries.length, 1)
   assert.equal(entries[0]!.details.taskId, queued.params.data!.taskId)
   assert.equal(entries[0]!.details.ok, false)

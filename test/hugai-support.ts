@@ -81,25 +81,34 @@ export async function connect(s: TestServer, init: Record<string, unknown> | nul
 
 /** POST /rpc with fetch; `B` is the answer's shape (a batch: `RpcAnswer[]`), `null` for an empty body. */
 export async function post<B = RpcAnswer>(s: TestServer, body: unknown, contentType = 'application/json'): Promise<{ status: number; body: B }> {
-  const res = await fetch(`${s.url}/rpc`, { method: 'POST', headers: { 'content-type': contentType }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+  const res = await fetch(`${s.url}/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
   const text = await res.text()
   return { status: res.status, body: (text ? JSON.parse(text) : null) as B }
 }
 
 /** assert.rejects predicate: an RpcError with this code (and, optionally, data.field). */
-export const rpcCode = (n: number, field?: string) => (err: unknown): err is RpcError => {
-  assert.ok(err instanceof RpcError, String(err))
-  assert.equal(err.code, n, `${err.code}: ${err.message}`)
-  if (field) assert.equal((err.data as { field?: string }).field, field)
-  return true
-}
+export const rpcCode =
+  (n: number, field?: string) =>
+  (err: unknown): err is RpcError => {
+    assert.ok(err instanceof RpcError, String(err))
+    assert.equal(err.code, n, `${err.code}: ${err.message}`)
+    if (field) assert.equal((err.data as { field?: string }).field, field)
+    return true
+  }
 
 /** An agent with a server tool named like the seed's §3.7 example (`ci-pipeline` / `run-tests`). */
 export const ciAgent = defineAgent({
   name: 'ci',
   description: 'CI pipeline tools',
   tools: {
-    'run-tests': { description: 'Runs the test suite of a branch', execute: (args) => ({ branch: typeof args.branch === 'string' ? args.branch : 'main', passed: 12, failed: 0 }) },
+    'run-tests': {
+      description: 'Runs the test suite of a branch',
+      execute: (args) => ({ branch: typeof args.branch === 'string' ? args.branch : 'main', passed: 12, failed: 0 }),
+    },
     'broken-step': {
       execute: () => {
         throw new Error('runner offline')

@@ -11,11 +11,27 @@ test('the validation table over a real socket: INVALID_EVENT naming the field, s
   const c = await s.huma()
   const w = await watch(s, c.sessionId)
   const rows: Array<[string, unknown, RegExp]> = [
-    ['name of 129 characters', { type: 'context-update', triggering: true, name: 'n'.repeat(129), context: {}, description: 'd' }, /"name" has 129 characters; the limit is 128/],
-    ['result of 65,537 characters as JSON', { type: 'tool-result', triggering: true, toolCallId: ID, toolName: 't', outcome: 'success', result: 'x'.repeat(65_535) }, /"result" is 65537 characters as JSON; the limit is 65536/],
+    [
+      'name of 129 characters',
+      { type: 'context-update', triggering: true, name: 'n'.repeat(129), context: {}, description: 'd' },
+      /"name" has 129 characters; the limit is 128/,
+    ],
+    [
+      'result of 65,537 characters as JSON',
+      { type: 'tool-result', triggering: true, toolCallId: ID, toolName: 't', outcome: 'success', result: 'x'.repeat(65_535) },
+      /"result" is 65537 characters as JSON; the limit is 65536/,
+    ],
     ['bad outcome', { type: 'tool-result', triggering: true, toolCallId: ID, toolName: 't', outcome: 'done' }, /"outcome"/],
-    ['nested __proto__ (a real key, from JSON.parse)', JSON.parse('{"type":"context-update","triggering":true,"name":"n","description":"d","context":{"a":{"b":{"__proto__":{"polluted":true}}}}}'), /forbidden key "__proto__".*context\/a\/b\/__proto__/],
-    ['__proto__ in addon data', JSON.parse(`{"type":"addon-tool-event","toolCallId":"${ID}","data":{"context":{"__proto__":{}}}}`), /data\/context\/__proto__/],
+    [
+      'nested __proto__ (a real key, from JSON.parse)',
+      JSON.parse('{"type":"context-update","triggering":true,"name":"n","description":"d","context":{"a":{"b":{"__proto__":{"polluted":true}}}}}'),
+      /forbidden key "__proto__".*context\/a\/b\/__proto__/,
+    ],
+    [
+      '__proto__ in addon data',
+      JSON.parse(`{"type":"addon-tool-event","toolCallId":"${ID}","data":{"context":{"__proto__":{}}}}`),
+      /data\/context\/__proto__/,
+    ],
     ['missing triggering', { type: 'context-update', name: 'n', context: {}, description: 'd' }, /^context-update requires boolean "triggering"$/],
     ['tool-result missing triggering', { type: 'tool-result', toolCallId: ID, toolName: 't', outcome: 'success' }, /requires boolean "triggering"/],
     ['unknown type', { type: 'user_message', content: 'hi' }, /unknown event type "user_message"/],

@@ -3,7 +3,6 @@ import { test } from 'node:test'
 import type { EventOf } from '../src/core/index.js'
 import { humaServer, watch } from './huma-support.js'
 
-
 test('echo: a triggering context-update runs the agent; ctx.say arrives as typing_start → message_sent → typing_end', async (t) => {
   const s = await humaServer()
   t.after(() => s.close())
@@ -14,13 +13,20 @@ test('echo: a triggering context-update runs the agent; ctx.say arrives as typin
   const sent = await c.nextMessaging('message_sent')
   const end = await c.nextMessaging('typing_end')
   assert.match(start.toolCallId!, /^msg_/, 'a streamed message: the burst is named by its message id')
-  assert.deepEqual([sent.toolCallId, sent.message, sent.messageIndex, sent.messageCount], [start.toolCallId, 'Echo: Alice sent a message: "hello"', 0, 1])
+  assert.deepEqual(
+    [sent.toolCallId, sent.message, sent.messageIndex, sent.messageCount],
+    [start.toolCallId, 'Echo: Alice sent a message: "hello"', 0, 1],
+  )
   assert.equal(end.toolCallId, start.toolCallId)
   assert.equal(end.reason, undefined)
   assert.equal((await w.runEnd()).type, 'run.finished')
   const input = w.events.find((e) => e.type === 'context.update') as EventOf<'context.update'>
   assert.deepEqual([input.name, input.triggering, input.context], ['new-message', true, { group: { id: 'g1' } }])
-  assert.deepEqual(w.session.model.messages.map((m) => [m.role, m.content]), [['assistant', 'Echo: Alice sent a message: "hello"']], 'the delivered message is in the history')
+  assert.deepEqual(
+    w.session.model.messages.map((m) => [m.role, m.content]),
+    [['assistant', 'Echo: Alice sent a message: "hello"']],
+    'the delivered message is in the history',
+  )
 })
 
 test('triggering:false only records the context: no run', async (t) => {
@@ -39,20 +45,37 @@ test('triggering:false only records the context: no run', async (t) => {
 test('burst: each message waits for its confirmation; data.context updates the session context', async (t) => {
   const s = await humaServer()
   t.after(() => s.close())
-  const c = await s.huma({ confirm: (e) => ({ messageIndex: e.messageIndex, success: true, context: { conversationHistory: `delivered ${e.messageIndex}` } }) })
+  const c = await s.huma({
+    confirm: (e) => ({ messageIndex: e.messageIndex, success: true, context: { conversationHistory: `delivered ${e.messageIndex}` } }),
+  })
   const w = await watch(s, c.sessionId)
   c.contextUpdate('send a burst')
   const sent = [await c.nextMessaging('message_sent'), await c.nextMessaging('message_sent'), await c.nextMessaging('message_sent')]
-  assert.deepEqual(sent.map((m) => [m.messageIndex, m.messageCount]), [[0, 3], [1, 3], [2, 3]])
+  assert.deepEqual(
+    sent.map((m) => [m.messageIndex, m.messageCount]),
+    [
+      [0, 3],
+      [1, 3],
+      [2, 3],
+    ],
+  )
   assert.equal(new Set(sent.map((m) => m.toolCallId)).size, 1, 'one toolCallId for the burst')
   assert.equal((await c.nextMessaging('typing_end')).reason, undefined)
   assert.equal((await w.runEnd()).type, 'run.finished')
   // In the log: message i+1 is sent only after message i's delivery was confirmed.
-  const order = w.events.filter((e) => e.type === 'message.sent' || e.type === 'message.delivery').map((e) => `${e.type === 'message.sent' ? 'sent' : 'ok'}${(e as { index: number }).index}`)
+  const order = w.events
+    .filter((e) => e.type === 'message.sent' || e.type === 'message.delivery')
+    .map((e) => `${e.type === 'message.sent' ? 'sent' : 'ok'}${(e as { index: number }).index}`)
   assert.deepEqual(order, ['sent0', 'ok0', 'sent1', 'ok1', 'sent2', 'ok2'])
   const contexts = w.events.filter((e): e is EventOf<'context.update'> => e.type === 'context.update' && !e.triggering)
-  assert.deepEqual(contexts.map((e) => e.context), [0, 1, 2].map((i) => ({ conversationHistory: `delivered ${i}` })))
-  assert.deepEqual(w.session.model.messages.map((m) => m.content), ['Here is the first message.', 'And a second one.', 'That was the burst.'])
+  assert.deepEqual(
+    contexts.map((e) => e.context),
+    [0, 1, 2].map((i) => ({ conversationHistory: `delivered ${i}` })),
+  )
+  assert.deepEqual(
+    w.session.model.messages.map((m) => m.content),
+    ['Here is the first message.', 'And a second one.', 'That was the burst.'],
+  )
 })
 
 test('a failed delivery: the agent learns it; typing_end "failed"; the undelivered message stays out of the history', async (t) => {
@@ -66,7 +89,10 @@ test('a failed delivery: the agent learns it; typing_end "failed"; the undeliver
   assert.equal(err.code, 'EXECUTION_ERROR')
   assert.match(err.message, /delivered 1 of 3 messages: Failed to send: rate limited/)
   assert.equal((await w.runEnd()).type, 'run.error')
-  assert.deepEqual(w.session.model.messages.map((m) => m.content), ['Here is the first message.'])
+  assert.deepEqual(
+    w.session.model.messages.map((m) => m.content),
+    ['Here is the first message.'],
+  )
 })
 
 test('a missing confirmation times out (configured 150 ms) and the agent learns the delivery failed', async (t) => {
@@ -113,7 +139,11 @@ test('the demo behaviours over HUMA: weather, plan, state, count, fail', async (
     return m.message!
   }
   assert.match(await answer('What is the weather in Paris?'), /weather in Paris is cloudy at 18 °C/)
-  assert.deepEqual(c.received.filter((e) => e.type === 'tool-call'), [], 'server tools are not sent to the client')
+  assert.deepEqual(
+    c.received.filter((e) => e.type === 'tool-call'),
+    [],
+    'server tools are not sent to the client',
+  )
   assert.match(await answer('make a plan'), /plan is complete/)
   assert.match(await answer('show state'), /counter is 1/)
   assert.deepEqual(w.session.model.state, { counter: 1 })

@@ -23,7 +23,10 @@ test('multi-tab: two sockets on one session both receive every event; the first 
   tab1.contextUpdate('send a burst')
   for (const tab of [tab1, tab2]) {
     const sent = [await tab.nextMessaging('message_sent'), await tab.nextMessaging('message_sent'), await tab.nextMessaging('message_sent')]
-    assert.deepEqual(sent.map((m) => m.messageIndex), [0, 1, 2])
+    assert.deepEqual(
+      sent.map((m) => m.messageIndex),
+      [0, 1, 2],
+    )
     await tab.nextMessaging('typing_end')
   }
   assert.equal((await w.runEnd()).type, 'run.finished')

@@ -7,7 +7,9 @@ import { startServer, type TestServer } from './harness.js'
 export const FAST = { typingMsPerChar: 0, messageConfirmTimeoutMs: 2_000, approvalTimeoutMs: 2_000, clientToolTimeoutMs: 2_000 }
 
 /** A server with the demo agent plus a helper to connect HUMA clients that are closed with it. */
-export async function humaServer(limits: Record<string, number> = {}): Promise<TestServer & { huma(o?: Omit<HumaClientOptions, 'url'>): Promise<HumaClient> }> {
+export async function humaServer(
+  limits: Record<string, number> = {},
+): Promise<TestServer & { huma(o?: Omit<HumaClientOptions, 'url'>): Promise<HumaClient> }> {
   const s = await startServer({ limits: { ...FAST, ...limits } })
   const clients: HumaClient[] = []
   return {

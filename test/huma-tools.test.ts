@@ -51,7 +51,12 @@ test('tool-result for a call nobody waits for: triggering:true is NOT_FOUND, tri
   assert.equal(w.session.lastSeq, before, 'no state change')
   c.toolResult(call, { result: 'Preferences updated for Alice' }, false)
   const rec = (await w.next((e) => e.type === 'custom')) as EventOf<'custom'>
-  assert.deepEqual(rec.value, { toolCallId: call.toolCallId, outcome: 'success', toolName: 'update_preferences', result: 'Preferences updated for Alice' })
+  assert.deepEqual(rec.value, {
+    toolCallId: call.toolCallId,
+    outcome: 'success',
+    toolName: 'update_preferences',
+    result: 'Preferences updated for Alice',
+  })
   assert.equal(c.errors.length, 1)
 })
 

@@ -24,19 +24,41 @@ test('AiSdkClient: a message streams, an approval and a client tool are answered
   assert.equal(hello[0]?.type, 'start')
   assert.equal(text(hello), 'Echo: hello')
   assert.deepEqual(hello.at(-1), { type: 'finish', finishReason: 'stop' })
-  assert.deepEqual(taps[0], ['out', { http: 'POST /api/chat', body: { id: chat, trigger: 'submit-message', messages: [{ id: (taps[0]![1] as { body: { messages: Array<{ id: string }> } }).body.messages[0]!.id, role: 'user', parts: [{ type: 'text', text: 'hello' }] }] } }])
+  assert.deepEqual(taps[0], [
+    'out',
+    {
+      http: 'POST /api/chat',
+      body: {
+        id: chat,
+        trigger: 'submit-message',
+        messages: [
+          {
+            id: (taps[0]![1] as { body: { messages: Array<{ id: string }> } }).body.messages[0]!.id,
+            role: 'user',
+            parts: [{ type: 'text', text: 'hello' }],
+          },
+        ],
+      },
+    },
+  ])
   assert.equal(taps.at(-1)?.[1], '[DONE]')
 
   const asked = await collect(client.send(chat, 'delete it'))
   const request = asked.find((c): c is Extract<AiSdkChunk, { type: 'tool-approval-request' }> => c.type === 'tool-approval-request')!
-  const input = asked.find((c): c is Extract<AiSdkChunk, { type: 'tool-input-available' }> => c.type === 'tool-input-available' && c.toolCallId === request.toolCallId)!
-  const done = await collect(client.approve(chat, { toolCallId: String(request.toolCallId), toolName: String(input.toolName), input: input.input }, true))
+  const input = asked.find(
+    (c): c is Extract<AiSdkChunk, { type: 'tool-input-available' }> => c.type === 'tool-input-available' && c.toolCallId === request.toolCallId,
+  )!
+  const done = await collect(
+    client.approve(chat, { toolCallId: String(request.toolCallId), toolName: String(input.toolName), input: input.input }, true),
+  )
   assert.match(text(done), /Done: deleted notes\/demo.txt/)
 
   const call = await collect(client.send(chat, 'client'))
   assert.deepEqual(call.at(-1), { type: 'finish', finishReason: 'tool-calls' })
   const tool = call.find((c) => c.type === 'tool-input-available')!
-  const answered = await collect(client.toolOutput(chat, { toolCallId: String(tool.toolCallId), toolName: String(tool.toolName), input: tool.input }, { output: { os: 'node' } }))
+  const answered = await collect(
+    client.toolOutput(chat, { toolCallId: String(tool.toolCallId), toolName: String(tool.toolName), input: tool.input }, { output: { os: 'node' } }),
+  )
   assert.match(text(answered), /Client info: \{"os":"node"\}/)
 })
 

@@ -15,7 +15,10 @@ const HTML = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }
 function fakeBuild(): string {
   const dir = mkdtempSync(join(tmpdir(), 'parlance-inspector-http-'))
   mkdirSync(join(dir, 'assets'))
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Parlance inspector</title><script type="module" src="/inspector/assets/index-abc123.js"></script>')
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><title>Parlance inspector</title><script type="module" src="/inspector/assets/index-abc123.js"></script>',
+  )
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log("hi")')
   writeFileSync(join(dir, 'assets', 'index-abc123.css'), 'body{}')
   writeFileSync(join(dir, '.secret'), 'no')
@@ -66,7 +69,14 @@ test('GET / serves the page to browsers and the JSON index to others; assets are
   assert.equal(head.status, 200)
   assert.equal(head.headers.get('content-length'), String('console.log("hi")'.length))
 
-  for (const path of ['/inspector/../package.json', '/inspector/%2e%2e/%2e%2e/package.json', '/inspector/assets/..%2f..%2f..%2fpackage.json', '/inspector/.secret', '/inspector/%00', '/inspector/assets/nope.js']) {
+  for (const path of [
+    '/inspector/../package.json',
+    '/inspector/%2e%2e/%2e%2e/package.json',
+    '/inspector/assets/..%2f..%2f..%2fpackage.json',
+    '/inspector/.secret',
+    '/inspector/%00',
+    '/inspector/assets/nope.js',
+  ]) {
     const r = await rawGet(s.url, path)
     assert.ok(r.status === 404 || r.status === 400, `${path} → ${r.status}`)
     assert.doesNotMatch(r.body, /"name": ?"parlance"|no$/)
@@ -91,7 +101,10 @@ test('an unbuilt inspector answers a page that says how to build it', async (t) 
 
 test('the inspector API honours auth: 401 without credentials, sessions and events only for their owner', async (t) => {
   const dir = fakeBuild()
-  const s = await startServer({ inspectorDir: dir, auth: { authenticate: (_req, token) => (token === 'a' ? 'alice' : token === 'b' ? 'bob' : null) } })
+  const s = await startServer({
+    inspectorDir: dir,
+    auth: { authenticate: (_req, token) => (token === 'a' ? 'alice' : token === 'b' ? 'bob' : null) },
+  })
   t.after(async () => {
     await s.close()
     rmSync(dir, { recursive: true, force: true })
@@ -107,12 +120,19 @@ test('the inspector API honours auth: 401 without credentials, sessions and even
   const alice = await s.hai({ token: 'a' })
   alice.say('hello')
   await alice.untilCompleted()
-  const list = (await (await fetch(`${s.url}/inspector/api/sessions`, as('a'))).json()) as { principal: string; loaded: Array<{ id: string; connections: Record<string, number>; lastSeq: number }>; stored: Array<{ id: string }> }
+  const list = (await (await fetch(`${s.url}/inspector/api/sessions`, as('a'))).json()) as {
+    principal: string
+    loaded: Array<{ id: string; connections: Record<string, number>; lastSeq: number }>
+    stored: Array<{ id: string }>
+  }
   assert.equal(list.principal, 'alice')
   const mine = list.loaded.find((x) => x.id === alice.sessionId)
   assert.ok(mine, 'alice sees her session')
   assert.deepEqual(mine.connections, { hai: 1 })
-  assert.ok(list.stored.some((x) => x.id === alice.sessionId), 'and its stored record')
+  assert.ok(
+    list.stored.some((x) => x.id === alice.sessionId),
+    'and its stored record',
+  )
   const bobs = (await (await fetch(`${s.url}/inspector/api/sessions`, as('b'))).json()) as { loaded: unknown[]; stored: unknown[] }
   assert.deepEqual([bobs.loaded, bobs.stored], [[], []], 'bob sees none of it')
   // A connection that names a fresh session (every inspector page load does) lists nothing until something happens in it (issue 22).
@@ -129,8 +149,15 @@ test('the inspector API honours auth: 401 without credentials, sessions and even
   assert.equal((await fetch(`${s.url}/inspector/api/sessions/${alice.sessionId}/stream`, as('b'))).status, 403)
   assert.equal((await fetch(`${s.url}/inspector/api/sessions/nope/events`, as('a'))).status, 404)
   assert.equal((await fetch(`${s.url}/inspector/api/sessions/${alice.sessionId}/events?after=-1`, as('a'))).status, 400)
-  const page = (await (await fetch(`${s.url}${eventsPath}`, as('a'))).json()) as { events: Array<{ seq: number; type: string }>; next: number; more: boolean }
-  assert.deepEqual(page.events.map((e) => e.seq), [1, 2, 3])
+  const page = (await (await fetch(`${s.url}${eventsPath}`, as('a'))).json()) as {
+    events: Array<{ seq: number; type: string }>
+    next: number
+    more: boolean
+  }
+  assert.deepEqual(
+    page.events.map((e) => e.seq),
+    [1, 2, 3],
+  )
   assert.equal(page.events[0]!.type, 'message.user')
   assert.deepEqual([page.next, page.more], [3, true])
 
@@ -149,5 +176,9 @@ test('the inspector API honours auth: 401 without credentials, sessions and even
     if ((JSON.parse(m.data) as { type: string }).type === 'run.finished' && seen.length > mine.lastSeq) break
   }
   ctl.abort()
-  assert.deepEqual(seen, Array.from({ length: seen.length }, (_, i) => i + 1), 'every seq once, in order')
+  assert.deepEqual(
+    seen,
+    Array.from({ length: seen.length }, (_, i) => i + 1),
+    'every seq once, in order',
+  )
 })

@@ -69,7 +69,11 @@ for (const dialect of ['a2a', 'mcp', 'hugai']) {
       assert.match((await page.locator('label[for="dialect-a2a"] small').textContent()) ?? '', /^POST \/a2a\/helper /)
       if (dialect === 'mcp') assert.match((await page.locator('#dialect-notes').textContent()) ?? '', /the tool ask_helper /)
       // What the dialect carries, as the server lists it (its Capabilities).
-      if (dialect === 'hugai') assert.match((await page.locator('#dialect-capabilities').textContent()) ?? '', /^HugAI carries: JSON-RPC 2\.0 over WebSocket and HTTP POST · whole messages · approvals .* · no resume$/)
+      if (dialect === 'hugai')
+        assert.match(
+          (await page.locator('#dialect-capabilities').textContent()) ?? '',
+          /^HugAI carries: JSON-RPC 2\.0 over WebSocket and HTTP POST · whole messages · approvals .* · no resume$/,
+        )
       // The demo's triggers are not offered for another agent, nor its hints.
       assert.equal(await page.locator('.quick').isVisible(), false)
       assert.equal(await page.getByLabel('Message to the agent').getAttribute('placeholder'), 'Type a message to helper')

@@ -74,7 +74,9 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
         await answer(page, 'Echo: hello inspector')
         if (STREAMING.has(dialect)) {
           // Streamed: each chunk was appended as it arrived (the demo sends "Echo: …" in at least 3 chunks).
-          const pieces = await page.locator('#transcript li.msg.assistant', { hasText: 'Echo: hello inspector' }).evaluate((li: { childNodes: { length: number } }) => li.childNodes.length)
+          const pieces = await page
+            .locator('#transcript li.msg.assistant', { hasText: 'Echo: hello inspector' })
+            .evaluate((li: { childNodes: { length: number } }) => li.childNodes.length)
           assert.ok(pieces >= 3, `${pieces} pieces`)
         }
 
@@ -174,7 +176,10 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
       const download = page.waitForEvent('download')
       await page.getByRole('button', { name: 'Export JSONL' }).click()
       const file = await (await download).path()
-      const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; dir?: string; event?: { type: string } })
+      const lines = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { kind: string; dir?: string; event?: { type: string } })
       assert.ok(lines.some((l) => l.kind === 'wire' && l.dir === 'out'))
       assert.ok(lines.some((l) => l.kind === 'wire' && l.dir === 'in'))
       assert.ok(lines.some((l) => l.kind === 'canonical' && l.event?.type === 'text.delta'))
@@ -254,28 +259,53 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
       assert.match(await page.evaluate('location.hash'), /^#session=fork-source$/)
       // Queued and rewound events in words, in the event list and in the conversation.
       assert.match((await page.locator('#replay-events li[data-type="message.queued"] .event-text').textContent()) ?? '', /queued: queued two/)
-      assert.match((await page.locator('#replay-events li[data-type="history.rewound"] .event-text').textContent()) ?? '', /history cut back to “queued two” \(regenerate\)/)
-      await page.locator('#replay-transcript li.msg.status[data-type="history.rewound"]', { hasText: 'history cut back to “queued two” (regenerate)' }).waitFor()
+      assert.match(
+        (await page.locator('#replay-events li[data-type="history.rewound"] .event-text').textContent()) ?? '',
+        /history cut back to “queued two” \(regenerate\)/,
+      )
+      await page
+        .locator('#replay-transcript li.msg.status[data-type="history.rewound"]', { hasText: 'history cut back to “queued two” (regenerate)' })
+        .waitFor()
       assert.equal(await page.locator('#replay-origin').isHidden(), true, 'the source is no fork')
 
       // A refused fork is shown, not swallowed (the server's answer, faked here: a real one cannot be provoked from the page).
       await page.route('**/sessions/*/fork', (route) =>
-        route.fulfill({ status: 409, contentType: 'application/json', body: JSON.stringify({ error: { code: 'conflict', message: 'session taken already exists' } }) }),
+        route.fulfill({
+          status: 409,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: { code: 'conflict', message: 'session taken already exists' } }),
+        }),
       )
       await page.locator(`#replay-events li[data-seq="${k}"]`).getByRole('button', { name: 'Fork here' }).click()
-      await page.getByRole('alert').filter({ hasText: `Could not fork fork-source at seq ${k}: fork refused: 409 conflict: session taken already exists` }).waitFor()
+      await page
+        .getByRole('alert')
+        .filter({ hasText: `Could not fork fork-source at seq ${k}: fork refused: 409 conflict: session taken already exists` })
+        .waitFor()
       assert.equal(await page.locator('#replay').getAttribute('data-session'), 'fork-source')
       await page.unroute('**/sessions/*/fork')
 
       // Fork here: the new session opens with exactly events 1..k of the source.
-      await page.locator(`#replay-events li[data-seq="${k}"]`).getByRole('button', { name: `Fork here: a new session with events 1 to ${k} of fork-source` }).click()
+      await page
+        .locator(`#replay-events li[data-seq="${k}"]`)
+        .getByRole('button', { name: `Fork here: a new session with events 1 to ${k} of fork-source` })
+        .click()
       await page.locator(`#replay[data-count="${k}"]:not([data-session="fork-source"])`).waitFor()
       assert.equal(await page.locator('#fork-error').isHidden(), true)
       const forkId = (await page.locator('#replay').getAttribute('data-session'))!
       assert.match(await page.evaluate('location.hash'), new RegExp(`^#session=${forkId}$`))
-      const seqsAndTypes = await page.locator('#replay-events li').evaluateAll((lis: Array<{ getAttribute(name: string): string | null }>) => lis.map((li) => [li.getAttribute('data-seq'), li.getAttribute('data-type')]))
-      assert.deepEqual(seqsAndTypes, original.filter((e) => e.seq <= k).map((e) => [String(e.seq), e.type]))
-      assert.ok(seqsAndTypes.some(([seq]) => seq === String(queuedSeq)), 'the queued message is kept')
+      const seqsAndTypes = await page
+        .locator('#replay-events li')
+        .evaluateAll((lis: Array<{ getAttribute(name: string): string | null }>) =>
+          lis.map((li) => [li.getAttribute('data-seq'), li.getAttribute('data-type')]),
+        )
+      assert.deepEqual(
+        seqsAndTypes,
+        original.filter((e) => e.seq <= k).map((e) => [String(e.seq), e.type]),
+      )
+      assert.ok(
+        seqsAndTypes.some(([seq]) => seq === String(queuedSeq)),
+        'the queued message is kept',
+      )
       assert.equal((await page.locator('#replay-origin').textContent())?.trim(), `forked from fork-source at seq ${k}`)
       await page.locator('#replay-transcript li.msg.assistant', { hasText: 'Echo: queued two' }).waitFor()
       assert.equal(await page.locator('#replay-transcript li', { hasText: 'history cut back' }).count(), 0, 'the fork ends before the rewind')
@@ -293,11 +323,17 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
       assert.equal(await page.locator('#replay-events li[data-seq="3"]').getAttribute('data-type'), 'run.error')
       const grandchild = (await page.locator('#replay').getAttribute('data-session'))!
       await page.locator(`#sessions-rows tr[data-session="${grandchild}"][data-parent="${forkId}"][data-depth="2"]`).waitFor()
-      const order = await page.locator('#sessions-rows tr').evaluateAll((trs: Array<{ getAttribute(name: string): string | null }>) => trs.map((tr) => tr.getAttribute('data-session')))
+      const order = await page
+        .locator('#sessions-rows tr')
+        .evaluateAll((trs: Array<{ getAttribute(name: string): string | null }>) => trs.map((tr) => tr.getAttribute('data-session')))
       assert.deepEqual(order, ['fork-source', forkId, grandchild])
       const indents = await page
         .locator('#sessions-rows tr td.session-cell')
-        .evaluateAll((tds: Array<unknown>) => tds.map((td) => parseFloat((globalThis as unknown as { getComputedStyle(e: unknown): { paddingLeft: string } }).getComputedStyle(td).paddingLeft)))
+        .evaluateAll((tds: Array<unknown>) =>
+          tds.map((td) =>
+            parseFloat((globalThis as unknown as { getComputedStyle(e: unknown): { paddingLeft: string } }).getComputedStyle(td).paddingLeft),
+          ),
+        )
       assert.ok(indents[0]! < indents[1]! && indents[1]! < indents[2]!, `indented: ${indents.join(', ')}`)
       await shot(page, 'fork-tree')
 
@@ -332,7 +368,8 @@ describe('inspector in Chromium', { concurrency: 3 }, () => {
       })()`)
       assert.deepEqual(unnamed, [])
       // Chromium's own accessible-name computation agrees for the main controls.
-      for (const name of ['HAI', 'AG-UI', 'HUMA', 'MyAgent', 'HugAI', 'AI SDK']) await page.getByRole('radio', { name: new RegExp(`^${name}`) }).waitFor()
+      for (const name of ['HAI', 'AG-UI', 'HUMA', 'MyAgent', 'HugAI', 'AI SDK'])
+        await page.getByRole('radio', { name: new RegExp(`^${name}`) }).waitFor()
       await page.getByRole('textbox', { name: 'Message to the agent' }).waitFor()
       await page.getByRole('button', { name: 'New session' }).waitFor()
       await page.getByRole('combobox', { name: 'Direction' }).waitFor()

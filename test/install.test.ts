@@ -16,7 +16,8 @@ import { HaiClient, textOf } from '../src/client/index.js'
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8')
-const npm = (args: string[], cwd: string, loglevel = 'error') => run('npm', [...args, '--no-audit', '--no-fund', `--loglevel=${loglevel}`], { cwd, maxBuffer: 16 * 1024 * 1024 })
+const npm = (args: string[], cwd: string, loglevel = 'error') =>
+  run('npm', [...args, '--no-audit', '--no-fund', `--loglevel=${loglevel}`], { cwd, maxBuffer: 16 * 1024 * 1024 })
 
 /** The README's first TypeScript block (the agent of "Write your own agent"), as a reader copies it. */
 function readmeAgent(): string {
@@ -32,15 +33,27 @@ test('the packed tarball installs into a "type": "module" project; the README ag
   const build = await npm(['run', 'build'], ROOT)
   // A clean build log: no Rollup or Vite warnings from the inspector's bundle.
   assert.doesNotMatch(build.stderr, /warn|\(!\)|annotation/i, build.stderr)
-  const packed = JSON.parse((await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], ROOT)).stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
+  const packed = JSON.parse((await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], ROOT)).stdout) as Array<{
+    filename: string
+    files: Array<{ path: string }>
+  }>
   const tarball = join(dir, packed[0]!.filename)
   const files = packed[0]!.files.map((f) => f.path)
-  for (const f of ['README.md', 'docs/DESIGN.md', 'docs/dialects/hai.md', 'docs/dialects/agui.md', 'cjs/esm-only.cjs', 'dist/index.js', 'dist/cli/main.js']) {
+  for (const f of [
+    'README.md',
+    'docs/DESIGN.md',
+    'docs/dialects/hai.md',
+    'docs/dialects/agui.md',
+    'cjs/esm-only.cjs',
+    'dist/index.js',
+    'dist/cli/main.js',
+  ]) {
     assert.ok(files.includes(f), `${f} is in the tarball`)
   }
   // Every relative link of the packed README (and of the benchmarks page it links) points at a packed file.
   for (const doc of ['README.md', 'BENCHMARKS.md']) {
-    for (const [, target] of readFileSync(join(ROOT, doc), 'utf8').matchAll(/\]\((?!https?:|#)([^)#\s]+)/g)) assert.ok(files.includes(target!), `${doc} links ${target}, which the tarball must have`)
+    for (const [, target] of readFileSync(join(ROOT, doc), 'utf8').matchAll(/\]\((?!https?:|#)([^)#\s]+)/g))
+      assert.ok(files.includes(target!), `${doc} links ${target}, which the tarball must have`)
   }
 
   const app = join(dir, 'app')
@@ -48,7 +61,8 @@ test('the packed tarball installs into a "type": "module" project; the README ag
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', private: true, type: 'module' }))
   // No install-time script of ours (npm lists any `prepare`/`install` script to the user as a warning) and a clean log.
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
-  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(manifest.scripts?.[hook], undefined, `package.json has no "${hook}" script`)
+  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+    assert.equal(manifest.scripts?.[hook], undefined, `package.json has no "${hook}" script`)
   const install = await npm(['install', tarball, '--prefer-offline', '--ignore-scripts'], app, 'warn')
   assert.doesNotMatch(install.stderr, /warn/i, install.stderr)
   const native = 'node_modules/better-sqlite3/build/Release'
@@ -58,12 +72,30 @@ test('the packed tarball installs into a "type": "module" project; the README ag
   writeFileSync(join(app, 'agent.ts'), readmeAgent())
   writeFileSync(
     join(app, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], typeRoots: [join(ROOT, 'node_modules/@types')] }, files: ['agent.ts'] }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules/@types')],
+      },
+      files: ['agent.ts'],
+    }),
   )
-  const tsc = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: app }).catch((err: Error & { stdout?: string }) => ({ stdout: err.stdout || err.message }))
+  const tsc = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: app }).catch(
+    (err: Error & { stdout?: string }) => ({ stdout: err.stdout || err.message }),
+  )
   assert.equal(tsc.stdout, '', 'the README agent type-checks against the installed package')
 
-  const child = spawn(process.execPath, ['--import', join(ROOT, 'node_modules/tsx/dist/esm/index.mjs'), 'agent.ts'], { cwd: app, env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', join(ROOT, 'node_modules/tsx/dist/esm/index.mjs'), 'agent.ts'], {
+    cwd: app,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   t.after(() => child.kill('SIGKILL'))
   let err = ''
   child.stderr.on('data', (d: Buffer) => (err += d.toString()))
@@ -84,15 +116,25 @@ test('the packed tarball installs into a "type": "module" project; the README ag
   // CommonJS (npm init's default): require() gets the ES module itself on Node >= 20.19 (the "module-sync"
   // condition; older Node gets the README's message from cjs/esm-only.cjs), and a .ts agent in a "type":
   // "commonjs" project loads through the CLI (it died with "Cannot require() ES Module … in a cycle").
-  writeFileSync(join(app, 'old.cjs'), "const { defineAgent, createServer } = require('parlance-gateway'); console.log(typeof defineAgent, typeof createServer)\n")
+  writeFileSync(
+    join(app, 'old.cjs'),
+    "const { defineAgent, createServer } = require('parlance-gateway'); console.log(typeof defineAgent, typeof createServer)\n",
+  )
   assert.equal((await run(process.execPath, ['old.cjs'], { cwd: app })).stdout.trim(), 'function function')
   assert.ok(README.includes("`require('parlance-gateway')` works on Node ≥ 20.19"), 'the README says so')
   const cjsProject = join(app, 'cjs-project')
   mkdirSync(cjsProject)
   writeFileSync(join(cjsProject, 'package.json'), JSON.stringify({ name: 'cjs-project', version: '1.0.0', type: 'commonjs' }))
-  writeFileSync(join(cjsProject, 'agent.ts'), "import { defineAgent } from 'parlance-gateway'\nexport default defineAgent({ name: 'cjs', async run(ctx) { await ctx.say(`cjs: ${ctx.input.text}`) } })\n")
+  writeFileSync(
+    join(cjsProject, 'agent.ts'),
+    "import { defineAgent } from 'parlance-gateway'\nexport default defineAgent({ name: 'cjs', async run(ctx) { await ctx.say(`cjs: ${ctx.input.text}`) } })\n",
+  )
   symlinkSync(join(ROOT, 'node_modules/tsx'), join(app, 'node_modules/tsx'), 'dir')
-  const cli = spawn(process.execPath, [join(app, 'node_modules/parlance-gateway/dist/cli/main.js'), 'serve', '--port', '0', '--store', 'memory', '--agent', 'agent.ts'], { cwd: cjsProject, env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const cli = spawn(
+    process.execPath,
+    [join(app, 'node_modules/parlance-gateway/dist/cli/main.js'), 'serve', '--port', '0', '--store', 'memory', '--agent', 'agent.ts'],
+    { cwd: cjsProject, env: { ...process.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   t.after(() => cli.kill('SIGKILL'))
   let cliErr = ''
   cli.stderr.on('data', (d: Buffer) => (cliErr += d.toString()))

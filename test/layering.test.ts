@@ -48,7 +48,10 @@ function files(dir: string): string[] {
 }
 
 function imports(file: string): Array<{ spec: string; target: string[] }> {
-  return [...readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)].map((m) => ({ spec: m[1]!, target: relative(root, join(file, '..', m[1]!)).split(sep) }))
+  return [...readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)].map((m) => ({
+    spec: m[1]!,
+    target: relative(root, join(file, '..', m[1]!)).split(sep),
+  }))
 }
 
 test('source layers import only the layers below them, and dialect files only what their role allows', () => {
@@ -66,7 +69,8 @@ test('source layers import only the layers below them, and dialect files only wh
       if (inDialect && to === 'dialects' && target[1] === rel[1]) {
         // Within the folder: pure files import only pure files.
         const role = roleOf(basename(file, '.ts'))
-        if (PURE.has(role) && !PURE.has(roleOf(basename(target.at(-1)!, '.js')))) violations.push(`${relative(root, file)} imports ${spec} (a ${role} file imports only core and the folder's pure files)`)
+        if (PURE.has(role) && !PURE.has(roleOf(basename(target.at(-1)!, '.js'))))
+          violations.push(`${relative(root, file)} imports ${spec} (a ${role} file imports only core and the folder's pure files)`)
         continue
       }
       const ok = inDialect ? roleAllows(file, to, target.join(sep)) : allowed.includes(to)
@@ -91,7 +95,9 @@ test('dialect folders do not import each other; only the registry names them all
 
 test('every dialect folder has the one-folder shape', () => {
   const dir = join(root, 'dialects')
-  const folders = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
+  const folders = readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
   for (const d of folders) {
     const present = new Set(readdirSync(join(dir, d)))
     for (const f of ['wire.ts', 'binding.ts', 'client.ts', 'capabilities.ts', 'index.ts']) assert.ok(present.has(f), `src/dialects/${d}/${f}`)

@@ -28,13 +28,18 @@ async function socketFrom(url: string, localAddress: string, sessionId: string) 
 test('1,000 users on distinct addresses, each sending one message in the same second, all get answers with default limits', async (t) => {
   const s = await startServer()
   t.after(() => s.close())
-  const users = await Promise.all(Array.from({ length: 1000 }, (_, i) => socketFrom(s.url, `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`, `user-${i}-${Date.now()}`)))
+  const users = await Promise.all(
+    Array.from({ length: 1000 }, (_, i) => socketFrom(s.url, `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`, `user-${i}-${Date.now()}`)),
+  )
   t.after(() => users.forEach((u) => u.ws.close()))
   for (const u of users) u.say('hello')
   const results = await Promise.all(users.map((u) => u.done))
   const limited = results.filter((frames) => frames.some((f) => f.error_code === 'rate_limited')).length
   assert.equal(limited, 0, `${limited} users were rate limited`)
-  assert.ok(results.every((frames) => frames.some((f) => f.type === 'assistant_message_chunk')), 'every user got an answer')
+  assert.ok(
+    results.every((frames) => frames.some((f) => f.type === 'assistant_message_chunk')),
+    'every user got an answer',
+  )
 })
 
 test('one address flooding over several connections is still limited, per address', async (t) => {
@@ -58,7 +63,8 @@ test('one address flooding over several connections is still limited, per addres
     )
   })
   // Answers that refer to no pending approval: each costs a token and is answered with an error (not_found or rate_limited).
-  for (const c of conns) for (let n = 0; n < 100; n++) c.ws.send(JSON.stringify({ type: 'tool_approval_response', approval_id: `none-${n}`, approved: true }))
+  for (const c of conns)
+    for (let n = 0; n < 100; n++) c.ws.send(JSON.stringify({ type: 'tool_approval_response', approval_id: `none-${n}`, approved: true }))
   await answered
   const total = refused.reduce((a, b) => a + b, 0)
   assert.ok(total >= 250, `the address's burst (200) caps five connections' 500 frames: ${total} refused`)
@@ -69,7 +75,11 @@ test('one address flooding over several connections is still limited, per addres
 
 test('behind a trusted proxy, limits key on X-Forwarded-For; without trustProxy the header is ignored', async (t) => {
   const rpc = (url: string, forwardedFor: string) =>
-    fetch(`${url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': `${forwardedFor}, 10.0.0.1` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'agent/list' }) }).then((r) => r.status)
+    fetch(`${url}/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': `${forwardedFor}, 10.0.0.1` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'agent/list' }),
+    }).then((r) => r.status)
   // Buckets of 10 refilling at 1/s: 40 requests from one address are refused from the 11th on, whatever the timing.
   const limits = { principalRatePerSec: 1, principalBurst: 10 }
   const proxied = await startServer({ trustProxy: true, limits })
@@ -87,7 +97,9 @@ test('behind a trusted proxy, limits key on X-Forwarded-For; without trustProxy 
 test('--limit sets any limit from the CLI and names the accepted ones when a name is wrong', async () => {
   const run = (args: string[]) =>
     new Promise<{ started: boolean; code: number | null; err: string }>((resolve) => {
-      const child = spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), { env: { ...process.env, LOG_LEVEL: 'silent' } })
+      const child = spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), {
+        env: { ...process.env, LOG_LEVEL: 'silent' },
+      })
       let err = ''
       let started = false
       child.stderr.on('data', (d: Buffer) => (err += d.toString()))

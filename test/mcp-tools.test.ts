@@ -24,7 +24,8 @@ function caller(tools: McpTools, name = 'caller'): AgentDefinition {
       const [tool = '', ...rest] = ctx.input.text.split(' ')
       const arg = rest.join(' ')
       const base = tool.replace(/^ci_/, '')
-      const args: Record<string, Json> = base === 'run-tests' ? { branch: arg } : base === 'echo' ? { text: arg } : base === 'ask_demo' ? { message: arg } : {}
+      const args: Record<string, Json> =
+        base === 'run-tests' ? { branch: arg } : base === 'echo' ? { text: arg } : base === 'ask_demo' ? { message: arg } : {}
       try {
         const result = await ctx.callTool(tool, args)
         await ctx.say(`result: ${typeof result === 'string' ? result : JSON.stringify(result)}`)
@@ -59,7 +60,11 @@ test('mcpTools over streamable HTTP: schema, progress reaching a HAI client, str
   ])
   const end = msgs.find((m) => m.type === 'tool_call_end')
   assert.deepEqual(end?.type === 'tool_call_end' ? end.metadata?.result : null, { branch: 'main', passed: 12, failed: 0 })
-  assert.equal(msgs.findIndex((m) => m.type === 'tool_call_end') > msgs.findIndex((m) => m.type === 'status' && m.progress === 100), true, 'progress comes before the result')
+  assert.equal(
+    msgs.findIndex((m) => m.type === 'tool_call_end') > msgs.findIndex((m) => m.type === 'status' && m.progress === 100),
+    true,
+    'progress comes before the result',
+  )
   assert.equal(textOf(msgs), 'result: {"branch":"main","passed":12,"failed":0}')
 
   // isError: a tool error the run reports (tool_call_error), and the agent sees the server's text.
@@ -75,7 +80,11 @@ test('mcpTools over streamable HTTP: schema, progress reaching a HAI client, str
   await waitFor(() => mcp.log.calls.includes('wait'), { what: 'the wait call at the MCP server' })
   c.cancel()
   msgs = await c.untilCompleted()
-  assert.equal(msgs.some((m) => m.type === 'tool_call_end'), false, 'the cancelled call has no result')
+  assert.equal(
+    msgs.some((m) => m.type === 'tool_call_end'),
+    false,
+    'the cancelled call has no result',
+  )
   await waitFor(() => mcp.log.cancelled === 1, { what: 'the MCP server to see the call cancelled' })
 
   // The MCP server restarts on the same port: it does not know the old session; the next call reconnects.
@@ -101,7 +110,10 @@ test('mcpTools over stdio: a child process MCP server (tools renamed with a pref
   c.say('ci_fail')
   assert.equal(textOf(await c.untilCompleted()), 'error: tool ci_fail failed: the build is broken')
   c.say('ci_crash')
-  assert.match(textOf(await c.untilCompleted()), /^error: tool ci_crash failed: the connection to the MCP server .*stdio\.[jt]s dropped during the call$/)
+  assert.match(
+    textOf(await c.untilCompleted()),
+    /^error: tool ci_crash failed: the connection to the MCP server .*stdio\.[jt]s dropped during the call$/,
+  )
   c.say('ci_echo after the crash')
   // The call first starts the server process again (seconds on a loaded machine).
   assert.equal(textOf(await c.untilCompleted(60_000)), 'result: echo: after the crash')
@@ -127,7 +139,10 @@ test("mcpTools on Parlance's own /mcp: a second Parlance server's ask_demo tool 
   assert.equal(result?.text, 'The weather in Lima is cloudy at 18 °C.')
   assert.match(result.structuredContent.sessionId, /\S/)
   // The demo's progress (its run's events, reported by /mcp as progress) reached this run as progress.
-  assert.ok(msgs.some((m) => m.type === 'status' && typeof m.progress === 'number'), 'progress from the other server')
+  assert.ok(
+    msgs.some((m) => m.type === 'status' && typeof m.progress === 'number'),
+    'progress from the other server',
+  )
 })
 
 test('parlance serve --agent openai --mcp URL --integration ci-pipeline=URL: the model calls the MCP tool; HugAI reaches the integration', async (t) => {
@@ -137,22 +152,44 @@ test('parlance serve --agent openai --mcp URL --integration ci-pipeline=URL: the
   t.after(() => llm.close())
   process.env.OPENAI_BASE_URL = llm.url
   process.env.OPENAI_API_KEY = 'k'
-  const served = await spawnServe(t, ['--store', 'memory', '--agent', 'openai', '--model', 'fake-1', '--mcp', mcp.url, '--integration', `ci-pipeline=${mcp.url}`])
+  const served = await spawnServe(t, [
+    '--store',
+    'memory',
+    '--agent',
+    'openai',
+    '--model',
+    'fake-1',
+    '--mcp',
+    mcp.url,
+    '--integration',
+    `ci-pipeline=${mcp.url}`,
+  ])
   const c = await HaiClient.connect({ url: `${served.url.replace('http', 'ws')}/ws` })
   t.after(() => c.close())
   c.say('call:echo{"text":"from the model"}')
   const msgs = await c.untilCompleted()
-  assert.deepEqual(msgs.flatMap((m) => (m.type === 'tool_call_end' ? [[m.tool_name, m.result]] : [])), [['echo', 'echo: from the model']])
+  assert.deepEqual(
+    msgs.flatMap((m) => (m.type === 'tool_call_end' ? [[m.tool_name, m.result]] : [])),
+    [['echo', 'echo: from the model']],
+  )
   assert.equal(textOf(msgs), 'The tool said: echo: from the model')
   const offered = (llm.requests[0]?.tools ?? []) as Array<{ function: { name: string } }>
-  assert.deepEqual(offered.map((f) => f.function.name), ['run-tests', 'echo', 'fail', 'wait'], 'the MCP tools were offered to the model')
-  const res = await fetch(`${served.url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(seed('tool-integration')) })
+  assert.deepEqual(
+    offered.map((f) => f.function.name),
+    ['run-tests', 'echo', 'fail', 'wait'],
+    'the MCP tools were offered to the model',
+  )
+  const res = await fetch(`${served.url}/rpc`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(seed('tool-integration')),
+  })
   const answer = (await res.json()) as RpcAnswer<{ result: unknown }>
   assert.deepEqual(answer.result?.result, { branch: 'feature-x', passed: 12, failed: 0 })
   assert.deepEqual(mcp.log.calls, ['echo', 'run-tests'])
 })
 
-test('examples/mcp-tools.ts: an OpenAI-compatible model calling the MCP server\'s tools, over HAI', async (t) => {
+test("examples/mcp-tools.ts: an OpenAI-compatible model calling the MCP server's tools, over HAI", async (t) => {
   const mcp = await startMcpHttp()
   t.after(() => mcp.stop())
   const llm = await fakeOpenAI()
@@ -162,6 +199,9 @@ test('examples/mcp-tools.ts: an OpenAI-compatible model calling the MCP server\'
   t.after(() => c.close())
   c.say('call:echo{"text":"example"}')
   const msgs = await c.untilCompleted()
-  assert.deepEqual(msgs.flatMap((m) => (m.type === 'tool_call_end' ? [[m.tool_name, m.result]] : [])), [['echo', 'echo: example']])
+  assert.deepEqual(
+    msgs.flatMap((m) => (m.type === 'tool_call_end' ? [[m.tool_name, m.result]] : [])),
+    [['echo', 'echo: example']],
+  )
   assert.equal(textOf(msgs), 'The tool said: echo: example')
 })

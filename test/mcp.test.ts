@@ -34,7 +34,10 @@ test('tools: one ask_<agent> per agent; a call streams progress and answers with
   const { client } = await mcpClient(s)
   t.after(() => client.close())
   const { tools } = await client.listTools()
-  assert.deepEqual(tools.map((x) => x.name), ['ask_demo'])
+  assert.deepEqual(
+    tools.map((x) => x.name),
+    ['ask_demo'],
+  )
   assert.deepEqual(tools[0]!.inputSchema.required, ['message'])
 
   const progress: Progress[] = []
@@ -43,20 +46,36 @@ test('tools: one ask_<agent> per agent; a call streams progress and answers with
   const out = r.structuredContent as Structured
   assert.equal(out.status, 'completed')
   assert.ok(progress.length >= 5, `progress while it streamed (${progress.length})`)
-  assert.deepEqual(progress.map((p) => p.progress), progress.map((_, i) => i + 1), 'progress increases')
-  assert.ok(progress.some((p) => p.message?.includes('3')), 'the streamed text as progress messages')
+  assert.deepEqual(
+    progress.map((p) => p.progress),
+    progress.map((_, i) => i + 1),
+    'progress increases',
+  )
+  assert.ok(
+    progress.some((p) => p.message?.includes('3')),
+    'the streamed text as progress messages',
+  )
 
   // The same conversation continues with its session id; the state comes back.
   const state = await client.callTool({ name: 'ask_demo', arguments: { message: 'state please', sessionId: out.sessionId } })
-  assert.deepEqual([(state.structuredContent as Structured).sessionId, (state.structuredContent as Structured).state], [out.sessionId, { counter: 1 }])
+  assert.deepEqual(
+    [(state.structuredContent as Structured).sessionId, (state.structuredContent as Structured).state],
+    [out.sessionId, { counter: 1 }],
+  )
   const session = await s.server.sessions.open(out.sessionId, 'anonymous')
-  assert.deepEqual(session.model.messages.filter((m) => m.role === 'user').map((m) => m.content), ['count 5', 'state please'], 'a normal Parlance session')
+  assert.deepEqual(
+    session.model.messages.filter((m) => m.role === 'user').map((m) => m.content),
+    ['count 5', 'state please'],
+    'a normal Parlance session',
+  )
 
   // A failing run is a tool error, not a protocol error; bad arguments are the SDK's own invalid-params answer.
   const failed = await client.callTool({ name: 'ask_demo', arguments: { message: 'fail now' } })
   assert.equal(failed.isError, true)
   assert.match(textOf(failed), /flaky_tool/)
-  const bad = await client.callTool({ name: 'ask_demo', arguments: { message: 42 } }).catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }))
+  const bad = await client
+    .callTool({ name: 'ask_demo', arguments: { message: 42 } })
+    .catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }))
   assert.equal(bad.isError, true)
   assert.match(textOf(bad), /message/)
 })
@@ -100,7 +119,9 @@ test('cancelling the call (AbortSignal → notifications/cancelled) stops the ru
   const { client } = await mcpClient(s)
   t.after(() => client.close())
   const abort = new AbortController()
-  const call = client.callTool({ name: 'ask_demo', arguments: { message: 'slow please', sessionId: 'mcp-cancel-test' } }, undefined, { signal: abort.signal })
+  const call = client.callTool({ name: 'ask_demo', arguments: { message: 'slow please', sessionId: 'mcp-cancel-test' } }, undefined, {
+    signal: abort.signal,
+  })
   const w = await watch(s, 'mcp-cancel-test')
   await w.next((e) => e.type === 'text.delta')
   abort.abort('enough')
@@ -114,12 +135,20 @@ test('cancelling the call (AbortSignal → notifications/cancelled) stops the ru
 test('bad requests get JSON-RPC errors with the right HTTP status: unknown session 404, no session 400', async (t) => {
   const s = await startServer()
   t.after(() => s.close())
-  const unknown = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'nope' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
+  const unknown = await fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'nope' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+  })
   assert.equal(unknown.status, 404)
   assert.deepEqual(((await unknown.json()) as { error: { code: number } }).error.code, -32001)
   const none = await fetch(`${s.url}/mcp`)
   assert.equal(none.status, 400)
-  const notInit = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
+  const notInit = await fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+  })
   assert.equal(notInit.status, 400)
   // The server is still fine.
   const { client } = await mcpClient(s)
@@ -143,7 +172,16 @@ test('auth: connectMcp with a token; another principal can use neither the MCP s
   assert.match(textOf(stolen), /someone else/)
   // Bob's token on Alice's MCP session: 403.
   const aliceSession = (alice.transport as StreamableHTTPClientTransport).sessionId!
-  const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': aliceSession, authorization: 'Bearer bob-token' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
+  const res = await fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': aliceSession,
+      authorization: 'Bearer bob-token',
+    },
+    body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+  })
   assert.equal(res.status, 403)
 })
 
@@ -153,7 +191,11 @@ test('a dropped stream resumes (Last-Event-ID): the call completes with every pr
   const link = await tcpProxy([{ host: '127.0.0.1', port: Number(new URL(s.url).port) }])
   t.after(() => link.close())
   const client = new Client({ name: 'parlance-test', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${link.url}/mcp`), { reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${link.url}/mcp`), {
+      reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 500, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 },
+    }),
+  )
   t.after(() => client.close())
   const progress: Progress[] = []
   let cut = false
@@ -171,7 +213,11 @@ test('a dropped stream resumes (Last-Event-ID): the call completes with every pr
   const r = await call
   assert.ok(cut)
   assert.equal(textOf(r).trim(), Array.from({ length: 50 }, (_, i) => i + 1).join(' '))
-  assert.deepEqual(progress.map((p) => p.progress), progress.map((_, i) => i + 1), 'no progress notification lost or repeated')
+  assert.deepEqual(
+    progress.map((p) => p.progress),
+    progress.map((_, i) => i + 1),
+    'no progress notification lost or repeated',
+  )
   assert.equal(progress.filter((p) => /^\d+ $/.test(p.message ?? '')).length, 50, 'every streamed chunk once')
 })
 
@@ -180,7 +226,16 @@ test('an idle MCP session is closed (404: initialize again); a client with its s
   t.after(() => s.close())
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
   // A client that initializes over plain HTTP and goes away without DELETE.
-  const init = await fetch(`${s.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } }) })
+  const init = await fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'gone', version: '1' } },
+    }),
+  })
   const gone = init.headers.get('mcp-session-id')!
   await init.text()
   // The SDK client keeps its GET stream open: it is not idle, however long it waits.
@@ -190,7 +245,11 @@ test('an idle MCP session is closed (404: initialize again); a client with its s
   // time, so the next gap is long enough to close it. Closing it takes more than mcpSessionIdleMs after the SDK
   // client connected too, so the connected one has been idle that long when it is checked below.
   const probe = async () => {
-    const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': gone }, body: '{"jsonrpc":"2.0","id":9,"method":"tools/list"}' })
+    const res = await fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-session-id': gone },
+      body: '{"jsonrpc":"2.0","id":9,"method":"tools/list"}',
+    })
     await res.text()
     return res.status === 404
   }

@@ -48,7 +48,10 @@ test('a reconnect that the buffer does not cover (acked past it) falls back to t
   assert.equal((await b.next('system.connected')).metadata.replay, 'log')
   await b.next(answer)
   // Exactly what the first connection saw after seq 2 (events with no MyAgent counterpart, like run.started, are not sent).
-  assert.deepEqual(seqsOf(b), seqsOf(a).filter((q) => q > 2))
+  assert.deepEqual(
+    seqsOf(b),
+    seqsOf(a).filter((q) => q > 2),
+  )
   assert.equal(seqsOf(b).at(-1), end)
   b.message('again')
   const next = await b.next(answer)
@@ -63,7 +66,13 @@ test('user.response data: the agent gets approved/feedback, the log keeps the da
   const sessionId = await c.createSession()
   c.message('delete it')
   const confirm = await c.next('agent.user_confirm')
-  c.send({ event: 'user.response', session_id: sessionId, step_id: confirm.step_id, content: { approved: true, data: { path: 'notes/other.txt' } }, metadata: { user_action: 'modify' } })
+  c.send({
+    event: 'user.response',
+    session_id: sessionId,
+    step_id: confirm.step_id,
+    content: { approved: true, data: { path: 'notes/other.txt' } },
+    metadata: { user_action: 'modify' },
+  })
   const record = await c.next('agent.custom')
   assert.deepEqual(record.content, {
     name: 'myagent.user_response',

@@ -32,8 +32,20 @@ test("a client's system.connected and system.heartbeat are accepted: no error, t
   const c = await client(t, s)
   const sessionId = await c.createSession()
   // As the seed shapes them (the server's own structures, sent by the client).
-  c.send({ event: 'system.connected', connection_id: c.connectionId, timestamp: new Date().toISOString(), content: { server_version: 'client/1.0', server_time: new Date().toISOString() }, metadata: { server_uptime_seconds: 0, active_sessions: 1 } })
-  c.send({ event: 'system.heartbeat', session_id: sessionId, timestamp: new Date().toISOString(), content: { server_time: new Date().toISOString() }, metadata: { seq: 0, server_uptime_seconds: 1 } })
+  c.send({
+    event: 'system.connected',
+    connection_id: c.connectionId,
+    timestamp: new Date().toISOString(),
+    content: { server_version: 'client/1.0', server_time: new Date().toISOString() },
+    metadata: { server_uptime_seconds: 0, active_sessions: 1 },
+  })
+  c.send({
+    event: 'system.heartbeat',
+    session_id: sessionId,
+    timestamp: new Date().toISOString(),
+    content: { server_time: new Date().toISOString() },
+    metadata: { seq: 0, server_uptime_seconds: 1 },
+  })
   c.send({ event: 'system.connected', content: null })
   c.message('hello after system events')
   await c.next('agent.final_answer')
@@ -45,17 +57,32 @@ test("a client's system.error is logged and recorded in its session as client.er
   t.after(() => s.close())
   const c = await client(t, s)
   const sessionId = await c.createSession()
-  c.send({ event: 'system.error', session_id: sessionId, timestamp: new Date().toISOString(), content: 'render failed: canvas lost', metadata: { error_code: 'ERR_CLIENT_RENDER', severity: 'warning' } })
+  c.send({
+    event: 'system.error',
+    session_id: sessionId,
+    timestamp: new Date().toISOString(),
+    content: 'render failed: canvas lost',
+    metadata: { error_code: 'ERR_CLIENT_RENDER', severity: 'warning' },
+  })
   // Bound to the session, the client sees the record come back as the session's event.
   const echoed = await c.next((e) => e.event === 'agent.custom' && (e.content as { name?: string }).name === 'client.error')
-  assert.deepEqual((echoed.content as { value: unknown }).value, { message: 'render failed: canvas lost', error_code: 'ERR_CLIENT_RENDER', severity: 'warning', connection_id: c.connectionId })
-  const page = (await (await fetch(`${s.url}/inspector/api/sessions/${sessionId}/events?after=0`)).json()) as { events: Array<{ type: string; name?: string; value?: { message?: string } }> }
+  assert.deepEqual((echoed.content as { value: unknown }).value, {
+    message: 'render failed: canvas lost',
+    error_code: 'ERR_CLIENT_RENDER',
+    severity: 'warning',
+    connection_id: c.connectionId,
+  })
+  const page = (await (await fetch(`${s.url}/inspector/api/sessions/${sessionId}/events?after=0`)).json()) as {
+    events: Array<{ type: string; name?: string; value?: { message?: string } }>
+  }
   const recorded = page.events.filter((e) => e.type === 'custom' && e.name === 'client.error')
   assert.equal(recorded.length, 1, JSON.stringify(page))
   assert.equal(recorded[0]!.value?.message, 'render failed: canvas lost')
   // Without session_id it goes to the bound session; the severity defaults to error.
   c.send({ event: 'system.error', content: 'second problem' })
-  const second = await c.next((e) => e.event === 'agent.custom' && (e.content as { value?: { message?: string } }).value?.message === 'second problem')
+  const second = await c.next(
+    (e) => e.event === 'agent.custom' && (e.content as { value?: { message?: string } }).value?.message === 'second problem',
+  )
   assert.equal((second.content as { value: { severity: string } }).value.severity, 'error')
   // A malformed one is a validation error naming the field.
   c.send({ event: 'system.error', session_id: sessionId, content: 'x', metadata: { severity: 'fatal' } })
@@ -89,7 +116,7 @@ test('every error event carries session_id and step_id: the frame’s, else the 
   // A frame naming no step, bound: the connection's session and a fresh step, different each time.
   c.send({ event: 'user.message', session_id: sessionId, content: '' })
   c.send({ event: 'user.message', session_id: sessionId, content: '' })
-  await c.next(() => c.received.filter((x) => x.event === "error.validation").length >= 5)
+  await c.next(() => c.received.filter((x) => x.event === 'error.validation').length >= 5)
   const [a, b] = c.received.filter((e) => e.event === 'error.validation').slice(-2)
   for (const e of [a!, b!]) {
     assertErrorShape(e)

@@ -215,7 +215,12 @@ test('signed state: export, restore on another server sharing the secret; tamper
   await a.next(answer)
   const signed = await a.requestState()
   const [body, sig] = signed.split('.')
-  const decoded = JSON.parse(Buffer.from(body!, 'base64url').toString()) as { session_id: string; state: unknown; expires_at: string; history_digest: string }
+  const decoded = JSON.parse(Buffer.from(body!, 'base64url').toString()) as {
+    session_id: string
+    state: unknown
+    expires_at: string
+    history_digest: string
+  }
   assert.equal(decoded.session_id, sessionId)
   assert.deepEqual(decoded.state, { counter: 1 })
   assert.ok(Date.parse(decoded.expires_at) - Date.now() > 23 * 3600_000)

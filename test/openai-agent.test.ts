@@ -9,7 +9,14 @@ import { waitFor } from './support/wait.js'
 
 async function setup(t: import('node:test').TestContext, maxSteps?: number) {
   const llm = await fakeOpenAI()
-  const agent = openaiAgent({ model: 'fake-1', baseURL: llm.url, apiKey: 'test', system: 'Be brief.', tools: { get_weather: demoAgent.tools.get_weather!, get_client_info: demoAgent.tools.get_client_info! }, maxSteps })
+  const agent = openaiAgent({
+    model: 'fake-1',
+    baseURL: llm.url,
+    apiKey: 'test',
+    system: 'Be brief.',
+    tools: { get_weather: demoAgent.tools.get_weather!, get_client_info: demoAgent.tools.get_client_info! },
+    maxSteps,
+  })
   const s = await startServer({ agents: [agent], limits: { clientToolTimeoutMs: 3000 } })
   t.after(async () => {
     await s.close()

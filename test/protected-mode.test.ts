@@ -11,8 +11,20 @@ import { startServer } from './harness.js'
 import { cliArgs } from './support/node-args.js'
 
 test('loopback or not: what protected mode lets through', () => {
-  for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) assert.equal(isLoopbackHost(h), true, h)
-  for (const h of ['0.0.0.0', '::', '', '10.0.0.1', '192.168.1.2', '::ffff:10.0.0.1', 'fe80::1%eth0', 'example.com', 'localhost.example.com', '128.0.0.1']) {
+  for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])
+    assert.equal(isLoopbackHost(h), true, h)
+  for (const h of [
+    '0.0.0.0',
+    '::',
+    '',
+    '10.0.0.1',
+    '192.168.1.2',
+    '::ffff:10.0.0.1',
+    'fe80::1%eth0',
+    'example.com',
+    'localhost.example.com',
+    '128.0.0.1',
+  ]) {
     assert.equal(isLoopbackHost(h), false, h)
   }
   assert.ok(protectedModeError('0.0.0.0', false, false) instanceof ProtectedModeError)
@@ -30,7 +42,8 @@ test('listen() on a non-loopback address with auth off rejects before binding, n
       assert.equal(err.name, 'ProtectedModeError')
       assert.equal(err.code, 'EPROTECTED')
       assert.match(err.message, new RegExp(`refusing to listen on ${host.replace(/\./g, '\\.')} without authentication`))
-      for (const way of [/--token/, /PARLANCE_TOKEN/, /auth\.authenticate/, /--no-auth/, /allowUnauthenticated: true/, /127\.0\.0\.1/]) assert.match(err.message, way)
+      for (const way of [/--token/, /PARLANCE_TOKEN/, /auth\.authenticate/, /--no-auth/, /allowUnauthenticated: true/, /127\.0\.0\.1/])
+        assert.match(err.message, way)
       return true
     })
     assert.equal(server.http.listening, false, `${host}: nothing listens`)

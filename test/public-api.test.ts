@@ -16,8 +16,31 @@ test('the public API is exactly these names', () => {
     'demoAgent',
     'tool',
   ])
-  assert.deepEqual(Object.keys(dialect).sort(), ['answerErrors', 'asBuffers', 'attach', 'carryOut', 'checkJsonShape', 'parseJson', 'readBody', 'resumePoint', 'sendJson', 'serveSocket', 'streamRun'])
-  assert.deepEqual(Object.keys(client).sort(), ['AguiClient', 'AiSdkClient', 'HaiClient', 'HugaiClient', 'HumaClient', 'MyAgentClient', 'RpcError', 'connectA2a', 'connectMcp', 'textOf'])
+  assert.deepEqual(Object.keys(dialect).sort(), [
+    'answerErrors',
+    'asBuffers',
+    'attach',
+    'carryOut',
+    'checkJsonShape',
+    'parseJson',
+    'readBody',
+    'resumePoint',
+    'sendJson',
+    'serveSocket',
+    'streamRun',
+  ])
+  assert.deepEqual(Object.keys(client).sort(), [
+    'AguiClient',
+    'AiSdkClient',
+    'HaiClient',
+    'HugaiClient',
+    'HumaClient',
+    'MyAgentClient',
+    'RpcError',
+    'connectA2a',
+    'connectMcp',
+    'textOf',
+  ])
 })
 
 test('defineAgent rejects bad names and missing run', () => {

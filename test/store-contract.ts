@@ -50,7 +50,7 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
     assert.deepEqual(await s.readEvents('s1', 2, 0), [], 'limit 0')
     // Paging until empty yields every event exactly once, in order.
     const all: number[] = []
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await s.readEvents('s1', after, 3)
       if (page.length === 0) break
       all.push(...seqs(page))
@@ -270,7 +270,10 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
     const unit: StoredEvent[] = []
     for (let i = 1; i <= 150; i++) for (const id of ['x', 'y', 'z']) if (id !== 'z' || i <= 7) unit.push(ev(id, i))
     await s.commit({ events: unit, sessions: [rec('x', { lastSeq: 150 })] })
-    assert.deepEqual(await s.readEvents('x', 0, 1000), unit.filter((e) => e.sessionId === 'x'))
+    assert.deepEqual(
+      await s.readEvents('x', 0, 1000),
+      unit.filter((e) => e.sessionId === 'x'),
+    )
     assert.deepEqual(seqs(await s.readEvents('y', 140, 1000)), range(141, 150))
     assert.deepEqual(seqs(await s.readEvents('z', 0, 1000)), range(1, 7))
     // A bad event deep inside a big unit still undoes all of it.
@@ -285,7 +288,10 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
 
   test(`${name} store: the queue is kept like messages (omitted writes keep it), forkedFrom is set once`, async (t) => {
     const s = await open(t)
-    const queue = [{ messageId: 'q1', content: 'later', metadata: { a: 1 } }, { messageId: 'q2', content: 'after that', agent: 'other' }]
+    const queue = [
+      { messageId: 'q1', content: 'later', metadata: { a: 1 } },
+      { messageId: 'q2', content: 'after that', agent: 'other' },
+    ]
     await s.commit({ events: [], sessions: [rec('s1', { queue, forkedFrom: { sessionId: 'p', atSeq: 4 } })] })
     await s.commit({ events: [], sessions: [rec('s1', { updatedAt: 2000, lastSeq: 1 })] })
     let r = await s.getSession('s1')
@@ -321,23 +327,40 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
 
     const fork = await forkSession(s, 'src', { id: 'f1', atSeq: 7, pageSize: 3 })
     const copied = await s.readEvents('f1', 0, 100)
-    assert.deepEqual(copied, events.slice(0, 7).map((e) => ({ ...e, sessionId: 'f1' })), 'events 1..7, only sessionId differs')
+    assert.deepEqual(
+      copied,
+      events.slice(0, 7).map((e) => ({ ...e, sessionId: 'f1' })),
+      'events 1..7, only sessionId differs',
+    )
     const stored = await s.getSession('f1')
     assert.deepEqual(stored, { ...fork, updatedAt: stored!.updatedAt })
-    assert.deepEqual(stored?.messages.map((m) => m.content), ['hi', 'hello'])
-    assert.deepEqual([stored?.state, stored?.lastSeq, stored?.activeRunId, stored?.forkedFrom, stored?.owner], [{ n: 1 }, 7, null, { sessionId: 'src', atSeq: 7 }, 'alice'])
+    assert.deepEqual(
+      stored?.messages.map((m) => m.content),
+      ['hi', 'hello'],
+    )
+    assert.deepEqual(
+      [stored?.state, stored?.lastSeq, stored?.activeRunId, stored?.forkedFrom, stored?.owner],
+      [{ n: 1 }, 7, null, { sessionId: 'src', atSeq: 7 }, 'alice'],
+    )
     assert.deepEqual(await s.getSession('src'), before, 'the original record is unchanged')
     assert.deepEqual(await s.readEvents('src', 0, 100), events, 'the original log is unchanged')
 
     // Mid-run: the run stays active in the fork's record (closed when the fork is opened, as after a restart).
     const mid = await forkSession(s, 'src', { id: 'f2', atSeq: 10 })
     assert.equal(mid.activeRunId, 'run_2')
-    assert.deepEqual(mid.messages.map((m) => m.id), ['u1', 'a1', 'u2'])
+    assert.deepEqual(
+      mid.messages.map((m) => m.id),
+      ['u1', 'a1', 'u2'],
+    )
     // A fork of a fork, and the fork is a session like any other: it takes new events after k.
     await s.commit({ events: [ev('f1', 8)], sessions: [rec('f1', { lastSeq: 8 })] })
     assert.equal((await forkSession(s, 'f1', { id: 'f3', atSeq: 8 })).forkedFrom?.sessionId, 'f1')
 
-    const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof ParlanceError ? e.code : String(e)))
+    const code = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: unknown) => (e instanceof ParlanceError ? e.code : String(e)),
+      )
     assert.equal(await code(forkSession(s, 'src', { id: 'f4', atSeq: 14 })), 'invalid_message', 'beyond the last seq')
     assert.equal(await code(forkSession(s, 'src', { id: 'f4', atSeq: 0 })), 'invalid_message')
     assert.equal(await code(forkSession(s, 'src', { id: 'f1', atSeq: 3 })), 'conflict', 'the id exists')
@@ -351,12 +374,19 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
     const unfinished = (limit: number) => s.unfinished!(limit)
     await s.commit({
       events: [],
-      sessions: [rec('idle'), rec('running', { activeRunId: 'run_1', owner: 'bob' }), rec('queued', { queue: [{ messageId: 'q', content: 'later' }] })],
+      sessions: [
+        rec('idle'),
+        rec('running', { activeRunId: 'run_1', owner: 'bob' }),
+        rec('queued', { queue: [{ messageId: 'q', content: 'later' }] }),
+      ],
     })
     const got = (await unfinished(10)).map((u) => `${u.id}:${u.owner}`).sort()
     assert.deepEqual(got, ['queued:alice', 'running:bob'])
     assert.equal((await unfinished(1)).length, 1, 'limit')
-    await s.commit({ events: [], sessions: [rec('running', { activeRunId: null, owner: 'bob', updatedAt: 5000 }), rec('queued', { queue: [], updatedAt: 5000 })] })
+    await s.commit({
+      events: [],
+      sessions: [rec('running', { activeRunId: null, owner: 'bob', updatedAt: 5000 }), rec('queued', { queue: [], updatedAt: 5000 })],
+    })
     assert.deepEqual(await unfinished(10), [])
   })
 
@@ -385,7 +415,10 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
     assert.deepEqual(await s.listRecords('empty', '', 10), [])
     // Key order is byte order: 'B' < 'a' < 'é' < '😀'.
     for (const k of ['😀', 'é', 'a', 'B']) await s.putRecord('order', k, k)
-    assert.deepEqual((await s.listRecords('order', '', 10)).map((r) => r.key), ['B', 'a', 'é', '😀'])
+    assert.deepEqual(
+      (await s.listRecords('order', '', 10)).map((r) => r.key),
+      ['B', 'a', 'é', '😀'],
+    )
   })
 
   test(`${name} store: ping is true while open and false after close`, async () => {

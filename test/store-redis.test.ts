@@ -23,7 +23,10 @@ test('redis store: the log is a Redis Stream whose entry ids are the seqs, trimm
     assert.ok(len >= 100 && len < 1000, `trimmed to about 100 (${len})`)
     assert.match(first[0]![0], /^\d+-0$/)
     const tail = await store.readEvents('s1', 995, 10)
-    assert.deepEqual(tail.map((e) => e.seq), [996, 997, 998, 999, 1000])
+    assert.deepEqual(
+      tail.map((e) => e.seq),
+      [996, 997, 998, 999, 1000],
+    )
   } finally {
     await store.close()
   }
@@ -66,7 +69,10 @@ test('redis store: a history is a list a turn appends to; one an older version k
   try {
     await store.commit({ events: [], sessions: [rec('s1', { messages: [m('a'), m('b')] })] })
     await store.commit({ events: [], sessions: [rec('s1', { messages: [m('a'), m('b'), m('c')], messagesKept: 2 })] })
-    assert.deepEqual(await store.redis.lrange(keys.history('s1'), 0, -1), [m('a'), m('b'), m('c')].map((x) => JSON.stringify(x)))
+    assert.deepEqual(
+      await store.redis.lrange(keys.history('s1'), 0, -1),
+      [m('a'), m('b'), m('c')].map((x) => JSON.stringify(x)),
+    )
     // As an older version left s2: the history whole in the record's `messages` field, no list.
     await store.commit({ events: [], sessions: [rec('s2')] })
     await store.redis.hset(keys.meta('s2'), 'messages', JSON.stringify([m('x'), m('y')]))
@@ -75,13 +81,23 @@ test('redis store: a history is a list a turn appends to; one an older version k
     // with s2's history whole; nothing is lost on either session.
     await store.commit({
       events: [ev('s1', 1)],
-      sessions: [rec('s1', { lastSeq: 1, messages: [m('a'), m('b'), m('c'), m('d')], messagesKept: 3 }), rec('s2', { messages: [m('x'), m('y'), m('z')], messagesKept: 2 })],
+      sessions: [
+        rec('s1', { lastSeq: 1, messages: [m('a'), m('b'), m('c'), m('d')], messagesKept: 3 }),
+        rec('s2', { messages: [m('x'), m('y'), m('z')], messagesKept: 2 }),
+      ],
     })
     assert.deepEqual((await store.getSession('s2'))?.messages, [m('x'), m('y'), m('z')])
     assert.equal(await store.redis.hget(keys.meta('s2'), 'messages'), '[]')
     assert.equal(await store.redis.llen(keys.history('s2')), 3)
-    assert.deepEqual((await store.getSession('s1'))?.messages.map((x) => x.id), ['a', 'b', 'c', 'd'])
-    assert.deepEqual((await store.readEvents('s1', 0, 10)).map((e) => e.seq), [1], 'the retried unit wrote its events once')
+    assert.deepEqual(
+      (await store.getSession('s1'))?.messages.map((x) => x.id),
+      ['a', 'b', 'c', 'd'],
+    )
+    assert.deepEqual(
+      (await store.readEvents('s1', 0, 10)).map((e) => e.seq),
+      [1],
+      'the retried unit wrote its events once',
+    )
   } finally {
     await store.close()
   }

@@ -46,7 +46,10 @@ test('sqlite store: events and records survive closing and reopening the file', 
     )
     // It continues where the first process stopped, and still refuses a seq it already has.
     await second.commit({ events: [ev('s1', 3)], sessions: [rec('s1', { lastSeq: 3, updatedAt: 3000 })] })
-    assert.deepEqual((await second.readEvents('s1', 0, 10)).map((e) => e.seq), [1, 2, 3])
+    assert.deepEqual(
+      (await second.readEvents('s1', 0, 10)).map((e) => e.seq),
+      [1, 2, 3],
+    )
     await assert.rejects(second.commit({ events: [ev('s1', 3)], sessions: [] }))
   } finally {
     await second.close()
@@ -100,20 +103,30 @@ test('sqlite store: a file from before the messages table has its histories move
   try {
     assert.deepEqual((await second.getSession('s1'))?.messages, history)
     assert.deepEqual((await second.getSession('s2'))?.messages, [])
-    await second.commit({ events: [], sessions: [rec('s1', { lastSeq: 1, messages: [...history, { id: 'u2', role: 'user', content: 'again' }], messagesKept: 2 })] })
+    await second.commit({
+      events: [],
+      sessions: [rec('s1', { lastSeq: 1, messages: [...history, { id: 'u2', role: 'user', content: 'again' }], messagesKept: 2 })],
+    })
   } finally {
     await second.close()
   }
   const check = new Database(path, { readonly: true })
   try {
-    assert.equal(check.pragma('user_version', { simple: true }), 3, 'migrated to this version (1: the messages table, 2: compact blocks, 3: blocks by rowid)')
+    assert.equal(
+      check.pragma('user_version', { simple: true }),
+      3,
+      'migrated to this version (1: the messages table, 2: compact blocks, 3: blocks by rowid)',
+    )
     assert.equal(check.prepare("SELECT messages FROM sessions WHERE id = 's1'").pluck().get(), '[]')
   } finally {
     check.close()
   }
   const third = createSqliteStore({ file: path })
   try {
-    assert.deepEqual((await third.getSession('s1'))?.messages.map((m) => m.id), ['u1', 'a1', 'u2'])
+    assert.deepEqual(
+      (await third.getSession('s1'))?.messages.map((m) => m.id),
+      ['u1', 'a1', 'u2'],
+    )
   } finally {
     await third.close()
   }
@@ -123,29 +136,49 @@ test('sqlite store: a block holds each event without its session id and repeated
   const path = file()
   const s = createSqliteStore({ file: path, directEvents: 4 })
   // Run ids change within the block, and a session-level event (runId '') sits between two runs.
-  const events = [ev('s1', 1), { ...ev('s1', 2), runId: 'run_2' }, { ...ev('s1', 3), runId: '' }, { ...ev('s1', 4), runId: 'run_2' }, { ...ev('s1', 5), runId: 'run_2' }]
+  const events = [
+    ev('s1', 1),
+    { ...ev('s1', 2), runId: 'run_2' },
+    { ...ev('s1', 3), runId: '' },
+    { ...ev('s1', 4), runId: 'run_2' },
+    { ...ev('s1', 5), runId: 'run_2' },
+  ]
   await s.commit({ events, sessions: [rec('s1', { lastSeq: 5 })] })
   await s.close()
   const db = new Database(path)
   try {
     const body = db.prepare<[], string>("SELECT body FROM event_blocks WHERE session_id = 's1'").pluck().get()!
     const stored = JSON.parse(body) as Array<Record<string, unknown>>
-    assert.ok(stored.every((e) => !('sessionId' in e)), body)
+    assert.ok(
+      stored.every((e) => !('sessionId' in e)),
+      body,
+    )
     assert.deepEqual(
       stored.map((e) => e.runId),
       ['run_1', 'run_2', '', 'run_2', undefined],
       'a run id is written where it changes',
     )
     // As an older version wrote a block: every event whole.
-    db.prepare('INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES (?, ?, ?, ?)').run('s2', 1, 2, JSON.stringify([ev('s2', 1), { ...ev('s2', 2), runId: '' }]))
-    db.prepare("INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, state, messages) VALUES ('s2', 'echo', 'alice', 1, 1, 2, '{}', '[]')").run()
+    db.prepare('INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES (?, ?, ?, ?)').run(
+      's2',
+      1,
+      2,
+      JSON.stringify([ev('s2', 1), { ...ev('s2', 2), runId: '' }]),
+    )
+    db.prepare(
+      "INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, state, messages) VALUES ('s2', 'echo', 'alice', 1, 1, 2, '{}', '[]')",
+    ).run()
   } finally {
     db.close()
   }
   const again = createSqliteStore({ file: path })
   try {
     assert.deepEqual(await again.readEvents('s1', 0, 10), events)
-    assert.deepEqual(await again.readEvents('s1', 2, 2), events.slice(2, 4), 'a page starting inside the block gets the run ids of the events before it')
+    assert.deepEqual(
+      await again.readEvents('s1', 2, 2),
+      events.slice(2, 4),
+      'a page starting inside the block gets the run ids of the events before it',
+    )
     assert.deepEqual(await again.readEvents('s2', 0, 10), [ev('s2', 1), { ...ev('s2', 2), runId: '' }])
   } finally {
     await again.close()
@@ -164,7 +197,11 @@ test('sqlite store: a version 2 file (blocks clustered on session and seq) has i
   put.run('s2', 1, 2, JSON.stringify([ev('s2', 1), ev('s2', 2)]))
   put.run('s1', 3, 3, JSON.stringify([ev('s1', 3)]))
   put.run('s1', 1, 2, JSON.stringify([ev('s1', 1), ev('s1', 2)]))
-  old.prepare("INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, active_run_id, state, messages) VALUES ('s1', 'demo', 'anonymous', 1, 1, 3, NULL, '{}', '[]')").run()
+  old
+    .prepare(
+      "INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, active_run_id, state, messages) VALUES ('s1', 'demo', 'anonymous', 1, 1, 3, NULL, '{}', '[]')",
+    )
+    .run()
   old.pragma('user_version = 2')
   old.close()
 
@@ -174,9 +211,19 @@ test('sqlite store: a version 2 file (blocks clustered on session and seq) has i
     assert.equal(told.length, 2, 'told before and after')
     assert.match(told[0]!, /upgrading the data to version 3: moving 3 rows, once/)
     assert.match(told[1]!, /data version 3: 3 rows moved in \d+\.\d s/)
-    assert.deepEqual((await store.readEvents('s1', 0, 10)).map((e) => e.seq), [1, 2, 3])
-    assert.deepEqual((await store.readEvents('s1', 1, 10)).map((e) => e.seq), [2, 3], 'a page starting inside a block')
-    assert.deepEqual((await store.readEvents('s2', 0, 10)).map((e) => e.seq), [1, 2])
+    assert.deepEqual(
+      (await store.readEvents('s1', 0, 10)).map((e) => e.seq),
+      [1, 2, 3],
+    )
+    assert.deepEqual(
+      (await store.readEvents('s1', 1, 10)).map((e) => e.seq),
+      [2, 3],
+      'a page starting inside a block',
+    )
+    assert.deepEqual(
+      (await store.readEvents('s2', 0, 10)).map((e) => e.seq),
+      [1, 2],
+    )
     assert.equal((await store.getSession('s1'))?.lastSeq, 3)
     // The log continues where the moved blocks end, and a gap is still refused.
     await store.commit({ events: [ev('s1', 4)], sessions: [rec('s1', { lastSeq: 4 })] })
@@ -192,14 +239,16 @@ test('sqlite store: a version 2 file (blocks clustered on session and seq) has i
     assert.equal(check.pragma('user_version', { simple: true }), 3)
     const sql = check.prepare<[], string>("SELECT sql FROM sqlite_master WHERE name = 'event_blocks'").pluck().get()!
     assert.doesNotMatch(sql, /WITHOUT ROWID/)
-    assert.deepEqual(
-      check.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'event_blocks' AND type = 'index'").pluck().all(),
-      ['event_blocks_key'],
-    )
+    assert.deepEqual(check.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'event_blocks' AND type = 'index'").pluck().all(), [
+      'event_blocks_key',
+    ])
     // A second (session, first seq) is refused by the index, as the old primary key refused it.
     const rw = new Database(path)
     try {
-      assert.throws(() => rw.prepare("INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES ('s2', 1, 1, '[]')").run(), /UNIQUE constraint failed/)
+      assert.throws(
+        () => rw.prepare("INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES ('s2', 1, 1, '[]')").run(),
+        /UNIQUE constraint failed/,
+      )
     } finally {
       rw.close()
     }
@@ -254,7 +303,7 @@ function rows(path: string, table: 'journal' | 'event_blocks'): number {
   }
 }
 
-test('sqlite store: each commit is one journal row; a session\'s events move into its blocks once enough wait, and reads page across blocks and the journal', async () => {
+test("sqlite store: each commit is one journal row; a session's events move into its blocks once enough wait, and reads page across blocks and the journal", async () => {
   const path = file()
   const s = createSqliteStore({ file: path, compactEvents: 4, compactAfterMs: 60_000 })
   try {
@@ -267,7 +316,11 @@ test('sqlite store: each commit is one journal row; a session\'s events move int
     for (let after = 0; after <= 10; after++) {
       for (let limit = 1; limit <= 11; limit++) {
         const want = Array.from({ length: Math.min(limit, 10 - after) }, (_, i) => after + 1 + i)
-        assert.deepEqual((await s.readEvents('a', after, limit)).map((e) => e.seq), want, `after ${after}, limit ${limit}`)
+        assert.deepEqual(
+          (await s.readEvents('a', after, limit)).map((e) => e.seq),
+          want,
+          `after ${after}, limit ${limit}`,
+        )
       }
     }
     await assert.rejects(s.commit({ events: [ev('a', 10)], sessions: [] }), /seq gap in a: 10 then 10/)
@@ -278,7 +331,10 @@ test('sqlite store: each commit is one journal row; a session\'s events move int
   assert.equal(rows(path, 'journal'), 0, 'close moves everything into blocks')
   const again = createSqliteStore({ file: path })
   try {
-    assert.deepEqual((await again.readEvents('a', 0, 100)).map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    assert.deepEqual(
+      (await again.readEvents('a', 0, 100)).map((e) => e.seq),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    )
   } finally {
     await again.close()
   }
@@ -304,8 +360,14 @@ test('sqlite store: once commits stop, the tails they left are compacted without
     }
     assert.equal(rows(path, 'journal'), 0, 'every tail was compacted while no commit came')
     assert.equal(rows(path, 'event_blocks'), 100)
-    assert.ok([...seen].some((n) => n > 0 && n < 100), `the event loop ran between slices (block counts seen: ${[...seen].join(', ')})`)
-    assert.deepEqual((await s.readEvents('q99', 0, 10)).map((e) => e.seq), [1, 2, 3])
+    assert.ok(
+      [...seen].some((n) => n > 0 && n < 100),
+      `the event loop ran between slices (block counts seen: ${[...seen].join(', ')})`,
+    )
+    assert.deepEqual(
+      (await s.readEvents('q99', 0, 10)).map((e) => e.seq),
+      [1, 2, 3],
+    )
   } finally {
     await s.close()
   }
@@ -325,19 +387,38 @@ test('sqlite store: a session with compactEvents or more in one commit skips the
     await s.commit({ events: [ev('b', 2)], sessions: [] })
     await s.commit({ events: [ev('c', 1), ev('c', 2), ...many('b', 3, 4), ev('c', 3), ev('c', 4)], sessions: [] })
     assert.equal(rows(path, 'event_blocks'), 2)
-    assert.deepEqual((await s.readEvents('a', 0, 100)).map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
-    assert.deepEqual((await s.readEvents('b', 0, 100)).map((e) => e.seq), [1, 2, 3, 4])
-    assert.deepEqual((await s.readEvents('c', 1, 100)).map((e) => e.seq), [2, 3, 4])
+    assert.deepEqual(
+      (await s.readEvents('a', 0, 100)).map((e) => e.seq),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    )
+    assert.deepEqual(
+      (await s.readEvents('b', 0, 100)).map((e) => e.seq),
+      [1, 2, 3, 4],
+    )
+    assert.deepEqual(
+      (await s.readEvents('c', 1, 100)).map((e) => e.seq),
+      [2, 3, 4],
+    )
     await assert.rejects(s.commit({ events: many('a', 10, 14), sessions: [] }), /seq gap in a: 10 then 10/)
     await s.commit({ events: many('a', 11, 14), sessions: [] })
-    assert.deepEqual((await s.readEvents('a', 9, 100)).map((e) => e.seq), [10, 11, 12, 13, 14])
+    assert.deepEqual(
+      (await s.readEvents('a', 9, 100)).map((e) => e.seq),
+      [10, 11, 12, 13, 14],
+    )
   } finally {
     await s.close()
   }
   const again = createSqliteStore({ file: path })
   try {
-    for (const [id, n] of [['a', 14], ['b', 4], ['c', 4]] as const) {
-      assert.deepEqual((await again.readEvents(id, 0, 100)).map((e) => e.seq), Array.from({ length: n }, (_, i) => i + 1))
+    for (const [id, n] of [
+      ['a', 14],
+      ['b', 4],
+      ['c', 4],
+    ] as const) {
+      assert.deepEqual(
+        (await again.readEvents(id, 0, 100)).map((e) => e.seq),
+        Array.from({ length: n }, (_, i) => i + 1),
+      )
     }
   } finally {
     await again.close()
@@ -356,14 +437,23 @@ test('sqlite store: a burst of directEvents in one commit (a short answer whole)
     await s.commit({ events: [...many('b', 5, 9), ev('a', 6)], sessions: [] })
     assert.equal(rows(path, 'event_blocks'), 2)
     await assert.rejects(s.commit({ events: [ev('b', 9)], sessions: [] }), /seq gap in b: 9 then 9/)
-    assert.deepEqual((await s.readEvents('a', 0, 100)).map((e) => e.seq), [1, 2, 3, 4, 5, 6])
-    assert.deepEqual((await s.readEvents('b', 3, 100)).map((e) => e.seq), [4, 5, 6, 7, 8, 9])
+    assert.deepEqual(
+      (await s.readEvents('a', 0, 100)).map((e) => e.seq),
+      [1, 2, 3, 4, 5, 6],
+    )
+    assert.deepEqual(
+      (await s.readEvents('b', 3, 100)).map((e) => e.seq),
+      [4, 5, 6, 7, 8, 9],
+    )
   } finally {
     await s.close()
   }
   const again = createSqliteStore({ file: path })
   try {
-    assert.deepEqual((await again.readEvents('b', 0, 100)).map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9])
+    assert.deepEqual(
+      (await again.readEvents('b', 0, 100)).map((e) => e.seq),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9],
+    )
   } finally {
     await again.close()
   }
@@ -394,17 +484,26 @@ test('sqlite store: committed events still in the journal survive kill -9, and t
   const s = createSqliteStore({ file: path })
   try {
     assert.equal(rows(path, 'journal'), 0)
-    assert.deepEqual((await s.readEvents('a', 0, 10)).map((e) => e.seq), [1, 2, 3])
-    assert.deepEqual((await s.readEvents('b', 1, 10)).map((e) => e.seq), [2, 3])
+    assert.deepEqual(
+      (await s.readEvents('a', 0, 10)).map((e) => e.seq),
+      [1, 2, 3],
+    )
+    assert.deepEqual(
+      (await s.readEvents('b', 1, 10)).map((e) => e.seq),
+      [2, 3],
+    )
     assert.equal((await s.getSession('a'))?.lastSeq, 3)
     await s.commit({ events: [ev('a', 4)], sessions: [rec('a', { lastSeq: 4 })] })
-    assert.deepEqual((await s.readEvents('a', 2, 10)).map((e) => e.seq), [3, 4])
+    assert.deepEqual(
+      (await s.readEvents('a', 2, 10)).map((e) => e.seq),
+      [3, 4],
+    )
   } finally {
     await s.close()
   }
 })
 
-test('sqlite store: a record whose only change is lastSeq is not rewritten per commit, and readers still get the log\'s last seq', async () => {
+test("sqlite store: a record whose only change is lastSeq is not rewritten per commit, and readers still get the log's last seq", async () => {
   const path = file()
   const s = createSqliteStore({ file: path })
   try {
@@ -412,7 +511,11 @@ test('sqlite store: a record whose only change is lastSeq is not rewritten per c
     await s.commit({ events: [ev('a', 2)], sessions: [rec('a', { lastSeq: 2, updatedAt: 1100 })] })
     const db = new Database(path, { readonly: true })
     try {
-      assert.deepEqual(db.prepare('SELECT last_seq, updated_at FROM sessions WHERE id = ?').get('a'), { last_seq: 1, updated_at: 1000 }, 'the row was not rewritten')
+      assert.deepEqual(
+        db.prepare('SELECT last_seq, updated_at FROM sessions WHERE id = ?').get('a'),
+        { last_seq: 1, updated_at: 1000 },
+        'the row was not rewritten',
+      )
     } finally {
       db.close()
     }
@@ -461,7 +564,11 @@ test('sqlite store: WAL pages are checkpointed by a worker thread, not by the co
       await s.commit({ events: [ev('s1', seq, { type: 'text.delta', messageId: 'm', delta: big })], sessions: [] })
     }
     const dbBytes = () => statSync(path).size
-    await waitFor(() => dbBytes() >= 2_000_000, { what: 'the database file to hold the checkpointed pages (2 MB)', timeoutMs: 10_000, intervalMs: 50 })
+    await waitFor(() => dbBytes() >= 2_000_000, {
+      what: 'the database file to hold the checkpointed pages (2 MB)',
+      timeoutMs: 10_000,
+      intervalMs: 50,
+    })
     assert.deepEqual(errors, [])
     assert.equal((await s.readEvents('s1', 550, 100)).length, 50)
   } finally {
@@ -507,13 +614,19 @@ test('sqlite store: a turn writes only its new messages (messagesKept), also whe
   const { session, rec: seen } = await s.open()
   for (const text of ['one', 'two']) await seen.end(say(session, text))
   await s.store.flush()
-  assert.equal(written.reduce((a, b) => a + b, 0), 4, 'four messages, each written once')
+  assert.equal(
+    written.reduce((a, b) => a + b, 0),
+    4,
+    'four messages, each written once',
+  )
   // Turn three's user message fails to commit; its answer comes while the retry waits, and both are written by
   // the retry once the disk is back: from the prefix the failed write would have kept, not the later one.
   backend.broken = true
   const third = say(session, 'late')
   const failedWith = (pred: (e: StoredEvent) => boolean) => backend.failed.some((u) => u.events.some(pred))
-  await waitFor(() => failedWith((e) => e.type === 'message.user' && e.content === 'late'), { what: "the failed commit of turn three's user message" })
+  await waitFor(() => failedWith((e) => e.type === 'message.user' && e.content === 'late'), {
+    what: "the failed commit of turn three's user message",
+  })
   gate.resolve()
   await waitFor(() => failedWith((e) => e.type === 'text.delta'), { what: 'the answer reaching the store while the retry waits' })
   backend.broken = false

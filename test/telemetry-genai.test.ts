@@ -56,9 +56,18 @@ test('openaiAgent: a span per model call with the GenAI attributes and token usa
     assert.equal(call.status.code, SpanStatusCode.UNSET)
   }
   // The fake counts 10 prompt tokens per message: system + user, then + the assistant's call and the tool's result.
-  assert.deepEqual(calls.map((x) => x.attributes['gen_ai.usage.input_tokens']), [20, 40])
-  assert.deepEqual(calls.map((x) => x.attributes['gen_ai.response.finish_reasons']), [['tool_calls'], ['stop']])
-  const tool = await span('execute_tool get_weather', (x) => x.name === 'execute_tool get_weather' && x.spanContext().traceId === run.spanContext().traceId)
+  assert.deepEqual(
+    calls.map((x) => x.attributes['gen_ai.usage.input_tokens']),
+    [20, 40],
+  )
+  assert.deepEqual(
+    calls.map((x) => x.attributes['gen_ai.response.finish_reasons']),
+    [['tool_calls'], ['stop']],
+  )
+  const tool = await span(
+    'execute_tool get_weather',
+    (x) => x.name === 'execute_tool get_weather' && x.spanContext().traceId === run.spanContext().traceId,
+  )
   assert.equal(parentOf(tool), run.spanContext().spanId)
 })
 
@@ -95,15 +104,26 @@ test('aiSdkAgent: a span per step of streamText, named by the provider, with usa
     assert.equal(call.attributes['gen_ai.response.model'], 'fake')
     assert.equal(call.attributes['gen_ai.usage.output_tokens'], 7)
   }
-  assert.deepEqual(calls.map((x) => x.attributes['gen_ai.usage.input_tokens']), [20, 40])
-  assert.deepEqual(calls.map((x) => x.attributes['gen_ai.response.finish_reasons']), [['tool-calls'], ['stop']])
-  const tool = await span('execute_tool get_weather', (x) => x.name === 'execute_tool get_weather' && x.spanContext().traceId === run.spanContext().traceId)
+  assert.deepEqual(
+    calls.map((x) => x.attributes['gen_ai.usage.input_tokens']),
+    [20, 40],
+  )
+  assert.deepEqual(
+    calls.map((x) => x.attributes['gen_ai.response.finish_reasons']),
+    [['tool-calls'], ['stop']],
+  )
+  const tool = await span(
+    'execute_tool get_weather',
+    (x) => x.name === 'execute_tool get_weather' && x.spanContext().traceId === run.spanContext().traceId,
+  )
   assert.equal(tool.attributes['gen_ai.tool.name'], 'get_weather')
   assert.match(String(tool.attributes['gen_ai.tool.call.id']), /.+/)
 })
 
 test('aiSdkAgent: a failed model call ends its span as an error', async (t) => {
-  const { s } = await setup(t, (url) => aiSdkAgent({ name: 'ai', model: createOpenAICompatible({ name: 'fakeai', baseURL: url, apiKey: 'test' }).chatModel('fake-1'), maxRetries: 0 }))
+  const { s } = await setup(t, (url) =>
+    aiSdkAgent({ name: 'ai', model: createOpenAICompatible({ name: 'fakeai', baseURL: url, apiKey: 'test' }).chatModel('fake-1'), maxRetries: 0 }),
+  )
   const c = await s.hai()
   c.say('boom')
   await c.untilCompleted()

@@ -18,10 +18,12 @@ import { startServer } from './harness.js'
 import { run, text } from './agui-support.js'
 import { waitFor } from './support/wait.js'
 
-test('AG-UI bridge: the remote agent gets a traceparent in the inbound trace, its parent the bridge\'s run span', async (t) => {
+test("AG-UI bridge: the remote agent gets a traceparent in the inbound trace, its parent the bridge's run span", async (t) => {
   exporter.reset()
   const remote = await aguiRemote(t)
-  const bridge = await startServer({ agents: [aguiBridgeAgent({ url: remote.url, headers: { authorization: 'Bearer remote-key' }, cancelUrl: false })] })
+  const bridge = await startServer({
+    agents: [aguiBridgeAgent({ url: remote.url, headers: { authorization: 'Bearer remote-key' }, cancelUrl: false })],
+  })
   t.after(() => bridge.close())
   const inbound = inboundTrace()
   const threadId = randomUUID()
@@ -32,11 +34,11 @@ test('AG-UI bridge: the remote agent gets a traceparent in the inbound trace, it
   assert.equal(remote.seen.length, 1)
   const sent = parseTraceparent(remote.seen[0]!.traceparent)
   assert.equal(sent.traceId, inbound.traceId, 'the remote continues the inbound trace')
-  assert.equal(sent.spanId, runSpan.spanContext().spanId, 'as a child of the bridge\'s run span')
+  assert.equal(sent.spanId, runSpan.spanContext().spanId, "as a child of the bridge's run span")
   assert.equal(remote.seen[0]!.authorization, 'Bearer remote-key', 'the configured headers still go')
 })
 
-test('A2A bridge: the remote Parlance continues the trace; its request span is the bridge run span\'s child', async (t) => {
+test("A2A bridge: the remote Parlance continues the trace; its request span is the bridge run span's child", async (t) => {
   exporter.reset()
   const remote = await startServer()
   t.after(() => remote.close())
@@ -45,11 +47,20 @@ test('A2A bridge: the remote Parlance continues the trace; its request span is t
   const c = await bridge.hai()
   c.say('hello remote')
   await c.untilCompleted()
-  const bridgeRun = await span('invoke_agent a2a (bridge)', (x) => x.name.startsWith('invoke_agent ') && x.attributes['parlance.session.id'] === c.sessionId)
-  const remoteRequest = await span('parlance.request a2a (remote)', (x) => x.name === 'parlance.request a2a' && parentOf(x) === bridgeRun.spanContext().spanId)
+  const bridgeRun = await span(
+    'invoke_agent a2a (bridge)',
+    (x) => x.name.startsWith('invoke_agent ') && x.attributes['parlance.session.id'] === c.sessionId,
+  )
+  const remoteRequest = await span(
+    'parlance.request a2a (remote)',
+    (x) => x.name === 'parlance.request a2a' && parentOf(x) === bridgeRun.spanContext().spanId,
+  )
   assert.equal(remoteRequest.spanContext().traceId, bridgeRun.spanContext().traceId)
   // The remote's own run is that request's child: one trace from the HAI frame to the remote agent.
-  const remoteRun = await span('invoke_agent demo (remote)', (x) => x.name === 'invoke_agent demo' && parentOf(x) === remoteRequest.spanContext().spanId)
+  const remoteRun = await span(
+    'invoke_agent demo (remote)',
+    (x) => x.name === 'invoke_agent demo' && parentOf(x) === remoteRequest.spanContext().spanId,
+  )
   assert.equal(remoteRun.spanContext().traceId, bridgeRun.spanContext().traceId)
 })
 
@@ -76,10 +87,34 @@ test('A2A push: a webhook delivery carries the traceparent of the trace the task
     headers.set('traceparent', inbound.traceparent)
     return fetch(input, { ...init, headers })
   }
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }))
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  )
   const client = await factory.createFromUrl(s.url, '/a2a/demo/.well-known/agent-card.json')
-  const message: Message = { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'count 3' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] }
-  await client.sendMessage({ tenant: '', message, configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: false, taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url: hookUrl, token: 'hook-token', authentication: undefined } }, metadata: undefined })
+  const message: Message = {
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: 'count 3' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  }
+  await client.sendMessage({
+    tenant: '',
+    message,
+    configuration: {
+      acceptedOutputModes: [],
+      historyLength: undefined,
+      returnImmediately: false,
+      taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url: hookUrl, token: 'hook-token', authentication: undefined },
+    },
+    metadata: undefined,
+  })
   await waitFor(() => got.length >= 2, { what: 'two webhook deliveries', timeoutMs: 10_000 })
   const request = await span('parlance.request a2a', (x) => x.name === 'parlance.request a2a' && x.spanContext().traceId === inbound.traceId)
   assert.equal(parentOf(request), inbound.spanId)

@@ -10,7 +10,7 @@ import { exporter, inboundTrace, parentOf, span, spans } from './telemetry-suppo
 import { startServer } from './harness.js'
 import { run } from './agui-support.js'
 
-test('an AG-UI turn with a traceparent: request span in that trace, run span its child, approval and tool spans the run\'s', async (t) => {
+test("an AG-UI turn with a traceparent: request span in that trace, run span its child, approval and tool spans the run's", async (t) => {
   exporter.reset()
   const s = await startServer()
   t.after(() => s.close())
@@ -35,14 +35,17 @@ test('an AG-UI turn with a traceparent: request span in that trace, run span its
   assert.equal(request.attributes['http.request.method'], 'POST')
 
   assert.equal(runSpan.spanContext().traceId, inbound.traceId)
-  assert.equal(parentOf(runSpan), request.spanContext().spanId, 'the run span is the request span\'s child')
+  assert.equal(parentOf(runSpan), request.spanContext().spanId, "the run span is the request span's child")
   assert.equal(runSpan.attributes['gen_ai.operation.name'], 'invoke_agent')
   assert.equal(runSpan.attributes['gen_ai.agent.name'], 'demo')
   assert.match(String(runSpan.attributes['parlance.run.id']), /^run_/)
   assert.equal(runSpan.attributes['parlance.run.outcome'], 'finished')
   assert.equal(runSpan.status.code, SpanStatusCode.UNSET)
 
-  const approval = await span('parlance.approval delete_file', (x) => x.name === 'parlance.approval delete_file' && x.spanContext().traceId === inbound.traceId)
+  const approval = await span(
+    'parlance.approval delete_file',
+    (x) => x.name === 'parlance.approval delete_file' && x.spanContext().traceId === inbound.traceId,
+  )
   assert.equal(parentOf(approval), runSpan.spanContext().spanId)
   assert.equal(approval.attributes['parlance.approval.id'], asked.approval_id)
   assert.equal(approval.attributes['parlance.approval.approved'], true)
@@ -58,24 +61,33 @@ test('an AG-UI turn with a traceparent: request span in that trace, run span its
   assert.equal(tool.status.code, SpanStatusCode.UNSET)
 
   // The approval answer came over the HAI socket: a request span of its own (a new trace), naming the session.
-  const answer = await span('parlance.request hai (approval.response)', (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'approval.response')
+  const answer = await span(
+    'parlance.request hai (approval.response)',
+    (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'approval.response',
+  )
   assert.notEqual(answer.spanContext().traceId, inbound.traceId)
   assert.equal(parentOf(answer), '')
   assert.equal(answer.attributes['parlance.session.id'], threadId)
 })
 
-test('a failing tool ends its span as an error; a failed run\'s span says how it ended', async (t) => {
+test("a failing tool ends its span as an error; a failed run's span says how it ended", async (t) => {
   exporter.reset()
   const s = await startServer()
   t.after(() => s.close())
   const c = await s.hai()
   c.say('fail please')
   await c.untilCompleted()
-  const runSpan = await span('invoke_agent demo (failed)', (x) => x.name === 'invoke_agent demo' && x.attributes['parlance.session.id'] === c.sessionId)
+  const runSpan = await span(
+    'invoke_agent demo (failed)',
+    (x) => x.name === 'invoke_agent demo' && x.attributes['parlance.session.id'] === c.sessionId,
+  )
   assert.equal(runSpan.attributes['parlance.run.outcome'], 'execution_error')
   assert.equal(runSpan.status.code, SpanStatusCode.ERROR)
-  const request = await span('parlance.request hai (user.message)', (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'user.message')
-  assert.equal(parentOf(runSpan), request.spanContext().spanId, 'the socket frame\'s span is the run\'s parent')
+  const request = await span(
+    'parlance.request hai (user.message)',
+    (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'user.message',
+  )
+  assert.equal(parentOf(runSpan), request.spanContext().spanId, "the socket frame's span is the run's parent")
   const tool = await span('execute_tool flaky_tool', (x) => x.name === 'execute_tool flaky_tool')
   assert.equal(tool.status.code, SpanStatusCode.ERROR)
   assert.match(String(tool.status.message), /flaky_tool is out of order/)
@@ -92,16 +104,28 @@ test('a cancelled run ends its span cancelled; the cancel frame has its own requ
   await c.next('assistant_message_chunk')
   c.cancel()
   await c.untilCompleted()
-  const runSpan = await span('invoke_agent demo (cancelled)', (x) => x.name === 'invoke_agent demo' && x.attributes['parlance.session.id'] === c.sessionId)
+  const runSpan = await span(
+    'invoke_agent demo (cancelled)',
+    (x) => x.name === 'invoke_agent demo' && x.attributes['parlance.session.id'] === c.sessionId,
+  )
   assert.equal(runSpan.attributes['parlance.run.outcome'], 'cancelled')
   assert.equal(runSpan.status.code, SpanStatusCode.ERROR)
-  const cancel = await span('parlance.request hai (run.cancel)', (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'run.cancel')
+  const cancel = await span(
+    'parlance.request hai (run.cancel)',
+    (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'run.cancel',
+  )
   assert.equal(cancel.attributes['parlance.session.id'], c.sessionId)
   // Acks and other frames that start no work make no span: only the two frames sent are here.
-  assert.deepEqual(spans().filter((x) => x.name === 'parlance.request hai').map((x) => x.attributes['parlance.command']).sort(), ['run.cancel', 'user.message'])
+  assert.deepEqual(
+    spans()
+      .filter((x) => x.name === 'parlance.request hai')
+      .map((x) => x.attributes['parlance.command'])
+      .sort(),
+    ['run.cancel', 'user.message'],
+  )
 })
 
-test('a client tool\'s span lasts from the call to the client\'s result, which comes in a request span of its own', async (t) => {
+test("a client tool's span lasts from the call to the client's result, which comes in a request span of its own", async (t) => {
   exporter.reset()
   const s = await startServer()
   t.after(() => s.close())
@@ -117,6 +141,9 @@ test('a client tool\'s span lasts from the call to the client\'s result, which c
   assert.equal(tool.status.code, SpanStatusCode.UNSET)
   const runSpan = await span('invoke_agent demo', (x) => x.name === 'invoke_agent demo' && x.attributes['parlance.session.id'] === c.sessionId)
   assert.equal(parentOf(tool), runSpan.spanContext().spanId)
-  const result = await span('parlance.request hai (tool.result)', (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'tool.result')
+  const result = await span(
+    'parlance.request hai (tool.result)',
+    (x) => x.name === 'parlance.request hai' && x.attributes['parlance.command'] === 'tool.result',
+  )
   assert.equal(result.attributes['parlance.session.id'], c.sessionId)
 })

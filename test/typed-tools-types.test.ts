@@ -68,7 +68,9 @@ const asDefinition: ToolDefinition = shout
 tool({ inputSchema: z.object({ text: z.string() }), execute: ({ text }) => text.toFixed() })
 
 // Any Standard Schema types the arguments, zod or not.
-const handmade: StandardSchemaV1<{ n: number }> = { '~standard': { version: 1, vendor: 'handmade', validate: (value) => ({ value: value as { n: number } }) } }
+const handmade: StandardSchemaV1<{ n: number }> = {
+  '~standard': { version: 1, vendor: 'handmade', validate: (value) => ({ value: value as { n: number } }) },
+}
 tool({ inputSchema: handmade, parameters: { type: 'object' }, execute: ({ n }) => n + 1 })
 // @ts-expect-error `n` is a number
 tool({ inputSchema: handmade, execute: ({ n }) => n.toUpperCase() })

@@ -17,7 +17,9 @@ const shoutInput: StandardSchemaV1<{ text: string }> = {
     vendor: 'handmade',
     validate: (value) => {
       const text = (value as { text?: unknown } | null)?.text
-      return typeof text === 'string' && text.length > 0 ? { value: { text } } : { issues: [{ message: 'expected a non-empty string', path: [{ key: 'text' }] }] }
+      return typeof text === 'string' && text.length > 0
+        ? { value: { text } }
+        : { issues: [{ message: 'expected a non-empty string', path: [{ key: 'text' }] }] }
     },
   },
 }
@@ -36,7 +38,11 @@ const typed = defineAgent({
       inputSchema: z.object({ a: z.number(), b: z.coerce.number() }),
       execute: ({ a, b }): Sum => ({ sum: a + b }),
     },
-    shout: tool({ inputSchema: shoutInput, parameters: { type: 'object', properties: { text: { type: 'string' } } }, execute: async ({ text }) => text.toUpperCase() }),
+    shout: tool({
+      inputSchema: shoutInput,
+      parameters: { type: 'object', properties: { text: { type: 'string' } } },
+      execute: async ({ text }) => text.toUpperCase(),
+    }),
     legacy: { parameters: { type: 'object', properties: { x: { type: 'number' } } }, execute: (args) => ({ got: args as Record<string, string> }) },
   },
   async run(ctx) {
@@ -66,9 +72,15 @@ test('a zod inputSchema validates the arguments over HAI: bad ones are the tool 
   assert.ok(err?.type === 'tool_call_error', JSON.stringify(bad.map((m) => m.type)))
   assert.equal(err.tool_name, 'add')
   assert.match(err.error, /^invalid arguments for tool add: a: .*; b: .*/)
-  assert.equal(bad.some((m) => m.type === 'tool_call_end'), false)
+  assert.equal(
+    bad.some((m) => m.type === 'tool_call_end'),
+    false,
+  )
   assert.match(textOf(bad), /caught: tool add failed: invalid arguments.* and the run goes on$/)
-  assert.equal(bad.some((m) => m.type === 'error'), false)
+  assert.equal(
+    bad.some((m) => m.type === 'error'),
+    false,
+  )
 
   // z.coerce turns "2" into 2: execute receives the schema's output, the call shows what was sent.
   const good = await turn(c, 'add', { a: 1, b: '2' })
@@ -98,15 +110,26 @@ test('a hand-written Standard Schema (no zod) validates too; JSON Schema paramet
 })
 
 test('the JSON Schema a tool advertises: from zod, explicit parameters first, a clear error when a schema cannot give one', () => {
-  const fromZod = toolJsonSchema('add', typed.tools.add!) as { type: string; properties: Record<string, unknown>; required: string[]; $schema?: string }
+  const fromZod = toolJsonSchema('add', typed.tools.add!) as {
+    type: string
+    properties: Record<string, unknown>
+    required: string[]
+    $schema?: string
+  }
   assert.equal(fromZod.type, 'object')
   assert.deepEqual(Object.keys(fromZod.properties), ['a', 'b'])
   assert.deepEqual(fromZod.required, ['a', 'b'])
   assert.equal(fromZod.$schema, undefined)
   assert.deepEqual(toolJsonSchema('shout', typed.tools.shout!), { type: 'object', properties: { text: { type: 'string' } } })
   assert.deepEqual(toolJsonSchema('legacy', typed.tools.legacy!), { type: 'object', properties: { x: { type: 'number' } } })
-  assert.deepEqual(toolJsonSchema('raw', { inputSchema: { type: 'object', properties: { y: { type: 'string' } } } }), { type: 'object', properties: { y: { type: 'string' } } })
-  assert.throws(() => toolJsonSchema('shout', { inputSchema: shoutInput }), /tool "shout": its handmade inputSchema cannot produce a JSON Schema; give the tool an explicit `parameters`/)
+  assert.deepEqual(toolJsonSchema('raw', { inputSchema: { type: 'object', properties: { y: { type: 'string' } } } }), {
+    type: 'object',
+    properties: { y: { type: 'string' } },
+  })
+  assert.throws(
+    () => toolJsonSchema('shout', { inputSchema: shoutInput }),
+    /tool "shout": its handmade inputSchema cannot produce a JSON Schema; give the tool an explicit `parameters`/,
+  )
 })
 
 test('from a model (openaiAgent): the zod schema is the function parameters it sees; its bad arguments come back as the tool error and the run goes on', async (t) => {
@@ -120,13 +143,18 @@ test('from a model (openaiAgent): the zod schema is the function parameters it s
   const c = await s.hai()
   c.say('call:add{"a":"one","b":2}')
   const bad = await c.untilCompleted()
-  const fn = (llm.requests[0]!.tools as Array<{ function: { name: string; parameters: { properties: Record<string, unknown>; required: string[] } } }>)[0]!.function
+  const fn = (
+    llm.requests[0]!.tools as Array<{ function: { name: string; parameters: { properties: Record<string, unknown>; required: string[] } } }>
+  )[0]!.function
   assert.deepEqual([fn.name, Object.keys(fn.parameters.properties), fn.parameters.required], ['add', ['a', 'b'], ['a', 'b']])
   const err = bad.find((m) => m.type === 'tool_call_error')
   assert.ok(err?.type === 'tool_call_error')
   assert.match(err.error, /^invalid arguments for tool add: a: /)
   assert.match(textOf(bad), /^The tool said: error: tool add failed: invalid arguments for tool add: a: /)
-  assert.equal(bad.some((m) => m.type === 'error'), false)
+  assert.equal(
+    bad.some((m) => m.type === 'error'),
+    false,
+  )
 
   c.say('call:add{"a":1,"b":2}')
   assert.equal(textOf(await c.untilCompleted()), 'The tool said: 3')

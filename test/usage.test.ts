@@ -35,13 +35,15 @@ async function series(url: string, labels: string): Promise<number | undefined> 
   return line === undefined ? undefined : Number(line.split(' ').at(-1))
 }
 
-test('aiSdkAgent: each model call\'s usage on the AG-UI stream, summed per session, counted by agent, model and kind', async (t) => {
+test("aiSdkAgent: each model call's usage on the AG-UI stream, summed per session, counted by agent, model and kind", async (t) => {
   const { s } = await setup(t)
   const threadId = `usage-${Date.now()}`
   const agent = agentFor(s.url, threadId, '/agui/ai')
   const first = await aguiRun(agent, 'ponder hello')
   // The fake server reports 10 prompt tokens per message sent (2 of them cached), 7 completion tokens (3 reasoning after "ponder").
-  assert.deepEqual(custom(first, 'parlance.usage'), [{ agent: 'ai', model: 'fake-1', provider: 'fakeai.chat', inputTokens: 20, outputTokens: 7, reasoningTokens: 3, cachedInputTokens: 2 }])
+  assert.deepEqual(custom(first, 'parlance.usage'), [
+    { agent: 'ai', model: 'fake-1', provider: 'fakeai.chat', inputTokens: 20, outputTokens: 7, reasoningTokens: 3, cachedInputTokens: 2 },
+  ])
 
   // Two model calls (the tool round): two reports, with the history growing between them.
   const second = await aguiRun(agent, 'weather please')
@@ -73,14 +75,22 @@ test('openaiAgent reports usage too (stream_options.include_usage); the AI SDK s
   assert.equal(await series(s.url, 'agent="oa",model="fake-2",kind="reasoning"'), undefined, 'a zero count adds no series')
 
   const transport = new DefaultChatTransport({ api: `${s.url}/api/chat/ai` })
-  const stream = await transport.sendMessages({ chatId: 'usage-chat', trigger: 'submit-message', messageId: undefined, messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }], abortSignal: undefined })
+  const stream = await transport.sendMessages({
+    chatId: 'usage-chat',
+    trigger: 'submit-message',
+    messageId: undefined,
+    messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+    abortSignal: undefined,
+  })
   const chunks: UIMessageChunk[] = []
   for await (const chunk of stream) chunks.push(chunk)
   const usage = chunks.filter((ch) => ch.type === 'data-usage').map((ch) => (ch as { data: unknown }).data)
-  assert.deepEqual(usage, [{ agent: 'ai', model: 'fake-1', provider: 'fakeai.chat', inputTokens: 20, outputTokens: 7, reasoningTokens: 0, cachedInputTokens: 2 }])
+  assert.deepEqual(usage, [
+    { agent: 'ai', model: 'fake-1', provider: 'fakeai.chat', inputTokens: 20, outputTokens: 7, reasoningTokens: 0, cachedInputTokens: 2 },
+  ])
 })
 
-test('the inspector\'s session replay shows the tokens the session used, and each model call\'s', async (t) => {
+test("the inspector's session replay shows the tokens the session used, and each model call's", async (t) => {
   const inspector = await buildInspector('parlance-usage-inspector-')
   t.after(() => inspector.release())
   const { s } = await setup(t, inspector.dir)
@@ -98,5 +108,9 @@ test('the inspector\'s session replay shows the tokens the session used, and eac
   await page.locator('#replay[data-session="usage-view"][data-count]').waitFor()
   assert.equal((await page.locator('#replay-usage').textContent())?.trim(), 'Tokens: 120 in (6 cached), 21 out (3 reasoning) over 3 model calls')
   const calls = await page.locator('#replay-transcript li[data-type="usage"]').allTextContents()
-  assert.deepEqual(calls, ['tokens: 20 in (2 cached), 7 out (3 reasoning) (fake-1)', 'tokens: 40 in (2 cached), 7 out (fake-1)', 'tokens: 60 in (2 cached), 7 out (fake-1)'])
+  assert.deepEqual(calls, [
+    'tokens: 20 in (2 cached), 7 out (3 reasoning) (fake-1)',
+    'tokens: 40 in (2 cached), 7 out (fake-1)',
+    'tokens: 60 in (2 cached), 7 out (fake-1)',
+  ])
 })

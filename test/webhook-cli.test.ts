@@ -12,7 +12,9 @@ import { connectA2a } from '../src/client/index.js'
 import { cliArgs } from './support/node-args.js'
 
 function serve(t: TestContext, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), { env: { ...process.env, LOG_LEVEL: 'silent', ...env } })
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+  })
   t.after(() => child.kill('SIGKILL'))
   return new Promise((resolve, reject) => {
     let out = ''
@@ -25,12 +27,31 @@ function serve(t: TestContext, args: string[], env: NodeJS.ProcessEnv = {}): Pro
   })
 }
 
-const message = (text: string): Message => ({ messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] })
+const message = (text: string): Message => ({
+  messageId: randomUUID(),
+  contextId: '',
+  taskId: '',
+  role: Role.ROLE_USER,
+  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+})
 
 async function tryWebhook(url: string, hook: string): Promise<string> {
   const c = await connectA2a({ url })
   return c
-    .sendMessage({ tenant: '', message: message('count 2'), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: false, taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url: hook, token: '', authentication: undefined } }, metadata: undefined })
+    .sendMessage({
+      tenant: '',
+      message: message('count 2'),
+      configuration: {
+        acceptedOutputModes: [],
+        historyLength: undefined,
+        returnImmediately: false,
+        taskPushNotificationConfig: { tenant: '', id: '', taskId: '', url: hook, token: '', authentication: undefined },
+      },
+      metadata: undefined,
+    })
     .then(
       () => 'accepted',
       (err: unknown) => (err as Error).message,
@@ -50,7 +71,11 @@ test('--allow-webhook-host and PARLANCE_ALLOW_WEBHOOK_HOST let a local receiver 
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r))
   t.after(() => hook.close())
   const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`
-  const [flag, env, none] = await Promise.all([serve(t, ['--allow-webhook-host', '127.0.0.1']), serve(t, [], { PARLANCE_ALLOW_WEBHOOK_HOST: 'example.invalid, 127.0.0.1' }), serve(t, [])])
+  const [flag, env, none] = await Promise.all([
+    serve(t, ['--allow-webhook-host', '127.0.0.1']),
+    serve(t, [], { PARLANCE_ALLOW_WEBHOOK_HOST: 'example.invalid, 127.0.0.1' }),
+    serve(t, []),
+  ])
   assert.equal(await tryWebhook(flag, hookUrl), 'accepted')
   assert.equal(await tryWebhook(env, hookUrl), 'accepted')
   assert.match(await tryWebhook(none, hookUrl), /loopback address.*--allow-webhook-host 127\.0\.0\.1/)

@@ -44,7 +44,8 @@ const CLASSES: Array<[string, string]> = [
 
 test('every internal address class is named; public addresses pass', () => {
   for (const [address, cls] of CLASSES) assert.equal(internalClass(address), cls, address)
-  for (const pub of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1']) assert.equal(internalClass(pub), null, pub)
+  for (const pub of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1'])
+    assert.equal(internalClass(pub), null, pub)
 })
 
 test('IPv4 inside IPv6: mapped, compatible, NAT64 and 6to4 forms are judged by their IPv4', () => {
@@ -68,14 +69,34 @@ test('IPv4 inside IPv6: mapped, compatible, NAT64 and 6to4 forms are judged by t
 
 test('URLs: numeric spellings of loopback, IPv6 literals, schemes and credentials are refused before any lookup', async () => {
   const guard = new WebhookGuard({ resolve: never })
-  for (const url of ['http://127.0.0.1:9/x', 'http://2130706433/', 'http://0177.0.0.1/', 'http://0x7f.0.0.1/', 'http://0x7f000001/', 'http://127.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]:8080/', 'http://0/', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/hook', 'http://[fd00::1]/', 'https://[ff02::1]/']) {
+  for (const url of [
+    'http://127.0.0.1:9/x',
+    'http://2130706433/',
+    'http://0177.0.0.1/',
+    'http://0x7f.0.0.1/',
+    'http://0x7f000001/',
+    'http://127.1/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:7f00:1]:8080/',
+    'http://0/',
+    'http://169.254.169.254/latest/meta-data',
+    'http://10.0.0.1/hook',
+    'http://[fd00::1]/',
+    'https://[ff02::1]/',
+  ]) {
     const r = await guard.check(url)
     assert.equal(r.ok, false, url)
     assert.match(r.ok ? '' : r.reason, /is a .* address: push notifications may not reach the server's own network/, url)
   }
   const octal = await guard.check('http://0177.0.0.1/')
   assert.match(octal.ok ? '' : octal.reason, /webhook host 127\.0\.0\.1 is a loopback address.*--allow-webhook-host 127\.0\.0\.1/)
-  for (const [url, why] of [['ftp://example.com/', /http or https/], ['file:///etc/passwd', /http or https/], ['http://user:pw@example.com/', /credentials/], ['not a url', /not a valid URL/]] as const) {
+  for (const [url, why] of [
+    ['ftp://example.com/', /http or https/],
+    ['file:///etc/passwd', /http or https/],
+    ['http://user:pw@example.com/', /credentials/],
+    ['not a url', /not a valid URL/],
+  ] as const) {
     const r = await guard.check(url)
     assert.match(r.ok ? '' : r.reason, why, url)
   }
@@ -89,10 +110,17 @@ test('host names: refused when any address they resolve to is internal; the chec
       'mixed.example': ['93.184.216.34', '192.168.0.9'],
       'mapped.example': ['::ffff:127.0.0.1'],
       'public.example': ['93.184.216.34', '2606:4700::1111'],
-      'localhost': ['127.0.0.1', '::1'],
+      localhost: ['127.0.0.1', '::1'],
     }),
   })
-  for (const [host, cls] of [['metadata.example', 'link-local'], ['inside.example', 'private'], ['mixed.example', 'private'], ['mapped.example', 'loopback'], ['localhost', 'loopback'], ['LOCALHOST.', 'loopback']] as const) {
+  for (const [host, cls] of [
+    ['metadata.example', 'link-local'],
+    ['inside.example', 'private'],
+    ['mixed.example', 'private'],
+    ['mapped.example', 'loopback'],
+    ['localhost', 'loopback'],
+    ['LOCALHOST.', 'loopback'],
+  ] as const) {
     const r = await guard.check(`https://${host}/hook`)
     assert.equal(r.ok, false, host)
     assert.match(r.ok ? '' : r.reason, new RegExp(`resolves to .*, which is a ${cls}`), host)
@@ -107,7 +135,7 @@ test('host names: refused when any address they resolve to is internal; the chec
 })
 
 test('an operator allows hosts: by the name the URL uses, or by address under any name; nothing else opens', async () => {
-  const resolve = table({ 'hooks.internal': ['10.1.2.3'], 'localhost': ['127.0.0.1'], 'other.internal': ['10.9.9.9'] })
+  const resolve = table({ 'hooks.internal': ['10.1.2.3'], localhost: ['127.0.0.1'], 'other.internal': ['10.9.9.9'] })
   const guard = new WebhookGuard({ allowHosts: ['Hooks.Internal', '127.0.0.1', '[::1]'], resolve })
   const byName = await guard.check('http://hooks.internal:8080/x')
   assert.ok(byName.ok && byName.target.address === '10.1.2.3')

@@ -50,9 +50,31 @@ async function receiver(t: TestContext) {
   return { got, port, url: `http://127.0.0.1:${port}/hook`, until }
 }
 
-const message = (text: string): Message => ({ messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] })
-const pushConfig = (url: string, taskId = ''): TaskPushNotificationConfig => ({ tenant: '', id: '', taskId, url, token: 'hook-token', authentication: undefined })
-const sendWithHook = (c: Client, text: string, url: string) => c.sendMessage({ tenant: '', message: message(text), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: false, taskPushNotificationConfig: pushConfig(url) }, metadata: undefined })
+const message = (text: string): Message => ({
+  messageId: randomUUID(),
+  contextId: '',
+  taskId: '',
+  role: Role.ROLE_USER,
+  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+})
+const pushConfig = (url: string, taskId = ''): TaskPushNotificationConfig => ({
+  tenant: '',
+  id: '',
+  taskId,
+  url,
+  token: 'hook-token',
+  authentication: undefined,
+})
+const sendWithHook = (c: Client, text: string, url: string) =>
+  c.sendMessage({
+    tenant: '',
+    message: message(text),
+    configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: false, taskPushNotificationConfig: pushConfig(url) },
+    metadata: undefined,
+  })
 const completed = (d: Delivery) => d.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'
 
 test('an allowed local receiver (allowWebhookHosts: 127.0.0.1) gets every update, the last one the end', async (t) => {
@@ -85,7 +107,13 @@ test('a loopback webhook nobody allowed is refused with a JSON-RPC error saying 
   assert.match(created.message, /webhook host 127\.0\.0\.1 is a loopback address: push notifications may not reach the server's own network/)
   assert.deepEqual((await c.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' })).configs, [], 'nothing was saved')
   // A config inside SendMessage: refused before the task runs. Numeric spellings are the same host.
-  for (const url of [hook.url, `http://2130706433:${hook.port}/hook`, `http://0177.0.0.1:${hook.port}/hook`, `http://[::ffff:127.0.0.1]:${hook.port}/hook`, `http://localhost:${hook.port}/hook`]) {
+  for (const url of [
+    hook.url,
+    `http://2130706433:${hook.port}/hook`,
+    `http://0177.0.0.1:${hook.port}/hook`,
+    `http://[::ffff:127.0.0.1]:${hook.port}/hook`,
+    `http://localhost:${hook.port}/hook`,
+  ]) {
     const sent = await sendWithHook(c, 'count 2', url).then(
       () => null,
       (err: unknown) => err as Error & { envelopeCode?: number },
@@ -99,7 +127,15 @@ test('a loopback webhook nobody allowed is refused with a JSON-RPC error saying 
     await fetch(`${s.url}/a2a`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'count 2' }] }, configuration: { pushNotificationConfig: { url: hook.url } } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: {
+          message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'count 2' }] },
+          configuration: { pushNotificationConfig: { url: hook.url } },
+        },
+      }),
     })
   ).json()) as { error?: { code: number; message: string } }
   assert.equal(legacy.error?.code, -32602, JSON.stringify(legacy))
@@ -111,13 +147,25 @@ test('a loopback webhook nobody allowed is refused with a JSON-RPC error saying 
 function loopbackOnly(calls: string[]): PushPost {
   return (target, headers, body, timeoutMs) => {
     calls.push(target.address)
-    if (target.address !== '127.0.0.1' && target.address !== '::1') return Promise.reject(new Error(`test refused to connect to ${target.address}: a guard bug`))
+    if (target.address !== '127.0.0.1' && target.address !== '::1')
+      return Promise.reject(new Error(`test refused to connect to ${target.address}: a guard bug`))
     return pinnedPost(target, headers, body, timeoutMs)
   }
 }
 
-const statusUpdate = (taskId: string): StreamResponse => ({ payload: { $case: 'statusUpdate', value: { taskId, contextId: 'ctx', status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined } } })
-const quietLog = (warnings: unknown[]) => ({ warn: (o: unknown) => void warnings.push(o) }) as unknown as ConstructorParameters<typeof RetryingPushSender>[1]
+const statusUpdate = (taskId: string): StreamResponse => ({
+  payload: {
+    $case: 'statusUpdate',
+    value: {
+      taskId,
+      contextId: 'ctx',
+      status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() },
+      metadata: undefined,
+    },
+  },
+})
+const quietLog = (warnings: unknown[]) =>
+  ({ warn: (o: unknown) => void warnings.push(o) }) as unknown as ConstructorParameters<typeof RetryingPushSender>[1]
 
 test('delivery connects to the checked address: a name that only the injected resolver knows reaches the local receiver', async (t) => {
   const hook = await receiver(t)
@@ -132,7 +180,10 @@ test('delivery connects to the checked address: a name that only the injected re
   await store.save('t1', context, pushConfig(`http://hook.test:${hook.port}/hook`, 't1'))
   const calls: string[] = []
   const warnings: unknown[] = []
-  await new RetryingPushSender(store, quietLog(warnings), guard, { attempts: 1, firstDelayMs: 1, timeoutMs: 5_000 }, loopbackOnly(calls)).send(statusUpdate('t1'), context)
+  await new RetryingPushSender(store, quietLog(warnings), guard, { attempts: 1, firstDelayMs: 1, timeoutMs: 5_000 }, loopbackOnly(calls)).send(
+    statusUpdate('t1'),
+    context,
+  )
   assert.deepEqual(warnings, [])
   assert.deepEqual(calls, ['127.0.0.1'])
   assert.equal(hook.got.length, 1)

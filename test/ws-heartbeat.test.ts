@@ -34,7 +34,10 @@ test('WebSocket pings are spread over the heartbeat interval, each socket pinged
     await waitFor(() => pings.every((n, i) => n >= want[i]!), { what: `the pings of tick ${k}` })
     assert.deepEqual(pings, want, `after tick ${k}: each slot pinged in its turn, one slot per tick`)
   }
-  assert.ok(sockets.every((ws) => ws.readyState === WebSocket.OPEN), 'sockets that answer pings stay open')
+  assert.ok(
+    sockets.every((ws) => ws.readyState === WebSocket.OPEN),
+    'sockets that answer pings stay open',
+  )
 })
 
 test('a WebSocket peer that stops answering pings is dropped; the others stay', async (t) => {
@@ -47,7 +50,9 @@ test('a WebSocket peer that stops answering pings is dropped; the others stay', 
   assert.equal(code, 1006, 'terminated without a close frame, as a dead peer is')
   assert.equal(live.readyState, WebSocket.OPEN)
   // The live socket is still served after the dead one was dropped.
-  const completed = new Promise<void>((resolve) => live.on('message', (data: Buffer) => data.toString().includes('"status":"completed"') && resolve()))
+  const completed = new Promise<void>((resolve) =>
+    live.on('message', (data: Buffer) => data.toString().includes('"status":"completed"') && resolve()),
+  )
   live.send(JSON.stringify({ type: 'user_message', content: 'count 2', session_id: 'hb-live' }))
   await completed
 })

@@ -22,7 +22,12 @@ export async function interleaved<T>(ctx: BenchContext, configs: ReadonlyArray<C
         const l = c.load(servers[i]!.port)
         const out = await runLoad<T>(l.script, l.args, { timeoutMs: l.timeoutMs ?? 120_000 })
         samples[i]!.push(...c.samples(out))
-        ctx.log(`    rep ${r + 1}/${ctx.reps} ${c.name}: ${c.samples(out).map((x) => Math.round(x).toLocaleString('en-US')).join(', ')}`)
+        ctx.log(
+          `    rep ${r + 1}/${ctx.reps} ${c.name}: ${c
+            .samples(out)
+            .map((x) => Math.round(x).toLocaleString('en-US'))
+            .join(', ')}`,
+        )
       }
     }
     return configs.map((c, i) => [c.name, samples[i]!])

@@ -154,7 +154,12 @@ export function runLoad<T>(script: string, args: readonly string[], options: Chi
 }
 
 /** Runs `fn` with a server, closing the server afterwards whatever happens. */
-export async function withServer<T>(script: string, args: readonly string[], fn: (s: ServerProcess) => Promise<T>, options: ChildOptions = {}): Promise<T> {
+export async function withServer<T>(
+  script: string,
+  args: readonly string[],
+  fn: (s: ServerProcess) => Promise<T>,
+  options: ChildOptions = {},
+): Promise<T> {
   const server = await startServer(script, args, options)
   try {
     return await fn(server)

@@ -21,7 +21,8 @@ function section(r: BenchResult): string {
   for (const t of r.tables) {
     out.push(`**${t.title}** (${t.unit}, ${t.higherIsBetter ? 'higher' : 'lower'} is better)`, '')
     out.push('| configuration | median | min–max | ratio to baseline (min–max) |', '|---|---:|---:|---:|')
-    for (const row of t.rows) out.push(`| ${row.baseline ? `${row.name} (baseline)` : row.name} | ${fmt(row.median)} | ${fmt(row.min)}–${fmt(row.max)} | ${ratioText(row)} |`)
+    for (const row of t.rows)
+      out.push(`| ${row.baseline ? `${row.name} (baseline)` : row.name} | ${fmt(row.median)} | ${fmt(row.min)}–${fmt(row.max)} | ${ratioText(row)} |`)
     out.push('')
   }
   out.push(`![${r.title}](bench/results/${r.name}.svg)`, '')
@@ -94,10 +95,10 @@ export function writeReport(input: ReportInput): string[] {
     writeFileSync(`bench/results/${b.name}.svg`, chart(r))
   }
   const m: Machine | undefined = results[0]?.machine
-  const summary = results
-    .flatMap((r) => r.targets.map((t) => `| ${r.title} | ${t.text} | ${t.measured} | ${targetMark(t.met)} |`))
-    .join('\n')
-  const agui = existsSync('bench/results/agui-validate.json') ? (JSON.parse(readFileSync('bench/results/agui-validate.json', 'utf8')) as AguiValidate) : null
+  const summary = results.flatMap((r) => r.targets.map((t) => `| ${r.title} | ${t.text} | ${t.measured} | ${targetMark(t.met)} |`)).join('\n')
+  const agui = existsSync('bench/results/agui-validate.json')
+    ? (JSON.parse(readFileSync('bench/results/agui-validate.json', 'utf8')) as AguiValidate)
+    : null
   const body = results
     .map((r) => {
       const s = section(r)

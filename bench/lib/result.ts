@@ -143,7 +143,8 @@ export const ratioText = (r: Row) => `${r.ratio.toFixed(2)}× (${r.ratioMin.toFi
 /** Prints a table to stderr (progress output; stdout stays free). */
 export function printTable(t: Table): void {
   process.stderr.write(`  ${t.title} [${t.unit}${t.higherIsBetter ? ', higher is better' : ', lower is better'}]\n`)
-  for (const r of t.rows) process.stderr.write(`    ${r.name.padEnd(44)} ${fmt(r.median).padStart(12)}  (${fmt(r.min)}–${fmt(r.max)})  ${ratioText(r)}\n`)
+  for (const r of t.rows)
+    process.stderr.write(`    ${r.name.padEnd(44)} ${fmt(r.median).padStart(12)}  (${fmt(r.min)}–${fmt(r.max)})  ${ratioText(r)}\n`)
 }
 
 /** Context handed to every benchmark's run function. */

@@ -14,7 +14,9 @@ export function chart(r: BenchResult): string {
   for (const t of r.tables) {
     const scale = Math.max(1, ...t.rows.map((x) => x.ratioMax)) * 1.05
     const sx = (v: number) => labelW + (Math.max(0, v) / scale) * barW
-    parts.push(`<text x="10" y="${y + 12}" font-weight="bold">${esc(t.title)} — ratio to baseline (${t.higherIsBetter ? 'higher' : 'lower'} is better)</text>`)
+    parts.push(
+      `<text x="10" y="${y + 12}" font-weight="bold">${esc(t.title)} — ratio to baseline (${t.higherIsBetter ? 'higher' : 'lower'} is better)</text>`,
+    )
     y += 22
     const top = y
     for (const row of t.rows) {

@@ -10,7 +10,16 @@ const n = Number(nRaw)
 const client = await new ClientFactory().createFromUrl(url, '')
 const results: number[] = []
 for (let r = 0; r < Number(repsRaw); r++) {
-  const message = { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value: `count ${n}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] }
+  const message = {
+    messageId: randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text' as const, value: `count ${n}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  }
   const started = performance.now()
   let chunks = 0
   for await (const ev of client.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: undefined })) {

@@ -29,7 +29,8 @@ function connect(node: number): Promise<Client> {
 }
 
 const all: Client[] = []
-for (let i = 0; i < clients; i += 20) all.push(...(await Promise.all(Array.from({ length: Math.min(20, clients - i) }, (_, j) => connect((i + j) % urls.length)))))
+for (let i = 0; i < clients; i += 20)
+  all.push(...(await Promise.all(Array.from({ length: Math.min(20, clients - i) }, (_, j) => connect((i + j) % urls.length)))))
 
 const tag = `cl-${process.pid}-${Date.now().toString(36)}`
 const started = performance.now()
@@ -53,7 +54,8 @@ await Promise.all(
 const seconds = (performance.now() - started) / 1000
 for (const c of all) c.ws.terminate()
 const short = all.filter((c) => c.chunks !== n + 1)
-if (short.length) throw new Error(`${short.length} clients received a chunk frame count other than ${n + 1} (e.g. ${short[0]!.chunks} on node ${short[0]!.node + 1})`)
+if (short.length)
+  throw new Error(`${short.length} clients received a chunk frame count other than ${n + 1} (e.g. ${short[0]!.chunks} on node ${short[0]!.node + 1})`)
 const perNode = urls.map((_, node) => {
   const mine = all.filter((c) => c.node === node)
   const s = Math.max(...mine.map((c) => c.ms)) / 1000

@@ -79,5 +79,6 @@ const seconds = (performance.now() - started) / 1000
 const chunks = watchers.map((w) => w.chunks - WARM)
 const minChunks = Math.min(...chunks)
 for (const w of [sender, ...watchers]) w.ws.terminate()
-if (minChunks !== n + 1 || Math.max(...chunks) !== n + 1) throw new Error(`watchers received ${minChunks}–${Math.max(...chunks)} chunk frames of the run, expected ${n + 1}`)
+if (minChunks !== n + 1 || Math.max(...chunks) !== n + 1)
+  throw new Error(`watchers received ${minChunks}–${Math.max(...chunks)} chunk frames of the run, expected ${n + 1}`)
 process.stdout.write(`${JSON.stringify({ deliveredPerSecond: (n * k) / seconds, seconds, minChunks })}\n`)

@@ -12,7 +12,10 @@ const results: number[] = []
 for (let r = 0; r < Number(repsRaw); r++) {
   let progress = 0
   const started = performance.now()
-  await client.callTool({ name: 'ask_demo', arguments: { message: `count ${n}` } }, undefined, { timeout: 600_000, onprogress: () => void progress++ })
+  await client.callTool({ name: 'ask_demo', arguments: { message: `count ${n}` } }, undefined, {
+    timeout: 600_000,
+    onprogress: () => void progress++,
+  })
   const seconds = (performance.now() - started) / 1000
   if (progress < n) throw new Error(`received ${progress} progress notifications, expected ${n}`)
   results.push(n / seconds)

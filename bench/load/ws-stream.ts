@@ -23,7 +23,10 @@ for (let r = 0; r < Number(repsRaw); r++) {
       // MyAgent answer holds all the text, so look only at the first 200 bytes.
       if (data.subarray(0, 200).toString().includes(last)) resolve()
     })
-    const msg = dialect === 'hai' ? { type: 'user_message', content: `count ${n}`, session_id: sessionId } : { event: 'user.message', session_id: sessionId, content: `count ${n}` }
+    const msg =
+      dialect === 'hai'
+        ? { type: 'user_message', content: `count ${n}`, session_id: sessionId }
+        : { event: 'user.message', session_id: sessionId, content: `count ${n}` }
     ws.send(JSON.stringify(msg))
   })
   const seconds = (performance.now() - started) / 1000

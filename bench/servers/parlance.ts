@@ -14,7 +14,14 @@ const limits = JSON.parse(arg('--limits') ?? '{}') as Partial<Limits>
 const agentModule = arg('--agent')
 const agent = agentModule ? ((await import(pathToFileURL(resolve(agentModule)).href)) as { default: AgentDefinition }).default : demoAgent
 const heartbeat = arg('--heartbeat')
-const server = await createServer({ agents: [agent], store, dataDir: arg('--data') ?? '.parlance-bench', limits, logger: false, ...(heartbeat ? { heartbeatIntervalMs: Number(heartbeat) } : {}) })
+const server = await createServer({
+  agents: [agent],
+  store,
+  dataDir: arg('--data') ?? '.parlance-bench',
+  limits,
+  logger: false,
+  ...(heartbeat ? { heartbeatIntervalMs: Number(heartbeat) } : {}),
+})
 const url = await server.listen(0, '127.0.0.1')
 process.stdout.write(`listening ${new URL(url).port}\n`)
 const stop = () => {

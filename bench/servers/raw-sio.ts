@@ -23,7 +23,15 @@ io.on('connection', (socket) => {
     socket.emit('event', { type: 'messaging', event: 'typing_start', toolCallId, seq: ++seq })
     const parts: string[] = []
     for (let i = 1; i <= n; i++) parts.push(`${i} `)
-    socket.emit('event', { type: 'messaging', event: 'message_sent', toolCallId, message: parts.join(''), messageIndex: 0, messageCount: 1, seq: ++seq })
+    socket.emit('event', {
+      type: 'messaging',
+      event: 'message_sent',
+      toolCallId,
+      message: parts.join(''),
+      messageIndex: 0,
+      messageCount: 1,
+      seq: ++seq,
+    })
   })
 })
 http.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {

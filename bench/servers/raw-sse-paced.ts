@@ -17,7 +17,12 @@ const http = createServer((req, res) => {
     const [t, ms] = parsePaced(input.messages.at(-1)?.content ?? '')
     const ids = `"threadId":${JSON.stringify(input.threadId)},"runId":${JSON.stringify(input.runId)}`
     const mid = `"messageId":"msg_${randomUUID().replaceAll('-', '')}"`
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    })
     let seq = 2
     res.write(`data: {"type":"RUN_STARTED",${ids}}\n\n`)
     res.write(`id: ${++seq}\ndata: {"type":"TEXT_MESSAGE_START",${mid},"role":"assistant"}\n\n`)

@@ -31,7 +31,8 @@ function frames(dialect: Dialect, sessionId: string, n: number): Frames {
   const head = `{"session_id":${sid},"connection_id":"conn_1","event":`
   const ts = () => JSON.stringify(new Date().toISOString())
   return {
-    chunk: (i, seq) => `${head}"agent.partial_answer","timestamp":${ts()},"content":"${i} ","metadata":{"chunk_index":${i - 1},"seq":${seq}},"step_id":"msg_1"}`,
+    chunk: (i, seq) =>
+      `${head}"agent.partial_answer","timestamp":${ts()},"content":"${i} ","metadata":{"chunk_index":${i - 1},"seq":${seq}},"step_id":"msg_1"}`,
     final: (seq) => {
       let answer = ''
       for (let i = 1; i <= n; i++) answer += `${i} `

@@ -9,19 +9,27 @@ import { z } from 'zod'
 
 const transports = new Map<string, StreamableHTTPServerTransport>()
 function session(): StreamableHTTPServerTransport {
-  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, transport) })
-  const server = new McpServer({ name: 'reference', version: '1' }, { capabilities: { tools: {} } })
-  server.registerTool('ask_demo', { description: 'count N', inputSchema: { message: z.string(), sessionId: z.string().optional() } }, async (args, extra) => {
-    const n = Number(/count (\d+)/.exec(args.message)?.[1] ?? 0)
-    const token = extra._meta?.progressToken
-    let text = ''
-    for (let i = 1; i <= n; i++) {
-      text += `${i} `
-      if (token !== undefined) void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, message: `${i} ` } })
-      if ((i & 255) === 0) await new Promise((r) => setImmediate(r))
-    }
-    return { content: [{ type: 'text', text: text.trim() }] }
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (id) => void transports.set(id, transport),
   })
+  const server = new McpServer({ name: 'reference', version: '1' }, { capabilities: { tools: {} } })
+  server.registerTool(
+    'ask_demo',
+    { description: 'count N', inputSchema: { message: z.string(), sessionId: z.string().optional() } },
+    async (args, extra) => {
+      const n = Number(/count (\d+)/.exec(args.message)?.[1] ?? 0)
+      const token = extra._meta?.progressToken
+      let text = ''
+      for (let i = 1; i <= n; i++) {
+        text += `${i} `
+        if (token !== undefined)
+          void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, message: `${i} ` } })
+        if ((i & 255) === 0) await new Promise((r) => setImmediate(r))
+      }
+      return { content: [{ type: 'text', text: text.trim() }] }
+    },
+  )
   void server.connect(transport)
   return transport
 }

@@ -30,7 +30,10 @@ const socket = new WebSocket(wsUrl)
 const streaming = new Map()
 
 socket.addEventListener('open', () => (status.textContent = 'connected'))
-socket.addEventListener('close', (ev) => (status.textContent = `disconnected (${ev.code})${ev.code === 1006 ? ': is Parlance running, and does it allow this origin?' : ''}`))
+socket.addEventListener(
+  'close',
+  (ev) => (status.textContent = `disconnected (${ev.code})${ev.code === 1006 ? ': is Parlance running, and does it allow this origin?' : ''}`),
+)
 socket.addEventListener('message', (ev) => {
   const m = JSON.parse(ev.data)
   switch (m.type) {
@@ -62,7 +65,10 @@ socket.addEventListener('message', (ev) => {
 /** An approval request: the agent waits until one of the two buttons answers it. */
 function ask(m) {
   const li = entry('approval', `The agent wants to run ${m.tool_name} (${m.risk_level} risk): ${m.reasoning} `)
-  for (const [label, approved] of [['Approve', true], ['Reject', false]]) {
+  for (const [label, approved] of [
+    ['Approve', true],
+    ['Reject', false],
+  ]) {
     const button = document.createElement('button')
     button.type = 'button'
     button.textContent = label

@@ -3,7 +3,11 @@ import type { ToolCallView } from './dialects/index.js'
 
 /** Suggested answer for the demo's client tool: facts about this browser. */
 function defaultToolResult(): string {
-  return JSON.stringify({ client: 'parlance-inspector', userAgent: navigator.userAgent, language: navigator.language, screen: `${screen.width}x${screen.height}` }, null, 2)
+  return JSON.stringify(
+    { client: 'parlance-inspector', userAgent: navigator.userAgent, language: navigator.language, screen: `${screen.width}x${screen.height}` },
+    null,
+    2,
+  )
 }
 
 /**
@@ -87,7 +91,11 @@ export class ChatView {
         'div',
         { class: 'buttons' },
         h('button', { type: 'submit', value: 'result' }, 'Send result'),
-        h('button', { type: 'button', value: 'error', onclick: () => this.answer(call.id, { error: 'the user declined to run the tool' }, form) }, 'Send error'),
+        h(
+          'button',
+          { type: 'button', value: 'error', onclick: () => this.answer(call.id, { error: 'the user declined to run the tool' }, form) },
+          'Send error',
+        ),
       ),
     )
     form.addEventListener('submit', (ev) => {
@@ -145,7 +153,9 @@ export class ChatView {
     this.onToolAnswer(id, outcome)
     const li = this.tools.get(id)
     if (li && li.dataset.state !== 'done') {
-      form.replaceWith(h('pre', { class: 'tool-result', 'data-pending': 'true' }, `sent: ${brief('result' in outcome ? outcome.result : outcome.error)}`))
+      form.replaceWith(
+        h('pre', { class: 'tool-result', 'data-pending': 'true' }, `sent: ${brief('result' in outcome ? outcome.result : outcome.error)}`),
+      )
       li.dataset.state = 'answered'
     }
   }

@@ -23,8 +23,11 @@ export function describeEvent(e: CanonicalEvent, textOf: MessageText = () => und
   }
   if (e.type === 'history.rewound') {
     const to = typeof e.toMessageId === 'string' ? e.toMessageId : null
-    const kept = to === null ? 'the start (nothing kept)' : quote(textOf(to)) ?? to
-    const extra = [typeof e.droppedRunId === 'string' ? `dropped run ${e.droppedRunId}` : '', typeof e.branch === 'string' ? `old branch in ${e.branch}` : '']
+    const kept = to === null ? 'the start (nothing kept)' : (quote(textOf(to)) ?? to)
+    const extra = [
+      typeof e.droppedRunId === 'string' ? `dropped run ${e.droppedRunId}` : '',
+      typeof e.branch === 'string' ? `old branch in ${e.branch}` : '',
+    ]
       .filter(Boolean)
       .join(', ')
     return `history cut back to ${kept} (${String(e.reason)})${extra ? `; ${extra}` : ''}`
@@ -38,7 +41,11 @@ export function usageText(u: TokenUsage): string {
   const n = (k: keyof TokenUsage): number | undefined => u[k]
   const part = (count: number | undefined, what: string, detail: number | undefined, of: string) =>
     count === undefined ? [] : [`${count} ${what}${detail ? ` (${detail} ${of})` : ''}`]
-  return [...part(n('inputTokens'), 'in', n('cachedInputTokens'), 'cached'), ...part(n('outputTokens'), 'out', n('reasoningTokens'), 'reasoning')].join(', ') || 'none reported'
+  return (
+    [...part(n('inputTokens'), 'in', n('cachedInputTokens'), 'cached'), ...part(n('outputTokens'), 'out', n('reasoningTokens'), 'reasoning')].join(
+      ', ',
+    ) || 'none reported'
+  )
 }
 
 /** The `usage` events' counts summed, kind by kind, and how many model calls reported. */
@@ -63,7 +70,8 @@ export class MessageTexts {
 
   add(e: CanonicalEvent): void {
     if ((e.type === 'message.user' || e.type === 'message.queued') && typeof e.messageId === 'string') this.texts.set(e.messageId, String(e.content))
-    else if (e.type === 'text.delta' && typeof e.messageId === 'string') this.texts.set(e.messageId, (this.texts.get(e.messageId) ?? '') + String(e.delta))
+    else if (e.type === 'text.delta' && typeof e.messageId === 'string')
+      this.texts.set(e.messageId, (this.texts.get(e.messageId) ?? '') + String(e.delta))
   }
 
   readonly get: MessageText = (id) => this.texts.get(id)

@@ -70,7 +70,9 @@ function showServed(): void {
   }
   const demo = agent === 'demo'
   document.querySelector<HTMLElement>('.quick')!.hidden = !demo
-  byId<HTMLInputElement>('message').placeholder = demo ? 'Type a message — try: delete, client, state, plan, weather in Paris' : `Type a message to ${agent}`
+  byId<HTMLInputElement>('message').placeholder = demo
+    ? 'Type a message — try: delete, client, state, plan, weather in Paris'
+    : `Type a message to ${agent}`
   document.body.dataset.agent = agent
 }
 
@@ -123,9 +125,11 @@ function follow(sessionId: string, mine: number): void {
 }
 
 function sinkFor(mine: number, d: DialectId): ChatSink {
-  const live = <A extends unknown[]>(f: (...a: A) => void) => (...a: A) => {
-    if (mine === gen) f(...a)
-  }
+  const live =
+    <A extends unknown[]>(f: (...a: A) => void) =>
+    (...a: A) => {
+      if (mine === gen) f(...a)
+    }
   return {
     session: live((id: string) => follow(id, mine)),
     textDelta: live((id: string, delta: string) => chat.textDelta(id, delta)),
@@ -173,7 +177,9 @@ async function open(d: DialectId): Promise<void> {
   wire.reset('')
   byId('session-id').textContent = '–'
   stateView.reset(dialectOf(d).carries.state ? `from ${labelOf(d)} frames` : `from the canonical log (${labelOf(d)} carries no state)`)
-  byId('progress-line').title = dialectOf(d).carries.plan ? `from ${labelOf(d)} frames` : `from the canonical log (${labelOf(d)} carries no plan or progress)`
+  byId('progress-line').title = dialectOf(d).carries.plan
+    ? `from ${labelOf(d)} frames`
+    : `from the canonical log (${labelOf(d)} carries no plan or progress)`
   document.body.dataset.dialect = d
   document.body.dataset.ready = 'false'
   byId<HTMLButtonElement>('send').disabled = true

@@ -24,7 +24,9 @@ export function parseProm(text: string): Sample[] {
 
 /** The p-quantile of a Prometheus histogram from its cumulative buckets (upper bound of the bucket it falls in). */
 export function quantile(samples: Sample[], name: string, q: number): number | null {
-  const buckets = samples.filter((s) => s.name === `${name}_bucket`).map((s) => ({ le: s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), n: s.value }))
+  const buckets = samples
+    .filter((s) => s.name === `${name}_bucket`)
+    .map((s) => ({ le: s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), n: s.value }))
   buckets.sort((a, b) => a.le - b.le)
   const total = buckets[buckets.length - 1]?.n ?? 0
   if (total === 0) return null

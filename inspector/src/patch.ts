@@ -11,7 +11,10 @@ type Container = Record<string, unknown> | unknown[]
 function tokens(pointer: string): string[] {
   if (pointer === '') return []
   if (!pointer.startsWith('/')) throw new Error(`bad JSON pointer "${pointer}"`)
-  return pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
 }
 
 function parentOf(doc: unknown, pointer: string): { parent: Container; key: string } {

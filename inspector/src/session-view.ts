@@ -41,7 +41,8 @@ export class SessionView {
   /** Opens session `id` (and names it in the URL, so the page can be reloaded or linked to). */
   open(id: string): void {
     const hash = `#session=${encodeURIComponent(id)}`
-    if (location.hash !== hash) location.hash = hash // hashchange shows it
+    if (location.hash !== hash)
+      location.hash = hash // hashchange shows it
     else void this.show(id)
   }
 
@@ -83,8 +84,10 @@ export class SessionView {
         li.append(String(e.delta))
       } else if (e.type === 'message.sent') transcript.push(h('li', { class: 'msg assistant' }, String(e.message)))
       else if (e.type === 'tool.call') transcript.push(h('li', { class: 'msg status' }, `tool ${String(e.toolName)} ${brief(e.args)}`))
-      else if (e.type === 'approval.requested') transcript.push(h('li', { class: 'msg status' }, `approval asked for ${String(e.toolName)} (${String(e.risk)} risk)`))
-      else if (e.type === 'approval.resolved') transcript.push(h('li', { class: 'msg status' }, `approval ${e.approved ? 'granted' : 'refused'} by ${String(e.by)}`))
+      else if (e.type === 'approval.requested')
+        transcript.push(h('li', { class: 'msg status' }, `approval asked for ${String(e.toolName)} (${String(e.risk)} risk)`))
+      else if (e.type === 'approval.resolved')
+        transcript.push(h('li', { class: 'msg status' }, `approval ${e.approved ? 'granted' : 'refused'} by ${String(e.by)}`))
       else if (e.type === 'run.error') transcript.push(h('li', { class: 'msg error' }, `${String(e.code)}: ${String(e.message)}`))
       else if (said !== undefined) transcript.push(h('li', { class: 'msg status', 'data-type': e.type }, said))
     }
@@ -96,7 +99,11 @@ export class SessionView {
   }
 
   private eventItem(id: string, e: CanonicalEvent, said: string | undefined): HTMLLIElement {
-    const button = h('button', { type: 'button', class: 'fork-here', 'aria-label': `Fork here: a new session with events 1 to ${e.seq} of ${id}` }, 'Fork here')
+    const button = h(
+      'button',
+      { type: 'button', class: 'fork-here', 'aria-label': `Fork here: a new session with events 1 to ${e.seq} of ${id}` },
+      'Fork here',
+    )
     button.addEventListener('click', () => void this.fork(id, e.seq, button))
     return h(
       'li',
@@ -113,7 +120,9 @@ export class SessionView {
     line.replaceChildren(...(from ? ['forked from ', this.link(from.sessionId), ` at seq ${from.atSeq}`] : []))
     line.hidden = !from
     const children = byId('replay-forks')
-    children.replaceChildren(...(forks.length ? ['forks: ', ...forks.flatMap((f, i) => [i ? ', ' : '', this.link(f.id), ` at seq ${f.forkedFrom?.atSeq ?? '?'}`])] : []))
+    children.replaceChildren(
+      ...(forks.length ? ['forks: ', ...forks.flatMap((f, i) => [i ? ', ' : '', this.link(f.id), ` at seq ${f.forkedFrom?.atSeq ?? '?'}`])] : []),
+    )
     children.hidden = forks.length === 0
   }
 

@@ -53,7 +53,10 @@ export class SessionsView {
       return
     }
     const loadedIds = new Set(data.loaded.map((s) => s.id))
-    const all: ListedSession[] = [...data.loaded.map((s) => ({ ...s, loaded: true })), ...data.stored.filter((s) => !loadedIds.has(s.id)).map((s) => ({ ...s, loaded: false }))]
+    const all: ListedSession[] = [
+      ...data.loaded.map((s) => ({ ...s, loaded: true })),
+      ...data.stored.filter((s) => !loadedIds.has(s.id)).map((s) => ({ ...s, loaded: false })),
+    ]
     this.listed = new Map(all.map((s) => [s.id, s]))
     if (all.length === 0) {
       this.rows.replaceChildren(h('tr', {}, h('td', { colspan: 6 }, 'No sessions yet: send a message.')))
@@ -73,7 +76,14 @@ export class SessionsView {
       : depth > 0
         ? h('small', { class: 'fork-note' }, h('span', { class: 'visually-hidden' }, `fork of ${from.sessionId}, `), `forked at seq ${from.atSeq}`)
         : h('small', { class: 'fork-note' }, `forked from ${from.sessionId} at seq ${from.atSeq}`)
-    const idCell = h('td', { class: 'session-cell' }, depth > 0 ? h('span', { class: 'fork-mark', 'aria-hidden': 'true' }, '↳ ') : null, h('code', {}, s.id), mine ? ' (this chat)' : '', origin)
+    const idCell = h(
+      'td',
+      { class: 'session-cell' },
+      depth > 0 ? h('span', { class: 'fork-mark', 'aria-hidden': 'true' }, '↳ ') : null,
+      h('code', {}, s.id),
+      mine ? ' (this chat)' : '',
+      origin,
+    )
     idCell.style.setProperty('--depth', String(depth)) // CSSOM, allowed by the page's CSP (a style attribute is not)
     return h(
       'tr',

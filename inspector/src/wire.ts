@@ -147,8 +147,18 @@ export class WireView {
     matches[0]?.scrollIntoView({ block: 'nearest' })
     const ev = seq === undefined ? undefined : this.events.find((e) => e.seq === seq && (!this.sessionId || e.sessionId === this.sessionId))
     const frames = seq === undefined ? [] : this.frames.filter((f) => f.seq === seq)
-    byId('detail-frame').textContent = fromCanonical ? (frames.length ? frames.map((f) => pretty(f.frame)).join('\n\n') : '(no frame carries this seq)') : text
-    byId('detail-canonical').textContent = fromCanonical ? text : ev ? pretty(ev) : seq === undefined ? '(this frame carries no seq)' : '(not received yet)'
+    byId('detail-frame').textContent = fromCanonical
+      ? frames.length
+        ? frames.map((f) => pretty(f.frame)).join('\n\n')
+        : '(no frame carries this seq)'
+      : text
+    byId('detail-canonical').textContent = fromCanonical
+      ? text
+      : ev
+        ? pretty(ev)
+        : seq === undefined
+          ? '(this frame carries no seq)'
+          : '(not received yet)'
   }
 
   private show(tr: HTMLTableRowElement): void {

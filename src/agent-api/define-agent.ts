@@ -33,9 +33,10 @@ const NAME = /^[A-Za-z0-9_.-]{1,64}$/
  * @example
  * const echo = defineAgent({ name: 'echo', run: (ctx) => ctx.say(`You said: ${ctx.input.text}`).then(() => {}) })
  */
-export function defineAgent<Schemas extends Record<string, unknown> = Record<never, never>, Results extends Record<string, unknown> = Record<never, never>>(
-  options: AgentOptions<ToolsOf<Schemas, Results>>,
-): AgentDefinition {
+export function defineAgent<
+  Schemas extends Record<string, unknown> = Record<never, never>,
+  Results extends Record<string, unknown> = Record<never, never>,
+>(options: AgentOptions<ToolsOf<Schemas, Results>>): AgentDefinition {
   if (!NAME.test(options.name)) throw new TypeError(`invalid agent name "${options.name}": use 1-64 of A-Z a-z 0-9 _ . -`)
   if (typeof options.run !== 'function') throw new TypeError(`agent "${options.name}" needs a run(ctx) function`)
   if (options.onBusy !== undefined && !ON_BUSY.includes(options.onBusy)) {

@@ -152,7 +152,11 @@ export type ToolSet = Readonly<Record<string, ToolDefinition>>
 export type ToolArgs<Schema> = Schema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<Schema> : Record<string, unknown>
 
 /** What `ctx.callTool` takes for a declared tool: its Standard Schema's input type, else a plain object. */
-export type ToolInput<Tool> = Tool extends { inputSchema?: infer S } ? (S extends StandardSchemaV1 ? StandardSchemaV1.InferInput<S> : Record<string, unknown>) : Record<string, unknown>
+export type ToolInput<Tool> = Tool extends { inputSchema?: infer S }
+  ? S extends StandardSchemaV1
+    ? StandardSchemaV1.InferInput<S>
+    : Record<string, unknown>
+  : Record<string, unknown>
 
 /** What `ctx.callTool` resolves with for a declared tool: its `execute`'s result, else `Json` (a client tool). */
 export type ToolOutput<Tool> = Tool extends { execute?(...args: never[]): infer R } ? (unknown extends R ? Json : Awaited<R>) : Json

@@ -10,7 +10,12 @@ import type { EndpointDeps } from './endpoint.js'
  * the policy would refuse (`reject` while a run is active) is refused here, before the fork, so nothing is left
  * behind. Commands without a rewind are returned as they are.
  */
-export async function branchEdits(deps: Pick<EndpointDeps, 'sessions'>, session: Session, principal: Principal, commands: Command[]): Promise<Command[]> {
+export async function branchEdits(
+  deps: Pick<EndpointDeps, 'sessions'>,
+  session: Session,
+  principal: Principal,
+  commands: Command[],
+): Promise<Command[]> {
   const edit = commands.find((c): c is Extract<Command, { type: 'user.message' }> => c.type === 'user.message' && c.rewind !== undefined)
   if (!edit) return commands
   if (session.busyPolicy(edit.onBusy) === 'reject') throw busyError(session.activeRunId)
@@ -23,7 +28,13 @@ export async function branchEdits(deps: Pick<EndpointDeps, 'sessions'>, session:
  * it is committed: for a response that streams a queued message's own run when the queue reaches it. Null if the
  * client goes away first.
  */
-export function whenMessageStarts(session: Session, from: number, messageId: string, res: ServerResponse, label: string): Promise<{ runId: string; seq: number } | null> {
+export function whenMessageStarts(
+  session: Session,
+  from: number,
+  messageId: string,
+  res: ServerResponse,
+  label: string,
+): Promise<{ runId: string; seq: number } | null> {
   return new Promise((resolve) => {
     let done = false
     const sub = session.subscribe(

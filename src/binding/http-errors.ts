@@ -18,12 +18,20 @@ export async function answerErrors(
   try {
     await work()
   } catch (err) {
-    const e = err instanceof BodyError ? new ParlanceError(err.status === 413 ? 'frame_too_large' : 'invalid_message', err.message) : toParlanceError(err)
+    const e =
+      err instanceof BodyError ? new ParlanceError(err.status === 413 ? 'frame_too_large' : 'invalid_message', err.message) : toParlanceError(err)
     const code = err instanceof BodyError ? err.status : status[e.code]
     if (e.code === 'internal') deps.log.error({ err: e.cause ?? e, dialect }, 'HTTP request failed')
     deps.metrics.inboundErrors.inc({ dialect, code: e.code })
     if (res.headersSent) return void res.end()
-    sendJson(res, code, { error: { code: e.code, message: e.message, ...(e.details?.field !== undefined ? { field: e.details.field } : {}), ...(e.details ? { details: e.details } : {}) } })
+    sendJson(res, code, {
+      error: {
+        code: e.code,
+        message: e.message,
+        ...(e.details?.field !== undefined ? { field: e.details.field } : {}),
+        ...(e.details ? { details: e.details } : {}),
+      },
+    })
   }
 }
 

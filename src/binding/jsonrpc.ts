@@ -57,7 +57,12 @@ export async function answerRpc<M extends string>(text: string, h: JsonRpcHandle
  * each body answered as soon as it is done — not in arrival order, since a method may take long and JSON-RPC
  * matches answers by id.
  */
-export function serveJsonRpcSocket<M extends string>(conn: Connection, deps: Pick<EndpointDeps, 'admission' | 'metrics' | 'log'>, dialect: string, h: JsonRpcHandlers<M>): { closed(): void } {
+export function serveJsonRpcSocket<M extends string>(
+  conn: Connection,
+  deps: Pick<EndpointDeps, 'admission' | 'metrics' | 'log'>,
+  dialect: string,
+  h: JsonRpcHandlers<M>,
+): { closed(): void } {
   const send = (msg: object) => conn.send([JSON.stringify(msg)])
   const admit = deps.admission(conn.principal, conn.remoteAddress)
   deps.metrics.connections.inc({ dialect })
@@ -77,11 +82,23 @@ export function serveJsonRpcSocket<M extends string>(conn: Connection, deps: Pic
  * (429), the body read with its size and content-type checks (413 / 415 / 400 as JSON-RPC errors), then 200
  * with the answer, or 204 when it held only notifications and responses.
  */
-export async function serveJsonRpcHttp<M extends string>(req: IncomingMessage, res: ServerResponse, deps: Pick<EndpointDeps, 'admission' | 'clientAddress' | 'limits' | 'log' | 'principal'>, dialect: string, path: string, h: JsonRpcHandlers<M>): Promise<void> {
+export async function serveJsonRpcHttp<M extends string>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: Pick<EndpointDeps, 'admission' | 'clientAddress' | 'limits' | 'log' | 'principal'>,
+  dialect: string,
+  path: string,
+  h: JsonRpcHandlers<M>,
+): Promise<void> {
   const E = JSONRPC_ERRORS
   if (req.method !== 'POST') {
     req.resume()
-    return sendJson(res, 405, rpcError(null, { code: E.invalidRequest, message: `Invalid Request: POST a JSON-RPC 2.0 request or batch to ${path}` }), { allow: 'POST' })
+    return sendJson(
+      res,
+      405,
+      rpcError(null, { code: E.invalidRequest, message: `Invalid Request: POST a JSON-RPC 2.0 request or batch to ${path}` }),
+      { allow: 'POST' },
+    )
   }
   try {
     const refused = deps.admission(deps.principal(req), deps.clientAddress(req))()

@@ -42,7 +42,11 @@ export function createMetrics(countRuns: () => number): Metrics {
       labelNames: ['dialect', 'code'],
       registers: [registry],
     }),
-    authFailures: new Counter({ name: 'parlance_auth_failures_total', help: 'Requests and connections refused for missing or invalid credentials', registers: [registry] }),
+    authFailures: new Counter({
+      name: 'parlance_auth_failures_total',
+      help: 'Requests and connections refused for missing or invalid credentials',
+      registers: [registry],
+    }),
     tokens: new Counter({
       name: 'parlance_tokens_total',
       help: 'Tokens model calls used, as their providers reported them (kind: input, output, reasoning, cached_input)',

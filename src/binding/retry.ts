@@ -16,10 +16,15 @@ export interface AnsweringRun {
  * committed log (so on any node and after a restart), a page at a time: only requests that resend a stored
  * message (retries, regenerates) pay for it. Null when the log has no such run.
  */
-export async function runAnswering(session: Session, messageId: string, pageSize: number, tag?: readonly [string, unknown]): Promise<AnsweringRun | null> {
+export async function runAnswering(
+  session: Session,
+  messageId: string,
+  pageSize: number,
+  tag?: readonly [string, unknown],
+): Promise<AnsweringRun | null> {
   let found: AnsweringRun | null = null
   const end = session.committedSeq
-  for (let after = 0; after < end; ) {
+  for (let after = 0; after < end;) {
     const page: StoredEvent[] = await session.deps.store.read(session.id, after, Math.min(pageSize, end - after))
     if (page.length === 0) break
     for (const e of page) {

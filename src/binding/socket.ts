@@ -33,7 +33,11 @@ export interface SocketRun {
  * failure answered in the dialect's own shape while the connection stays up, and a request span for each
  * frame that starts work.
  */
-export function serveSocket<In, Out>(conn: Connection<Out>, deps: Pick<EndpointDeps, 'metrics' | 'log' | 'admission'>, o: SocketServeOptions<In, Out>): SocketRun {
+export function serveSocket<In, Out>(
+  conn: Connection<Out>,
+  deps: Pick<EndpointDeps, 'metrics' | 'log' | 'admission'>,
+  o: SocketServeOptions<In, Out>,
+): SocketRun {
   const { metrics, log } = deps
   const labels = { dialect: o.dialect }
   const admit = deps.admission(conn.principal, conn.remoteAddress)

@@ -56,7 +56,15 @@ const encoders = new WeakMap<SseRunFormat<never>, BatchEncoder<string, SseRunVie
  * one per committed batch, encoded once for every response of the same run, and paced by the response's
  * buffer; closing the request only detaches (the run goes on, and its events stay replayable by seq).
  */
-export function streamRun<View>(deps: Pick<EndpointDeps, 'metrics'>, res: ServerResponse, session: Session, from: number, follow: string | null, f: SseRunFormat<View>, view: View): void {
+export function streamRun<View>(
+  deps: Pick<EndpointDeps, 'metrics'>,
+  res: ServerResponse,
+  session: Session,
+  from: number,
+  follow: string | null,
+  f: SseRunFormat<View>,
+  view: View,
+): void {
   res.writeHead(200, f.headers)
   res.write(f.opening(view))
   const endAt = session.activeRunId === null ? session.lastSeq : Infinity

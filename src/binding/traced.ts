@@ -17,7 +17,10 @@ export function offerRequest(endpoints: readonly Endpoint[], req: IncomingMessag
     for (const e of endpoints) if (e.request?.(req, res, url)) return true
     return false
   }
-  const { span, ctx } = startRequestSpan('http', extractTraceContext(req.headers), { 'http.request.method': req.method ?? '', 'url.path': url.pathname })
+  const { span, ctx } = startRequestSpan('http', extractTraceContext(req.headers), {
+    'http.request.method': req.method ?? '',
+    'url.path': url.pathname,
+  })
   const offer = (): boolean => {
     for (const e of endpoints) {
       if (!e.request?.(req, res, url)) continue

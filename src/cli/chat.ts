@@ -27,12 +27,20 @@ type Waiting = { kind: 'message' } | { kind: 'approval'; id: string } | { kind: 
  */
 export async function chat(options: ChatOptions): Promise<void> {
   // A refused token would otherwise show as "connected", then a close: ask first (GET / needs the same credentials).
-  const probe = await fetch(`${options.url}/`, { headers: { accept: 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) } }).catch((err: unknown) => {
+  const probe = await fetch(`${options.url}/`, {
+    headers: { accept: 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
+  }).catch((err: unknown) => {
     throw new Error(`cannot reach ${options.url}: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`)
   })
   await probe.body?.cancel()
-  if (probe.status === 401) throw new Error(`${options.url} refused ${options.token ? 'the token' : 'the connection: it needs a token (--token or PARLANCE_TOKEN)'}`)
-  const client = await HaiClient.connect({ url: options.url, sessionId: options.sessionId, resumeAfter: options.sessionId ? -1 : undefined, token: options.token })
+  if (probe.status === 401)
+    throw new Error(`${options.url} refused ${options.token ? 'the token' : 'the connection: it needs a token (--token or PARLANCE_TOKEN)'}`)
+  const client = await HaiClient.connect({
+    url: options.url,
+    sessionId: options.sessionId,
+    resumeAfter: options.sessionId ? -1 : undefined,
+    token: options.token,
+  })
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty && process.stdin.isTTY === true })
   process.stdout.write(dim(`connected to ${options.url} — session ${client.sessionId} (Ctrl-C cancels a reply, Ctrl-D quits)\n`))
   return new Session(client, rl).run()
@@ -161,7 +169,9 @@ class Session {
         process.stdout.write(dim(`[tool ${m.tool_name} ${JSON.stringify(m.parameters)}]\n`))
         if (m.metadata?.target === 'client') {
           this.waiting = { kind: 'tool', id: m.tool_call_id }
-          process.stdout.write(`result of client tool ${m.tool_name} as JSON (empty: {"client":"parlance chat","platform":"${process.platform}","node":"${process.version}"}): `)
+          process.stdout.write(
+            `result of client tool ${m.tool_name} as JSON (empty: {"client":"parlance chat","platform":"${process.platform}","node":"${process.version}"}): `,
+          )
           return
         }
         break
@@ -173,7 +183,9 @@ class Session {
         break
       case 'tool_approval_request':
         this.waiting = { kind: 'approval', id: m.approval_id }
-        process.stdout.write(`approval needed (${m.risk_level} risk): ${m.tool_name} ${JSON.stringify(m.parameters)}\n  ${m.reasoning}\napprove? [y/N] `)
+        process.stdout.write(
+          `approval needed (${m.risk_level} risk): ${m.tool_name} ${JSON.stringify(m.parameters)}\n  ${m.reasoning}\napprove? [y/N] `,
+        )
         return
       case 'error':
         // An approval that timed out or was withdrawn closes its question.

@@ -39,7 +39,8 @@ const ACCUMULATE = new Set(['limit'])
 /** Flags that make no sense inside the file. */
 const NOT_IN_FILE = new Set(['config', 'help', 'version'])
 
-const kind = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`)
+const kind = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`
 
 /** One value of a flag taking a string: a string, or a finite number written as the flag would be. */
 function scalar(source: string, key: string, v: unknown): string {
@@ -51,10 +52,12 @@ function scalar(source: string, key: string, v: unknown): string {
 /** `limit`: { name: whole number } (or the flag's ["NAME=VALUE"]) as the flag's NAME=VALUE strings. */
 function limits(source: string, v: unknown, names: readonly string[]): string[] {
   if (Array.isArray(v)) return v.map((x) => scalar(source, 'limit', x))
-  if (typeof v !== 'object' || v === null) throw new Error(`${source}: "limit" must be an object of limits, e.g. {"maxConcurrentRuns": 5000}, not ${kind(v)}`)
+  if (typeof v !== 'object' || v === null)
+    throw new Error(`${source}: "limit" must be an object of limits, e.g. {"maxConcurrentRuns": 5000}, not ${kind(v)}`)
   return Object.entries(v).map(([name, n]) => {
     if (names.length > 0 && !names.includes(name)) throw new Error(`${source}: "limit.${name}" is not a limit; one of: ${names.join(', ')}`)
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new Error(`${source}: "limit.${name}" must be a whole number ≥ 0, not ${kind(n)}`)
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+      throw new Error(`${source}: "limit.${name}" must be a whole number ≥ 0, not ${kind(n)}`)
     return `${name}=${n}`
   })
 }
@@ -70,7 +73,8 @@ export function parseConfig(text: string, source: string, flags: Readonly<Record
   } catch (err) {
     throw new Error(`${source}: not valid JSON (${(err as Error).message})`, { cause: err })
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error(`${source}: must hold a JSON object of settings, not ${kind(json)}`)
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new Error(`${source}: must hold a JSON object of settings, not ${kind(json)}`)
   const known = Object.keys(flags).filter((k) => !NOT_IN_FILE.has(k))
   const out: FlagValues = {}
   for (const [key, v] of Object.entries(json)) {
@@ -114,7 +118,12 @@ export function readConfigFile(path: string): string {
  * parseArgs' values with the config file (when `--config` names one) and the environment beneath them, typed as
  * parseArgs typed them.
  */
-export function withConfig<V extends FlagValues>(flagValues: V, flags: Readonly<Record<string, FlagSpec>>, env: Readonly<Record<string, string | undefined>>, limitNames: readonly string[] = []): V {
+export function withConfig<V extends FlagValues>(
+  flagValues: V,
+  flags: Readonly<Record<string, FlagSpec>>,
+  env: Readonly<Record<string, string | undefined>>,
+  limitNames: readonly string[] = [],
+): V {
   const path = flagValues.config
   const file = typeof path === 'string' ? parseConfig(readConfigFile(path), path, flags, limitNames) : {}
   return mergeSettings(file, env, flagValues) as V

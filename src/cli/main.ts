@@ -119,7 +119,10 @@ export function parseLimits(specs: readonly string[]): Partial<Limits> {
 
 /** A comma-separated list from the environment; undefined when unset or empty. */
 function listEnv(name: string): string[] | undefined {
-  const list = (process.env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const list = (process.env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   return list.length ? list : undefined
 }
 
@@ -171,8 +174,12 @@ async function main(argv: string[]): Promise<void> {
     const values = withConfig(parseArgs({ args: rest, options: flags }).values, flags, process.env, Object.keys(DEFAULT_LIMITS))
     const port = Number(values.port ?? process.env.PORT ?? 8000)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${values.port ?? process.env.PORT}`)
-    if (values.model !== undefined && !(values.agent ?? []).includes('openai')) throw new Error('--model applies to --agent openai only; add --agent openai, or drop --model')
-    if (values.mcp?.length && !(values.agent ?? []).includes('openai')) throw new Error('--mcp gives its tools to --agent openai; add --agent openai --model NAME (your own agent takes mcpTools() from parlance-gateway/agents/mcp)')
+    if (values.model !== undefined && !(values.agent ?? []).includes('openai'))
+      throw new Error('--model applies to --agent openai only; add --agent openai, or drop --model')
+    if (values.mcp?.length && !(values.agent ?? []).includes('openai'))
+      throw new Error(
+        '--mcp gives its tools to --agent openai; add --agent openai --model NAME (your own agent takes mcpTools() from parlance-gateway/agents/mcp)',
+      )
     const integrations = parseIntegrations(values.integration ?? [])
     if (values.data !== undefined && values.data.trim() === '') throw new Error('--data needs a directory, e.g. --data ./.parlance')
     const store = values.store ?? 'sqlite'
@@ -180,7 +187,8 @@ async function main(argv: string[]): Promise<void> {
       throw new Error(`--store must be sqlite, memory or a Redis URL (redis://host:port), not ${store}`)
     }
     const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms'])
-    if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100)) throw new Error(`--lease-ms must be an integer ≥ 100, not ${values['lease-ms']}`)
+    if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100))
+      throw new Error(`--lease-ms must be an integer ≥ 100, not ${values['lease-ms']}`)
     const cluster = { nodeId: values['node-id'], prefix: values['redis-prefix'], leaseMs }
     const token = values.token ?? process.env.PARLANCE_TOKEN
     if (values['no-auth'] && token) throw new Error('--no-auth turns auth off, but a token is set (--token or PARLANCE_TOKEN): choose one')
@@ -216,7 +224,11 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'chat') {
     if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${CHAT_USAGE}\n`)
     const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, session: { type: 'string' }, token: { type: 'string' } } })
-    return chat({ url: values.url ?? `http://127.0.0.1:${process.env.PORT ?? 8000}`, sessionId: values.session, token: values.token ?? process.env.PARLANCE_TOKEN })
+    return chat({
+      url: values.url ?? `http://127.0.0.1:${process.env.PORT ?? 8000}`,
+      sessionId: values.session,
+      token: values.token ?? process.env.PARLANCE_TOKEN,
+    })
   }
   throw new Error(`unknown command "${command}"\n${USAGE}`)
 }

@@ -35,7 +35,8 @@ export async function mcpToolsOf(specs: readonly string[]): Promise<{ tools: Rec
       const set = await openMcp(`--mcp ${spec}`, spec)
       opened.push(set)
       for (const [name, tool] of Object.entries(set as Record<string, ToolDefinition>)) {
-        if (Object.hasOwn(tools, name)) throw new Error(`--mcp ${spec}: a tool named ${name} comes from two MCP servers; serve them with an agent module and mcpTools({ prefix })`)
+        if (Object.hasOwn(tools, name))
+          throw new Error(`--mcp ${spec}: a tool named ${name} comes from two MCP servers; serve them with an agent module and mcpTools({ prefix })`)
         tools[name] = tool
       }
     }
@@ -53,7 +54,8 @@ export function parseIntegrations(values: readonly string[]): Record<string, str
     const eq = v.indexOf('=')
     const name = eq > 0 ? v.slice(0, eq) : ''
     const target = eq > 0 ? v.slice(eq + 1) : ''
-    if (!INTEGRATION_NAME.test(name) || target === '') throw new Error(`--integration must be NAME=URL (an MCP server), e.g. --integration ci-pipeline=http://127.0.0.1:9000/mcp; got ${v}`)
+    if (!INTEGRATION_NAME.test(name) || target === '')
+      throw new Error(`--integration must be NAME=URL (an MCP server), e.g. --integration ci-pipeline=http://127.0.0.1:9000/mcp; got ${v}`)
     if (Object.hasOwn(out, name)) throw new Error(`--integration ${name} is given twice`)
     out[name] = target
   }

@@ -48,11 +48,14 @@ export interface ServeOptions {
  * Loads `demo`, `openai` (needs `model`), `agui:URL` / `a2a:URL` (a remote AG-UI / A2A agent, bridged) or an agent module (a
  * built .js/.mjs file; for .ts run the CLI under tsx).
  */
-export async function loadAgent(spec: string, opts: { model?: string; name?: string; tools?: Record<string, ToolDefinition> } = {}): Promise<AgentDefinition> {
+export async function loadAgent(
+  spec: string,
+  opts: { model?: string; name?: string; tools?: Record<string, ToolDefinition> } = {},
+): Promise<AgentDefinition> {
   if (spec === 'demo') return demoAgent
   if (spec.startsWith('agui:')) {
     const url = spec.slice('agui:'.length)
-    if (!url) throw new Error('--agent agui:URL needs the remote agent\'s AG-UI URL, e.g. --agent agui:http://127.0.0.1:9000/agui')
+    if (!url) throw new Error("--agent agui:URL needs the remote agent's AG-UI URL, e.g. --agent agui:http://127.0.0.1:9000/agui")
     const { aguiBridgeAgent } = await import('../agents/agui/index.js')
     try {
       return aguiBridgeAgent({ url, ...(opts.name ? { name: opts.name } : {}) })
@@ -77,7 +80,10 @@ export async function loadAgent(spec: string, opts: { model?: string; name?: str
   }
   const file = resolve(spec)
   if (!existsSync(file)) {
-    if (!/[/\\]|\.[cm]?[jt]s$/.test(spec)) throw new Error(`unknown agent "${spec}": use demo, openai (with --model NAME), agui:URL (a remote AG-UI agent), a2a:URL (a remote A2A agent), or the path of an agent module (./my-agent.js)`)
+    if (!/[/\\]|\.[cm]?[jt]s$/.test(spec))
+      throw new Error(
+        `unknown agent "${spec}": use demo, openai (with --model NAME), agui:URL (a remote AG-UI agent), a2a:URL (a remote A2A agent), or the path of an agent module (./my-agent.js)`,
+      )
     throw new Error(`--agent ${spec}: no such file ${file}`)
   }
   const mod = await loadModule(file, spec)
@@ -104,8 +110,16 @@ async function warnIfUnreachable(url: string): Promise<void> {
 function listenError(err: unknown, port: number, host: string): unknown {
   const code = (err as NodeJS.ErrnoException).code
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`
-  if (code === 'EADDRINUSE') return new Error(`port ${port} is already in use on ${host} (another parlance, or another server): stop it, or pick another port with --port N (or PORT=N; --port 0 picks a free one)`, { cause: err })
-  if (code === 'EACCES') return new Error(`no permission to listen on ${where}: ports below 1024 need privileges; use --port 8000 (or PORT), or a reverse proxy in front`, { cause: err })
+  if (code === 'EADDRINUSE')
+    return new Error(
+      `port ${port} is already in use on ${host} (another parlance, or another server): stop it, or pick another port with --port N (or PORT=N; --port 0 picks a free one)`,
+      { cause: err },
+    )
+  if (code === 'EACCES')
+    return new Error(
+      `no permission to listen on ${where}: ports below 1024 need privileges; use --port 8000 (or PORT), or a reverse proxy in front`,
+      { cause: err },
+    )
   if (code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${where}: this machine has no address ${host} (--host)`, { cause: err })
   return err
 }
@@ -124,12 +138,13 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
   // MCP servers: their tools for --agent openai (--mcp), HugAI integrations (--integration); closed at shutdown.
   const mcp = options.mcp?.length ? await mcpToolsOf(options.mcp) : null
-  const integrations = options.integrations && Object.keys(options.integrations).length
-    ? await openIntegrations(options.integrations).catch(async (err: unknown) => {
-        await mcp?.close()
-        throw err
-      })
-    : undefined
+  const integrations =
+    options.integrations && Object.keys(options.integrations).length
+      ? await openIntegrations(options.integrations).catch(async (err: unknown) => {
+          await mcp?.close()
+          throw err
+        })
+      : undefined
   const agents = await Promise.all(specs.map((a) => loadAgent(a, { model: options.model, ...named(a), ...(mcp ? { tools: mcp.tools } : {}) })))
   const server = await createServer({
     ...(integrations ? { integrations } : {}),
@@ -172,13 +187,16 @@ export async function serve(options: ServeOptions): Promise<void> {
       process.stderr.write(`still stopping after ${SHUTDOWN_MS} ms; exiting\n`)
       process.exit(1)
     }, SHUTDOWN_MS).unref()
-    server.close().then(() => mcp?.close()).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        process.stderr.write(`error while stopping: ${String(err)}\n`)
-        process.exit(1)
-      },
-    )
+    server
+      .close()
+      .then(() => mcp?.close())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          process.stderr.write(`error while stopping: ${String(err)}\n`)
+          process.exit(1)
+        },
+      )
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))

@@ -19,7 +19,8 @@ export async function checkServer(o: ServerCheck): Promise<void> {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause
     throw new Error(`cannot reach Parlance at ${o.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, { cause: err })
   }
-  if (res.status === 401) throw new Error(`Parlance at ${o.url} refused the credentials (401): ${o.token ? 'the token is not accepted' : 'the server needs a token'}`)
+  if (res.status === 401)
+    throw new Error(`Parlance at ${o.url} refused the credentials (401): ${o.token ? 'the token is not accepted' : 'the server needs a token'}`)
   if (!res.ok) throw new Error(`${at} answered ${res.status}: is ${o.url} a Parlance server?`)
   const info = (await res.json()) as { agents?: string[] }
   if (o.agent !== undefined && !info.agents?.includes(o.agent)) {

@@ -30,7 +30,11 @@ export function socketUrl(base: string, path: string, token?: string): URL {
  * socket is open. `make` sets the handlers first: frames the server sends right after the upgrade can
  * arrive in the same tick as 'open'.
  */
-export async function openClient<C extends { tap?: WireTap }>(options: { WebSocket?: SocketCtor; tap?: WireTap }, url: URL, make: (socket: SocketLike) => C): Promise<C> {
+export async function openClient<C extends { tap?: WireTap }>(
+  options: { WebSocket?: SocketCtor; tap?: WireTap },
+  url: URL,
+  make: (socket: SocketLike) => C,
+): Promise<C> {
   const Ctor = await socketCtor(options.WebSocket)
   const socket = new Ctor(url.toString())
   const client = make(socket)

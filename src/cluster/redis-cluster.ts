@@ -111,10 +111,14 @@ type Message =
 
 /** The node that holds a lease did not answer: it stopped, and its lease will expire. */
 function nodeUnreachable(nodeId: string, why: string): ParlanceError {
-  return new ParlanceError('unavailable', `the node writing this session (${nodeId}) ${why}; another node takes over once its lease expires — retry shortly`, {
-    nodeId,
-    unreachable: true,
-  })
+  return new ParlanceError(
+    'unavailable',
+    `the node writing this session (${nodeId}) ${why}; another node takes over once its lease expires — retry shortly`,
+    {
+      nodeId,
+      unreachable: true,
+    },
+  )
 }
 
 /**
@@ -178,8 +182,7 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
         if (msg.error) {
           const code = (ERROR_CODES as readonly string[]).includes(msg.error.code) ? (msg.error.code as ErrorCode) : 'internal'
           r.reject(new ParlanceError(code, msg.error.message, msg.error.details))
-        }
-        else r.resolve(msg.outcome ?? { before: 0, seq: 0, runId: null })
+        } else r.resolve(msg.outcome ?? { before: 0, seq: 0, runId: null })
         return
       }
       const { rid, from, f } = msg
@@ -239,7 +242,8 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
     async claimOrphans() {
       const expired = (await unreachable(scripts.parlanceExpired(keys.leases))) as SessionId[]
       const claimed: SessionId[] = []
-      for (const id of expired) if ((await unreachable(scripts.parlanceClaim(keys.leases, keys.lease(id), keys.meta(id), nodeId, leaseMs, id))) === 1) claimed.push(id)
+      for (const id of expired)
+        if ((await unreachable(scripts.parlanceClaim(keys.leases, keys.lease(id), keys.meta(id), nodeId, leaseMs, id))) === 1) claimed.push(id)
       return claimed
     },
     async forward(to: string, f: ForwardedCommand) {
@@ -288,7 +292,7 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
       void op.catch(() => {})
     },
     async locatePending(id: string) {
-      return (await redis.get(keys.pending(id)))
+      return await redis.get(keys.pending(id))
     },
     confirming(id: SessionId, delta: 1 | -1) {
       void scripts.parlanceConfirming(keys.confirming(id), nodeId, delta).catch(() => {})

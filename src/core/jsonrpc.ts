@@ -88,14 +88,18 @@ export function parseRpc<M extends string>(text: string, o: RpcParseOptions<M>):
   }
   if (!Array.isArray(v)) return one(classifyRpc(v, o))
   if (v.length === 0) return one(rpcInvalid(null, E.invalidRequest, 'Invalid Request: empty batch', { field: 'batch' }))
-  if (v.length > o.maxBatch) return one(rpcInvalid(null, E.invalidRequest, `Invalid Request: a batch holds at most ${o.maxBatch} messages`, { field: 'batch', maxBatch: o.maxBatch }))
+  if (v.length > o.maxBatch)
+    return one(
+      rpcInvalid(null, E.invalidRequest, `Invalid Request: a batch holds at most ${o.maxBatch} messages`, { field: 'batch', maxBatch: o.maxBatch }),
+    )
   return { batch: true, items: v.map((x) => classifyRpc(x, o)) }
 }
 
 /** Classifies one message: a response, an invalid message, or a request / notification whose params the dialect accepted. */
 export function classifyRpc<M extends string>(v: unknown, o: Pick<RpcParseOptions<M>, 'method'>): RpcInbound<M> {
   const E = JSONRPC_ERRORS
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return rpcInvalid(null, E.invalidRequest, 'Invalid Request: a message must be an object')
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    return rpcInvalid(null, E.invalidRequest, 'Invalid Request: a message must be an object')
   const m = v as Record<string, unknown>
   const hasId = Object.hasOwn(m, 'id')
   if (hasId && !validId(m.id)) return rpcInvalid(null, E.invalidRequest, 'Invalid Request: "id" must be a string, a number or null', { field: 'id' })
@@ -112,5 +116,7 @@ export function classifyRpc<M extends string>(v: unknown, o: Pick<RpcParseOption
   const notification = !hasId
   const checked = o.method(m.method, m.params)
   if (!checked.ok) return { kind: 'invalid', id, notification, error: checked.error }
-  return notification ? { kind: 'notification', method: checked.method, params: checked.params } : { kind: 'request', id, method: checked.method, params: checked.params }
+  return notification
+    ? { kind: 'notification', method: checked.method, params: checked.params }
+    : { kind: 'request', id, method: checked.method, params: checked.params }
 }

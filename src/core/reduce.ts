@@ -1,5 +1,14 @@
 import fjp, { type Operation } from 'fast-json-patch'
-import { addUsage, toolResultText, type EventBody, type HistoryMessage, type Json, type PatchOp, type QueuedMessage, type TokenUsage } from './events.js'
+import {
+  addUsage,
+  toolResultText,
+  type EventBody,
+  type HistoryMessage,
+  type Json,
+  type PatchOp,
+  type QueuedMessage,
+  type TokenUsage,
+} from './events.js'
 import { ParlanceError } from './errors.js'
 
 /** Applies an RFC 6902 patch without touching `doc`; throws `invalid_message` on a bad patch. */

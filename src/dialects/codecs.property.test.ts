@@ -11,10 +11,23 @@ import { myagent } from './myagent/index.js'
 const limits = DEFAULT_LIMITS
 const json = fc.jsonValue({ maxDepth: 5 })
 const shaped = (keys: Record<string, fc.Arbitrary<unknown>>) => fc.record(keys, { requiredKeys: [] }).map((o) => JSON.stringify(o))
-const frames = (keys: Record<string, fc.Arbitrary<unknown>>) => fc.oneof(fc.string(), json.map((v) => JSON.stringify(v)), shaped(keys), shaped(keys))
+const frames = (keys: Record<string, fc.Arbitrary<unknown>>) =>
+  fc.oneof(
+    fc.string(),
+    json.map((v) => JSON.stringify(v)),
+    shaped(keys),
+    shaped(keys),
+  )
 
 test('AG-UI decodeRunInput: never throws; errors are invalid_json / invalid_message naming a field', () => {
-  const arb = frames({ threadId: fc.oneof(fc.string(), json), runId: fc.oneof(fc.string(), json), messages: fc.array(fc.record({ id: fc.string(), role: fc.constantFrom('user', 'assistant', 'tool', 'x'), content: json }, { requiredKeys: [] })), state: json, tools: json, resume: json })
+  const arb = frames({
+    threadId: fc.oneof(fc.string(), json),
+    runId: fc.oneof(fc.string(), json),
+    messages: fc.array(fc.record({ id: fc.string(), role: fc.constantFrom('user', 'assistant', 'tool', 'x'), content: json }, { requiredKeys: [] })),
+    state: json,
+    tools: json,
+    resume: json,
+  })
   fc.assert(
     fc.property(arb, (body) => {
       const d = decodeRunInput(body, limits)
@@ -28,7 +41,13 @@ test('AG-UI decodeRunInput: never throws; errors are invalid_json / invalid_mess
 })
 
 test('MyAgent decode: never throws; every error is a ParlanceError with a constraint', () => {
-  const arb = frames({ event: fc.constantFrom('user.message', 'user.response', 'user.ack', 'user.reconnect', 'user.reconnect_with_state', 'user.create_session', 'nope'), session_id: fc.oneof(fc.string(), json), step_id: json, content: json, metadata: json })
+  const arb = frames({
+    event: fc.constantFrom('user.message', 'user.response', 'user.ack', 'user.reconnect', 'user.reconnect_with_state', 'user.create_session', 'nope'),
+    session_id: fc.oneof(fc.string(), json),
+    step_id: json,
+    content: json,
+    metadata: json,
+  })
   fc.assert(
     fc.property(arb, (frame) => {
       const d = myagent.decode(frame, limits)
@@ -39,8 +58,21 @@ test('MyAgent decode: never throws; every error is a ParlanceError with a constr
 })
 
 test('HugAI parse: never throws; every item is a request, notification, response or an invalid item with a JSON-RPC code', () => {
-  const msg = fc.record({ jsonrpc: fc.constantFrom('2.0', '1.0', 2), id: fc.oneof(fc.string(), fc.integer(), fc.constant(null), json), method: fc.oneof(fc.constantFrom('initialize', 'agent/request', 'audit/log', 'x'), json), params: json }, { requiredKeys: [] })
-  const arb = fc.oneof(fc.string(), json.map((v) => JSON.stringify(v)), msg.map((m) => JSON.stringify(m)), fc.array(msg, { maxLength: 5 }).map((b) => JSON.stringify(b)))
+  const msg = fc.record(
+    {
+      jsonrpc: fc.constantFrom('2.0', '1.0', 2),
+      id: fc.oneof(fc.string(), fc.integer(), fc.constant(null), json),
+      method: fc.oneof(fc.constantFrom('initialize', 'agent/request', 'audit/log', 'x'), json),
+      params: json,
+    },
+    { requiredKeys: [] },
+  )
+  const arb = fc.oneof(
+    fc.string(),
+    json.map((v) => JSON.stringify(v)),
+    msg.map((m) => JSON.stringify(m)),
+    fc.array(msg, { maxLength: 5 }).map((b) => JSON.stringify(b)),
+  )
   fc.assert(
     fc.property(arb, (body) => {
       for (const item of hugai.parse(body, limits.maxJsonDepth).items) {

@@ -108,7 +108,10 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   let cluster: ClusterPort | undefined
   let clusterDeps: EndpointDeps['cluster']
   if (isRedisUrl(options.store)) {
-    const [{ createRedisStore }, { createRedisCluster }] = await Promise.all([import('../store/redis/store.js'), import('../cluster/redis-cluster.js')])
+    const [{ createRedisStore }, { createRedisCluster }] = await Promise.all([
+      import('../store/redis/store.js'),
+      import('../cluster/redis-cluster.js'),
+    ])
     const c = options.cluster ?? {}
     const prefix = c.prefix ?? process.env.PARLANCE_REDIS_PREFIX ?? 'parlance:'
     const nodeId = c.nodeId ?? process.env.PARLANCE_NODE_ID ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`
@@ -221,7 +224,11 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       throw new ParlanceError('unauthorized', 'request was not authenticated')
     },
   }
-  const endpoints: Endpoint[] = [...dialects.map((d) => d.mount(deps)), sessionsEndpoint(deps), ...(options.inspector === false ? [] : [inspectorEndpoint(deps)])]
+  const endpoints: Endpoint[] = [
+    ...dialects.map((d) => d.mount(deps)),
+    sessionsEndpoint(deps),
+    ...(options.inspector === false ? [] : [inspectorEndpoint(deps)]),
+  ]
   const protectMetrics = auth !== null && options.auth?.protectMetrics !== false
   const ownUpgrades = endpoints.flatMap((e) => e.ownUpgradePaths ?? [])
 
@@ -234,7 +241,11 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       const storeOk = reachable && failing === null
       return sendJson(res, storeOk ? 200 : 503, {
         status: storeOk ? 'ok' : 'degraded',
-        store: { kind: backend.kind, ok: storeOk, ...(failing ? { commitsFailing: { attempts: failing.attempts, since: new Date(failing.since).toISOString(), error: failing.error } } : {}) },
+        store: {
+          kind: backend.kind,
+          ok: storeOk,
+          ...(failing ? { commitsFailing: { attempts: failing.attempts, since: new Date(failing.since).toISOString(), error: failing.error } } : {}),
+        },
         ...(cluster ? { node: { id: cluster.nodeId, leaseMs: cluster.leaseMs } } : {}),
       })
     }

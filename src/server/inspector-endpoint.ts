@@ -53,7 +53,8 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 }
 
 /** The page's policy: everything from this origin, nothing from elsewhere (no CDN, works offline). */
-const CSP = "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+const CSP =
+  "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
 
 let streamNo = 0
@@ -162,12 +163,24 @@ function notBuilt(root: string, res: ServerResponse): void {
 (or only the page: <code>npx vite build --config inspector/vite.config.ts</code>), then reload.</p>
 <p>The server's JSON index is still at <code>GET /</code> with <code>Accept: application/json</code>.</p>
 </body></html>`
-  res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(html)), 'cache-control': 'no-store', ...SECURITY_HEADERS })
+  res.writeHead(503, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': String(Buffer.byteLength(html)),
+    'cache-control': 'no-store',
+    ...SECURITY_HEADERS,
+  })
   res.end(html)
 }
 
-async function api(deps: EndpointDeps & InspectorDeps, req: IncomingMessage, res: ServerResponse, url: URL, streams: Set<ServerResponse>): Promise<void> {
-  if (req.method !== 'GET') return sendJson(res, 405, { error: { code: 'invalid_message', message: 'the inspector API is read-only: use GET' } }, { allow: 'GET' })
+async function api(
+  deps: EndpointDeps & InspectorDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  streams: Set<ServerResponse>,
+): Promise<void> {
+  if (req.method !== 'GET')
+    return sendJson(res, 405, { error: { code: 'invalid_message', message: 'the inspector API is read-only: use GET' } }, { allow: 'GET' })
   const principal = deps.principal(req)
   const refused = deps.admission(principal, deps.clientAddress(req))()
   if (refused) throw refused
@@ -259,10 +272,22 @@ async function readEvents(deps: EndpointDeps, res: ServerResponse, principal: Pr
 }
 
 /** Canonical events after `after` as SSE: replayed from the store, then live, paced by the response's buffer. */
-async function streamEvents(deps: EndpointDeps, res: ServerResponse, principal: Principal, id: string, after: number, streams: Set<ServerResponse>): Promise<void> {
+async function streamEvents(
+  deps: EndpointDeps,
+  res: ServerResponse,
+  principal: Principal,
+  id: string,
+  after: number,
+  streams: Set<ServerResponse>,
+): Promise<void> {
   await checkOwner(deps, principal, id)
   const session = await deps.sessions.open(id, principal, { create: false })
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  })
   res.write(': parlance inspector stream\n\n')
   streams.add(res)
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
@@ -288,4 +313,3 @@ async function streamEvents(deps: EndpointDeps, res: ServerResponse, principal: 
     sub.close()
   })
 }
-

@@ -6,7 +6,10 @@ import { isIP } from 'node:net'
  * to anything).
  */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1')
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
   if (h === 'localhost') return true
   if (isIP(h) === 4) return h.startsWith('127.')
   if (isIP(h) !== 6) return false

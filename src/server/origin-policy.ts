@@ -63,7 +63,9 @@ interface OriginPattern {
 export function parseOriginPattern(spec: string): OriginPattern {
   const m = /^(https?):\/\/(\*\.)?([^/?#\s]+?)\/?$/i.exec(spec.trim())
   const fail = (): never => {
-    throw new TypeError(`invalid origin "${spec}": an origin is scheme://host[:port], e.g. https://app.example.com or http://localhost:3000 (or https://*.example.com)`)
+    throw new TypeError(
+      `invalid origin "${spec}": an origin is scheme://host[:port], e.g. https://app.example.com or http://localhost:3000 (or https://*.example.com)`,
+    )
   }
   if (!m) return fail()
   let url: URL
@@ -128,7 +130,9 @@ export function originPolicy(settings: OriginSettings, loopback: boolean): Origi
   const listed = Array.isArray(settings.origins) ? (settings.origins as readonly string[]).map(parseOriginPattern) : null
   if (settings.origins !== undefined && !any && !Array.isArray(settings.origins)) throw new TypeError("origins must be an array of origins or '*'")
   const allowedHosts = (settings.allowedHosts ?? []).map((h) => h.trim()).filter(Boolean)
-  for (const h of allowedHosts) if (/[/:\s@]/.test(h.replace(/^\[.*\]$/, ''))) throw new TypeError(`invalid host name "${h}" for allowedHosts: give a name without scheme or port, e.g. parlance.internal or .example.com`)
+  for (const h of allowedHosts)
+    if (/[/:\s@]/.test(h.replace(/^\[.*\]$/, '')))
+      throw new TypeError(`invalid host name "${h}" for allowedHosts: give a name without scheme or port, e.g. parlance.internal or .example.com`)
   const checkHost = loopback || allowedHosts.length > 0
 
   const originAllowed = (url: URL, req: RequestOrigin): boolean => {
@@ -147,19 +151,37 @@ export function originPolicy(settings: OriginSettings, loopback: boolean): Origi
         const parsed = parseHost(req.host)
         if (parsed === null) return { ok: false, refusal: { message: `malformed Host header "${req.host}"` } }
         if (!(isLoopbackHostname(parsed.hostname) || hostAllowed(parsed.hostname, allowedHosts))) {
-          const why = loopback ? 'this server listens on loopback and answers loopback host names only (DNS-rebinding protection)' : 'it is not an allowed host'
-          return { ok: false, refusal: { message: `Host "${req.host}" refused: ${why}; to serve it, start the server with --allow-host ${parsed.hostname} (createServer({ allowedHosts }))` } }
+          const why = loopback
+            ? 'this server listens on loopback and answers loopback host names only (DNS-rebinding protection)'
+            : 'it is not an allowed host'
+          return {
+            ok: false,
+            refusal: {
+              message: `Host "${req.host}" refused: ${why}; to serve it, start the server with --allow-host ${parsed.hostname} (createServer({ allowedHosts }))`,
+            },
+          }
         }
       }
       if (req.origin === undefined) return { ok: true, allowOrigin: null }
       const url = parseOrigin(req.origin)
       if (url === null || !originAllowed(url, req)) {
-        return { ok: false, refusal: { message: `origin ${req.origin} is not allowed to call this server; to allow its pages, start the server with --allow-origin ${url?.origin ?? req.origin} (createServer({ origins }))` } }
+        return {
+          ok: false,
+          refusal: {
+            message: `origin ${req.origin} is not allowed to call this server; to allow its pages, start the server with --allow-origin ${url?.origin ?? req.origin} (createServer({ origins }))`,
+          },
+        }
       }
       return { ok: true, allowOrigin: any ? '*' : url.origin }
     },
     describe() {
-      const o = any ? 'any origin' : listed ? `${settings.origins!.length ? (settings.origins as readonly string[]).join(', ') : 'no other origin'} and same-origin pages` : loopback ? 'loopback pages (http://localhost:*, http://127.0.0.1:*) and same-origin pages' : 'same-origin pages only'
+      const o = any
+        ? 'any origin'
+        : listed
+          ? `${settings.origins!.length ? (settings.origins as readonly string[]).join(', ') : 'no other origin'} and same-origin pages`
+          : loopback
+            ? 'loopback pages (http://localhost:*, http://127.0.0.1:*) and same-origin pages'
+            : 'same-origin pages only'
       const h = checkHost ? `; Host: loopback names${allowedHosts.length ? `, ${allowedHosts.join(', ')}` : ''}` : ''
       return `origins: ${o}${h}`
     },

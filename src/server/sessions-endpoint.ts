@@ -33,7 +33,8 @@ async function fork(deps: EndpointDeps, req: IncomingMessage, res: ServerRespons
   const refused = deps.admission(principal, deps.clientAddress(req))()
   if (refused) throw refused
   const text = await readBody(req, 64 * 1024)
-  if (text.trim() !== '' && !isJsonContentType(req)) throw new BodyError(415, `content-type must be application/json, got ${req.headers['content-type'] ?? 'none'}`)
+  if (text.trim() !== '' && !isJsonContentType(req))
+    throw new BodyError(415, `content-type must be application/json, got ${req.headers['content-type'] ?? 'none'}`)
   let body: unknown = {}
   if (text.trim() !== '') {
     const parsed = parseJson(text)
@@ -42,7 +43,8 @@ async function fork(deps: EndpointDeps, req: IncomingMessage, res: ServerRespons
     const bad = checkJsonShape(body, deps.limits.maxJsonDepth)
     if (bad) throw bad
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ParlanceError('invalid_message', 'the body must be a JSON object {atSeq?, id?}')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ParlanceError('invalid_message', 'the body must be a JSON object {atSeq?, id?}')
   const { atSeq, id } = body as { atSeq?: unknown; id?: unknown }
   if (atSeq !== undefined && !(Number.isSafeInteger(atSeq) && (atSeq as number) >= 1)) {
     throw new ParlanceError('invalid_message', 'atSeq must be a whole number ≥ 1 (the last event the fork keeps)', { field: 'atSeq' })

@@ -142,7 +142,9 @@ export class ClusterNode implements Placement {
         const replica = session.replica
         if (!replica) return
         const runId = replica.remote?.id
-        const closing = runId ? await closingEvents((sid, after, limit) => this.host.store.read(sid, after, limit), session.id, runId, session.lastSeq) : []
+        const closing = runId
+          ? await closingEvents((sid, after, limit) => this.host.store.read(sid, after, limit), session.id, runId, session.lastSeq)
+          : []
         session.promote(closing, ORPHANED)
       })().finally(() => this.promoting.delete(session.id))
       this.promoting.set(session.id, p)

@@ -46,7 +46,10 @@ test('enqueue: messages sent during a run wait in order, each in a run of its ow
   void session.handle({ type: 'user.message', sessionId: session.id, content: 'two', messageId: 'm2' })
   void session.handle({ type: 'user.message', sessionId: session.id, content: 'three', messageId: 'm3' })
   assert.equal(session.activeRunId, first, 'the active run goes on')
-  assert.deepEqual(session.model.queue.map((q) => q.messageId), ['m2', 'm3'])
+  assert.deepEqual(
+    session.model.queue.map((q) => q.messageId),
+    ['m2', 'm3'],
+  )
   const queued = await rec.until((e) => e.type === 'message.queued' && e.messageId === 'm3')
   assert.equal(queued.runId, first)
   g.release()
@@ -60,7 +63,10 @@ test('enqueue: messages sent during a run wait in order, each in a run of its ow
   assert.equal((await rec.end(third)).type, 'run.finished')
   assert.deepEqual(user(session.model.messages), ['one', 'two', 'three'])
   assert.deepEqual(session.model.queue, [])
-  assert.deepEqual(g.seen.map((h) => h.filter((x) => x.startsWith('u:'))), [['u:one'], ['u:one', 'u:two'], ['u:one', 'u:two', 'u:three']])
+  assert.deepEqual(
+    g.seen.map((h) => h.filter((x) => x.startsWith('u:'))),
+    [['u:one'], ['u:one', 'u:two'], ['u:one', 'u:two', 'u:three']],
+  )
   await s.store.flush()
   assert.deepEqual((await s.backend.getSession(session.id))?.queue, [])
 })
@@ -71,11 +77,14 @@ test('reject: a message during a run is refused with busy and the run goes on un
   const { session, rec } = await s.open()
   const first = say(session, 'one')
   await rec.next('text.end', first)
-  assert.throws(() => session.handle({ type: 'user.message', sessionId: session.id, content: 'two', onBusy: 'reject' }), (err: unknown) => {
-    assert.ok(err instanceof ParlanceError && err.code === 'busy')
-    assert.equal(err.details?.activeRunId, first)
-    return true
-  })
+  assert.throws(
+    () => session.handle({ type: 'user.message', sessionId: session.id, content: 'two', onBusy: 'reject' }),
+    (err: unknown) => {
+      assert.ok(err instanceof ParlanceError && err.code === 'busy')
+      assert.equal(err.details?.activeRunId, first)
+      return true
+    },
+  )
   g.release()
   assert.equal((await rec.end(first)).type, 'run.finished')
   assert.equal(rec.events.filter((e) => e.type === 'message.user').length, 1, 'nothing of the refused message was recorded')
@@ -99,7 +108,10 @@ test('rollback: the interrupted turn is cut from the history the next run sees; 
   await rec.next('text.end', third)
   assert.deepEqual(g.seen[2], ['u:one', 'a:answer to one', 'u:three'], 'run three does not see turn two')
   assert.deepEqual(user(session.model.messages), ['one', 'three'])
-  assert.ok(rec.events.some((e) => e.type === 'message.user' && e.content === 'two'), 'the log keeps the rolled-back turn')
+  assert.ok(
+    rec.events.some((e) => e.type === 'message.user' && e.content === 'two'),
+    'the log keeps the rolled-back turn',
+  )
   g.release()
 })
 
@@ -121,7 +133,10 @@ test('regenerate: the last user turn is answered again; the old answer leaves th
   assert.ok(!run.includes('message.user'), 'no second copy of the user message')
   g.release()
   await rec.end(again)
-  assert.deepEqual(session.model.messages.map((m) => m.content), ['one', 'answer to one'])
+  assert.deepEqual(
+    session.model.messages.map((m) => m.content),
+    ['one', 'answer to one'],
+  )
   assert.equal(rec.events.filter((e) => e.type === 'text.end').length, 2)
   // Nothing to regenerate, and an unknown message: not_found; a regenerate under reject during a run: busy.
   const { session: empty } = await s.open()
@@ -143,7 +158,10 @@ test('edit: a rewound message replaces the turns after the kept one', async () =
   const mark = await rec.next('history.rewound', run)
   assert.deepEqual([mark.reason, mark.branch], ['edit', 'fork_x'])
   await rec.end(run)
-  assert.deepEqual(session.model.messages.map((m) => m.content), ['one', 'Echo: one', 'TWO', 'Echo: TWO'])
+  assert.deepEqual(
+    session.model.messages.map((m) => m.content),
+    ['one', 'Echo: one', 'TWO', 'Echo: TWO'],
+  )
 })
 
 test('queued messages survive a restart (the record keeps them) and run once the session is loaded again', async () => {
@@ -156,15 +174,24 @@ test('queued messages survive a restart (the record keeps them) and run once the
   void session.handle({ type: 'user.message', sessionId: session.id, content: 'two', messageId: 'q2' })
   await rec.next('message.queued')
   await a.store.flush()
-  assert.deepEqual((await backend.getSession('restart-q'))?.queue.map((q) => q.content), ['two'])
+  assert.deepEqual(
+    (await backend.getSession('restart-q'))?.queue.map((q) => q.content),
+    ['two'],
+  )
   // A second manager over the same store stands for the restarted process (the first one's run is gone).
   const g2 = gated('g', 'enqueue')
   const b = setup([g2.agent], { backend })
   const { session: again, rec: rec2 } = await b.open('restart-q')
   const started = await rec2.until((e) => e.type === 'message.user' && e.messageId === 'q2')
-  assert.ok(rec2.events.some((e) => e.type === 'run.error' && e.runId === first && e.code === 'interrupted'), 'the old run ended as interrupted')
+  assert.ok(
+    rec2.events.some((e) => e.type === 'run.error' && e.runId === first && e.code === 'interrupted'),
+    'the old run ended as interrupted',
+  )
   await rec2.next('text.end', started.runId)
-  assert.deepEqual(g2.seen[0]?.filter((x) => x.startsWith('u:')), ['u:one', 'u:two'])
+  assert.deepEqual(
+    g2.seen[0]?.filter((x) => x.startsWith('u:')),
+    ['u:one', 'u:two'],
+  )
   g2.release()
   await rec2.end(started.runId)
   assert.deepEqual(again.model.queue, [])
@@ -196,7 +223,11 @@ test('fork through the manager: the caller must own the source; a run active at 
   assert.equal(fork.forkedFrom?.sessionId, session.id)
   await s.store.flush()
   const log = await s.backend.readEvents(record.id, 0, 100)
-  assert.deepEqual(log.slice(0, text.seq).map((e) => e.type), rec.events.slice(0, text.seq).map((e) => e.type), 'events 1..k are the source\'s')
+  assert.deepEqual(
+    log.slice(0, text.seq).map((e) => e.type),
+    rec.events.slice(0, text.seq).map((e) => e.type),
+    "events 1..k are the source's",
+  )
   const end = log.at(-1) as EventOf<'run.error'>
   assert.deepEqual([end.type, end.code], ['run.error', 'interrupted'])
   assert.match(end.message, /forked from .* at seq \d+ while this run was active/)
@@ -217,7 +248,10 @@ test('a cancel naming a queued message withdraws it; naming the answered message
   void session.handle({ type: 'run.cancel', sessionId: session.id, messageId: 'm2', reason: 'never mind' })
   const withdrawn = await rec.next('message.withdrawn')
   assert.deepEqual([withdrawn.messageId, withdrawn.reason], ['m2', 'never mind'])
-  assert.deepEqual(session.model.queue.map((q) => q.messageId), ['m3'])
+  assert.deepEqual(
+    session.model.queue.map((q) => q.messageId),
+    ['m3'],
+  )
   assert.equal(session.activeRunId, first, 'withdrawing a queued message leaves the active run alone')
   assert.throws(() => session.handle({ type: 'run.cancel', sessionId: session.id, messageId: 'm2' }), isCode('not_found'))
   void session.handle({ type: 'run.cancel', sessionId: session.id, messageId: 'm1' })

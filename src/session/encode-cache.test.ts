@@ -46,9 +46,15 @@ test('two encoders with the same shareKey each get their own frames; subscribers
   const end = await rec.end(runId)
   const seqs = rec.events.map((e) => e.seq)
   assert.equal(seqs.at(-1), end.seq)
-  assert.deepEqual(a1, seqs.map((q) => `A:${q}`))
+  assert.deepEqual(
+    a1,
+    seqs.map((q) => `A:${q}`),
+  )
   assert.deepEqual(a2, a1)
-  assert.deepEqual(b1, seqs.map((q) => `B:${q}`))
+  assert.deepEqual(
+    b1,
+    seqs.map((q) => `B:${q}`),
+  )
   // Every live batch was encoded once for both A subscribers (and once for B): as many batches as B saw.
   assert.ok(b.batches > 0)
   assert.equal(a.batches, b.batches)

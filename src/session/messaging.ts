@@ -90,13 +90,25 @@ export async function sendBurst(
     run.ensureActive()
     const timeoutMs = limits.messageConfirmTimeoutMs
     const answer = confirm
-      ? b.deliveries.wait(key(toolCallId, index), timeoutMs, undefined, (): DeliveryAnswer => ({ ok: false, error: `no delivery confirmation within ${timeoutMs} ms`, by: 'timeout' }))
+      ? b.deliveries.wait(key(toolCallId, index), timeoutMs, undefined, (): DeliveryAnswer => ({
+          ok: false,
+          error: `no delivery confirmation within ${timeoutMs} ms`,
+          by: 'timeout',
+        }))
       : undefined
     await emit({ type: 'message.sent', toolCallId, messageId, message, index, count, confirm, ...(extra ? { extra } : {}) })
     if (answer) {
       const a = await answer
       run.ensureActive()
-      await emit({ type: 'message.delivery', toolCallId, messageId, index, ok: a.ok, by: a.by, ...(a.ok ? {} : { error: a.error ?? 'delivery failed' }) })
+      await emit({
+        type: 'message.delivery',
+        toolCallId,
+        messageId,
+        index,
+        ok: a.ok,
+        by: a.by,
+        ...(a.ok ? {} : { error: a.error ?? 'delivery failed' }),
+      })
       if (!a.ok) {
         error = a.error ?? 'delivery failed'
         break
@@ -127,7 +139,9 @@ export function deliverAddonEvent(run: Run | null, cmd: Extract<Command, { type:
   if (!run || typeof messageIndex !== 'number' || typeof success !== 'boolean') return false
   const b = perRun.get(run)
   if (!b) return false
-  const answer: DeliveryAnswer = success ? { ok: true, by: 'client' } : { ok: false, by: 'client', error: typeof error === 'string' && error ? error : 'the client reported a failed delivery' }
+  const answer: DeliveryAnswer = success
+    ? { ok: true, by: 'client' }
+    : { ok: false, by: 'client', error: typeof error === 'string' && error ? error : 'the client reported a failed delivery' }
   return b.deliveries.resolve(key(cmd.toolCallId, messageIndex), answer)
 }
 
@@ -137,7 +151,11 @@ export function deliverAddonEvent(run: Run | null, cmd: Extract<Command, { type:
  * stream is not held back for one dialect); it is recorded as `message.delivery` when it names an assistant
  * message of the session, and ignored otherwise, as a late or duplicate confirmation is.
  */
-export function recordStreamedDelivery(s: { model: { messages: readonly { id: string; role: string }[] }; appendNow(runId: string, body: EventBody): void }, runId: string, cmd: Extract<Command, { type: 'addon.event' }>): void {
+export function recordStreamedDelivery(
+  s: { model: { messages: readonly { id: string; role: string }[] }; appendNow(runId: string, body: EventBody): void },
+  runId: string,
+  cmd: Extract<Command, { type: 'addon.event' }>,
+): void {
   const { messageIndex, success, error } = cmd.data
   if (typeof messageIndex !== 'number' || typeof success !== 'boolean') return
   if (!s.model.messages.some((m) => m.id === cmd.toolCallId && m.role === 'assistant')) return

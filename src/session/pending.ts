@@ -5,10 +5,7 @@
  * `observe`, if given, hears every id start (true) and stop (false) waiting.
  */
 export class PendingRequests<T, M = undefined> {
-  private readonly waits = new Map<
-    string,
-    { resolve: (v: T) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout; meta: M }
-  >()
+  private readonly waits = new Map<string, { resolve: (v: T) => void; reject: (e: unknown) => void; timer: NodeJS.Timeout; meta: M }>()
 
   constructor(private readonly observe?: (id: string, waiting: boolean) => void) {}
 

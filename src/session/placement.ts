@@ -50,7 +50,9 @@ export class LocalPlacement implements Placement {
     const { store, deps } = this.host
     const record = await store.backend.getSession(id)
     if (record) {
-      const closing = record.activeRunId ? await closingEvents((sid, after, limit) => store.read(sid, after, limit), id, record.activeRunId, record.lastSeq) : []
+      const closing = record.activeRunId
+        ? await closingEvents((sid, after, limit) => store.read(sid, after, limit), id, record.activeRunId, record.lastSeq)
+        : []
       const forked = forkCutMessage(record)
       return new Session(deps, record, { closing, ...(forked ? { interruptedMessage: forked } : {}) })
     }

@@ -93,7 +93,11 @@ export class Replica implements Role {
     this.following = this.following
       .then(async () => {
         while (this.s.committedSeq < record.lastSeq) {
-          const page = await this.s.deps.store.read(this.s.id, this.s.committedSeq, Math.min(this.s.deps.limits.replayPageSize, record.lastSeq - this.s.committedSeq))
+          const page = await this.s.deps.store.read(
+            this.s.id,
+            this.s.committedSeq,
+            Math.min(this.s.deps.limits.replayPageSize, record.lastSeq - this.s.committedSeq),
+          )
           if (page.length === 0) break
           this.s.advance(page)
         }

@@ -1,14 +1,14 @@
+import { newId, ParlanceError, type EventBody, type Json, type Limits, type PatchOp, type PlanTask, TOKEN_KINDS } from '../core/index.js'
 import {
-  newId,
-  ParlanceError,
-  type EventBody,
-  type Json,
-  type Limits,
-  type PatchOp,
-  type PlanTask,
-  TOKEN_KINDS,
-} from '../core/index.js'
-import { parseToolInput, toJsonResult, type AgentDefinition, type ApprovalResult, type Plan, type RunContext, type TextSource, type ToolDefinition } from '../agent-api/index.js'
+  parseToolInput,
+  toJsonResult,
+  type AgentDefinition,
+  type ApprovalResult,
+  type Plan,
+  type RunContext,
+  type TextSource,
+  type ToolDefinition,
+} from '../agent-api/index.js'
 import { sendBurst, type MessagingHost } from './messaging.js'
 import type { Run } from './run.js'
 import { endApprovalSpan, failSpan, inToolSpan, startApprovalSpan } from '../telemetry/index.js'
@@ -24,7 +24,9 @@ function isPatch(value: unknown): value is PatchOp[] {
   return (
     Array.isArray(value) &&
     value.length > 0 &&
-    value.every((op: unknown) => typeof op === 'object' && op !== null && typeof (op as PatchOp).op === 'string' && typeof (op as PatchOp).path === 'string')
+    value.every(
+      (op: unknown) => typeof op === 'object' && op !== null && typeof (op as PatchOp).op === 'string' && typeof (op as PatchOp).path === 'string',
+    )
   )
 }
 
@@ -73,7 +75,13 @@ export function createRunContext(
     return inToolSpan(name, toolCallId, 'server', run.traceContext, () => runServerTool(toolCallId, name, args, execute, tool))
   }
 
-  async function runServerTool(toolCallId: string, name: string, args: Record<string, unknown>, execute: (args: unknown) => unknown, tool?: ToolDefinition): Promise<Json> {
+  async function runServerTool(
+    toolCallId: string,
+    name: string,
+    args: Record<string, unknown>,
+    execute: (args: unknown) => unknown,
+    tool?: ToolDefinition,
+  ): Promise<Json> {
     await emit({ type: 'tool.call', toolCallId, toolName: name, args, target: 'server' })
     let result: Json
     try {

@@ -70,7 +70,8 @@ export class Run {
   abort(code: AbortCode, message: string, record?: RecordEvent): void {
     const reason = new ParlanceError(code, message)
     if (record) {
-      for (const [toolCallId, meta] of this.clientTools.entries()) record({ type: 'tool.cancel', toolCallId, toolName: meta.toolName, reason: message })
+      for (const [toolCallId, meta] of this.clientTools.entries())
+        record({ type: 'tool.cancel', toolCallId, toolName: meta.toolName, reason: message })
       for (const [approvalId] of this.approvals.entries()) record({ type: 'approval.resolved', approvalId, approved: false, by: 'cancel' })
     }
     this.abortReason = reason

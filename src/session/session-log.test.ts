@@ -138,7 +138,10 @@ test('subscribe(afterSeq) while a run streams: replay, then live, with no gap an
   await late.end(runId)
 
   assert.deepEqual(seqsOf(late.events), range(3, session.lastSeq), 'every event after seq 2, once, in order')
-  assert.deepEqual(late.events, live.events.filter((e) => e.seq > 2))
+  assert.deepEqual(
+    late.events,
+    live.events.filter((e) => e.seq > 2),
+  )
   assert.equal(sub.lastSeq, session.lastSeq)
   assert.deepEqual(
     late.events.filter((e) => e.type === 'text.delta').map((e) => (e as EventOf<'text.delta'>).delta),
@@ -182,7 +185,10 @@ test('a session reloaded with activeRunId set emits run.error interrupted and co
   assert.notEqual(after, before)
   assert.equal(after.lastSeq, 4)
   assert.equal(after.activeRunId, null)
-  assert.deepEqual(after.model.messages.map((m) => m.content), ['hello'])
+  assert.deepEqual(
+    after.model.messages.map((m) => m.content),
+    ['hello'],
+  )
   const rec2 = new Recorder()
   after.subscribe(rec2, 0)
   const error = (await rec2.end(oldRun)) as EventOf<'run.error'>
@@ -228,7 +234,10 @@ test('state and messages reach the store even when the commit carrying them fail
   assert.equal(s.backend.failWhen, null, 'a commit failed')
   const record = await s.backend.getSession(session.id)
   assert.deepEqual(record?.state, { step: 1 })
-  assert.deepEqual(record?.messages.map((m) => m.content), ['go', 'done'])
+  assert.deepEqual(
+    record?.messages.map((m) => m.content),
+    ['go', 'done'],
+  )
   assert.deepEqual(seqsOf(await s.backend.readEvents(session.id, 0, 100)), range(1, session.lastSeq))
 })
 

@@ -71,7 +71,12 @@ export class SessionManager {
       stopping: () => this.stopping,
       admitRun: () => options.limits.maxConcurrentRuns <= 0 || this.activeRuns < options.limits.maxConcurrentRuns,
     }
-    const host = { store: options.store, limits: options.limits, deps, newRecord: (id: SessionId, principal: Principal, opts: OpenOptions) => this.newRecord(id, principal, opts) }
+    const host = {
+      store: options.store,
+      limits: options.limits,
+      deps,
+      newRecord: (id: SessionId, principal: Principal, opts: OpenOptions) => this.newRecord(id, principal, opts),
+    }
     this.placement = options.cluster
       ? new ClusterNode(options.cluster, {
           ...host,
@@ -184,7 +189,13 @@ export class SessionManager {
     let n = 0
     for (const { id, owner } of await this.options.store.backend.unfinished(limit)) {
       if (this.stopping) break
-      if (await this.open(id, owner, { create: false }).then(() => true, () => false)) n++
+      if (
+        await this.open(id, owner, { create: false }).then(
+          () => true,
+          () => false,
+        )
+      )
+        n++
     }
     return n
   }
@@ -200,7 +211,8 @@ export class SessionManager {
     // Events up to atSeq must be committed before they can be copied.
     if (opts.atSeq === undefined || opts.atSeq > source.committedSeq) await this.options.store.flush()
     const atSeq = opts.atSeq ?? source.committedSeq
-    if (atSeq === 0) throw new ParlanceError('invalid_message', `session ${sourceId} has no events yet; there is nothing to fork`, { sessionId: sourceId })
+    if (atSeq === 0)
+      throw new ParlanceError('invalid_message', `session ${sourceId} has no events yet; there is nothing to fork`, { sessionId: sourceId })
     const id = opts.id ?? newId('fork')
     if (this.ready.has(id) || this.loaded.has(id)) throw new ParlanceError('conflict', `session ${id} already exists`, { sessionId: id })
     const max = this.options.limits.maxSessionsPerPrincipal
@@ -243,7 +255,19 @@ export class SessionManager {
     const agent = opts.agent ?? this.options.defaultAgent
     if (!this.options.agents.has(agent)) throw new ParlanceError('not_found', `no agent named "${agent}"`, { agent })
     const now = Date.now()
-    return { id, agent, owner: principal, createdAt: now, updatedAt: now, lastSeq: 0, activeRunId: null, state: {}, messages: [], queue: [], forkedFrom: null }
+    return {
+      id,
+      agent,
+      owner: principal,
+      createdAt: now,
+      updatedAt: now,
+      lastSeq: 0,
+      activeRunId: null,
+      state: {},
+      messages: [],
+      queue: [],
+      forkedFrom: null,
+    }
   }
 
   private load(id: SessionId, principal: Principal, opts: OpenOptions): Promise<Session> {

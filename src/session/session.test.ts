@@ -7,7 +7,6 @@ import { aborted, echo, isCode, keepAlive, range, say, seqsOf, setup } from './f
 
 // Runs: seqs, one active run per session, approvals and client tools.
 
-
 test('seq is 1, 2, 3… with no gaps across runs, and every event carries sessionId, runId, seq and ts', async () => {
   const s = setup([echo])
   const { session, rec } = await s.open()
@@ -200,7 +199,11 @@ test('callTool on a client tool waits for the tool.result and returns it', async
   assert.deepEqual([result.toolCallId, result.toolName, result.result], [call.toolCallId, 'pick_file', { path: '/a.txt' }])
   assert.ok(call.seq < result.seq)
   assert.equal(s.manager.findPending(call.toolCallId), undefined)
-  assert.deepEqual(session.model.messages.at(-1), { id: (await rec.next('text.end', runId)).messageId, role: 'assistant', content: 'picked {"path":"/a.txt"}' })
+  assert.deepEqual(session.model.messages.at(-1), {
+    id: (await rec.next('text.end', runId)).messageId,
+    role: 'assistant',
+    content: 'picked {"path":"/a.txt"}',
+  })
 })
 
 test('an interrupt cancels a pending client tool call with tool.cancel', async () => {

@@ -1,4 +1,13 @@
-import { ConversationModel, stringOf, type Command, type OnBusy, type EventBody, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
+import {
+  ConversationModel,
+  stringOf,
+  type Command,
+  type OnBusy,
+  type EventBody,
+  type Principal,
+  type SessionId,
+  type StoredEvent,
+} from '../core/index.js'
 import type { CommitListener, ForkOrigin, SessionRecord, SessionWrite, StoreConflict } from '../store/index.js'
 import { nameRequest } from '../telemetry/index.js'
 import type { ForwardOutcome } from './cluster.js'

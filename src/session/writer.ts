@@ -98,7 +98,11 @@ export class Writer implements Role {
           return
         }
         if (!this.run || (id !== undefined && this.run.input.messageId !== id)) {
-          throw new ParlanceError('not_found', id !== undefined ? `message ${id} is neither queued nor being answered` : 'no active run to cancel', id !== undefined ? { messageId: id } : undefined)
+          throw new ParlanceError(
+            'not_found',
+            id !== undefined ? `message ${id} is neither queued nor being answered` : 'no active run to cancel',
+            id !== undefined ? { messageId: id } : undefined,
+          )
         }
         this.stop('cancelled', cmd.reason ?? 'cancelled by the client')
         return
@@ -153,7 +157,14 @@ export class Writer implements Role {
       return
     }
     const rewind: EventBody[] = cmd.rewind
-      ? [{ type: 'history.rewound', toMessageId: cmd.rewind.toMessageId, reason: 'edit', ...(cmd.rewind.branch ? { branch: cmd.rewind.branch } : {}) }]
+      ? [
+          {
+            type: 'history.rewound',
+            toMessageId: cmd.rewind.toMessageId,
+            reason: 'edit',
+            ...(cmd.rewind.branch ? { branch: cmd.rewind.branch } : {}),
+          },
+        ]
       : []
     this.startRun({ kind: 'message', text: cmd.content, messageId, metadata: cmd.metadata, clientTools: cmd.clientTools ?? [] }, cmd.agent, {
       rollback: policy === 'rollback',
@@ -170,9 +181,13 @@ export class Writer implements Role {
       if (m.role === 'user' && (cmd.messageId === undefined || m.id === cmd.messageId)) target = m
     }
     if (!target) {
-      throw new ParlanceError('not_found', cmd.messageId ? `no user message ${cmd.messageId} in this session's history` : 'this session has no user message to answer again', {
-        ...(cmd.messageId ? { messageId: cmd.messageId } : {}),
-      })
+      throw new ParlanceError(
+        'not_found',
+        cmd.messageId ? `no user message ${cmd.messageId} in this session's history` : 'this session has no user message to answer again',
+        {
+          ...(cmd.messageId ? { messageId: cmd.messageId } : {}),
+        },
+      )
     }
     // Queueing a regenerate would answer a turn the queue has moved past: it waits for nothing.
     const policy = this.run ? this.policy(cmd.onBusy) : 'interrupt'
@@ -265,7 +280,10 @@ export class Writer implements Role {
     const agent = s.deps.agent(name) ?? this.noAgent(name)
     const failing = s.deps.store.stalled ? s.deps.store.failing : null
     if (failing) {
-      throw new ParlanceError('unavailable', `the store has failed to commit since ${new Date(failing.since).toISOString()} (${failing.error}); no run starts until it recovers — try again shortly`)
+      throw new ParlanceError(
+        'unavailable',
+        `the store has failed to commit since ${new Date(failing.since).toISOString()} (${failing.error}); no run starts until it recovers — try again shortly`,
+      )
     }
     if (!this.run && !opts.dequeued && s.deps.admitRun && !s.deps.admitRun()) {
       throw new ParlanceError('unavailable', `the server is running its limit of ${s.deps.limits.maxConcurrentRuns} agent runs; try again shortly`, {
@@ -291,7 +309,8 @@ export class Writer implements Role {
       this.queuedFrom?.delete(input.messageId)
     }
     run.trace = startRunSpan(name, s.id, runId, parent)
-    if (input.kind === 'message') s.appendNow(run.id, { type: 'message.user', messageId: input.messageId, content: input.text, metadata: input.metadata })
+    if (input.kind === 'message')
+      s.appendNow(run.id, { type: 'message.user', messageId: input.messageId, content: input.text, metadata: input.metadata })
     s.appendNow(run.id, opts.dequeued ? { type: 'run.started', agent: name, dequeued: input.messageId } : { type: 'run.started', agent: name })
     s.deps.hooks.runStarted?.(s)
     void this.execute(run, agent)

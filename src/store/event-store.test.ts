@@ -169,7 +169,10 @@ test('a failing commit is retried: nothing lost, duplicated or reordered', async
   assert.deepEqual(ids(a.delivered), ['a#1', 'a#2', 'a#3'])
   assert.deepEqual(ids(b.delivered), ['b#1', 'b#2'])
   assert.equal(backend.trace[0], 'commit-failed')
-  assert.ok(!backend.trace.slice(0, backend.trace.indexOf('commit-failed') + 1).some((t) => t.startsWith('delivered')), 'nothing delivered before the failure')
+  assert.ok(
+    !backend.trace.slice(0, backend.trace.indexOf('commit-failed') + 1).some((t) => t.startsWith('delivered')),
+    'nothing delivered before the failure',
+  )
   assert.equal((await backend.getSession('a'))?.lastSeq, 3)
 })
 
@@ -235,7 +238,11 @@ test('the high-water mark is per session: a burst of many sessions commits each 
   release()
   await store.flush()
   await anyWait
-  assert.deepEqual(ids(backend.committed[0]!.events), ['a#1', 'a#2', 'a#3', 'b#1', 'b#2', 'b#3', 'c#1', 'c#2'], 'the first burst, each session whole, in order')
+  assert.deepEqual(
+    ids(backend.committed[0]!.events),
+    ['a#1', 'a#2', 'a#3', 'b#1', 'b#2', 'b#3', 'c#1', 'c#2'],
+    'the first burst, each session whole, in order',
+  )
   assert.deepEqual(ids(backend.committed[1]!.events), ['c#3', 'c#4', 'c#5', 'a#4', 'a#5', 'a#6', 'b#4', 'b#5'])
   assert.deepEqual(
     writers.map((w) => w.delivered.length),
@@ -272,7 +279,10 @@ test('touch() writes a record without events', async () => {
   a.setState({ x: 1 })
   store.touch(a)
   await store.flush()
-  assert.deepEqual(backend.committed.map((u) => [u.events.length, u.sessions.length]), [[0, 1]])
+  assert.deepEqual(
+    backend.committed.map((u) => [u.events.length, u.sessions.length]),
+    [[0, 1]],
+  )
   assert.deepEqual((await backend.getSession('a'))?.state, { x: 1 })
   assert.deepEqual(a.delivered, [])
 })

@@ -204,7 +204,10 @@ export class EventStore {
               state: r.state !== undefined ? r.state : failed.state,
               messages: r.messages !== undefined ? r.messages : failed.messages,
               // What the failed write would have kept is all the store has kept.
-              messagesKept: failed.messages === undefined ? r.messagesKept : Math.min(failed.messagesKept ?? 0, r.messages !== undefined ? (r.messagesKept ?? 0) : Infinity),
+              messagesKept:
+                failed.messages === undefined
+                  ? r.messagesKept
+                  : Math.min(failed.messagesKept ?? 0, r.messages !== undefined ? (r.messagesKept ?? 0) : Infinity),
               queue: r.queue !== undefined ? r.queue : failed.queue,
             }
           : r,

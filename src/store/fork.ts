@@ -26,23 +26,31 @@ export async function forkSession(backend: StoreBackend, sourceId: SessionId, op
   if (!source) throw new ParlanceError('not_found', `no session ${sourceId}`, { sessionId: sourceId })
   const { id, atSeq } = opts
   if (!Number.isSafeInteger(atSeq) || atSeq < 1 || atSeq > source.lastSeq) {
-    throw new ParlanceError('invalid_message', `atSeq must be a whole number from 1 to ${source.lastSeq} (the session's last event); got ${String(atSeq)}`, {
-      field: 'atSeq',
-      lastSeq: source.lastSeq,
-    })
+    throw new ParlanceError(
+      'invalid_message',
+      `atSeq must be a whole number from 1 to ${source.lastSeq} (the session's last event); got ${String(atSeq)}`,
+      {
+        field: 'atSeq',
+        lastSeq: source.lastSeq,
+      },
+    )
   }
   if (id === sourceId || (await backend.getSession(id))) throw new ParlanceError('conflict', `session ${id} already exists`, { sessionId: id })
   const pageSize = opts.pageSize ?? 1000
   const events: StoredEvent[] = []
   const model = new ConversationModel()
   let activeRunId: string | null = null
-  for (let after = 0; after < atSeq; ) {
+  for (let after = 0; after < atSeq;) {
     const page = await backend.readEvents(sourceId, after, Math.min(pageSize, atSeq - after))
     if (page.length === 0 || page[0]!.seq !== after + 1) {
-      throw new ParlanceError('not_found', `events ${after + 1}..${atSeq} of session ${sourceId} are no longer stored (its log was trimmed); fork at a later seq`, {
-        sessionId: sourceId,
-        seq: after + 1,
-      })
+      throw new ParlanceError(
+        'not_found',
+        `events ${after + 1}..${atSeq} of session ${sourceId} are no longer stored (its log was trimmed); fork at a later seq`,
+        {
+          sessionId: sourceId,
+          seq: after + 1,
+        },
+      )
     }
     for (const e of page) {
       if (e.seq > atSeq) break

@@ -91,7 +91,8 @@ export function createMemoryStore(): StoreBackend {
     },
     async unfinished(limit) {
       const out: Array<{ id: SessionId; owner: string }> = []
-      for (const r of sessions.values()) if (out.length < limit && (r.activeRunId !== null || r.queue.length > 0)) out.push({ id: r.id, owner: r.owner })
+      for (const r of sessions.values())
+        if (out.length < limit && (r.activeRunId !== null || r.queue.length > 0)) out.push({ id: r.id, owner: r.owner })
       return out
     },
     async getRecord(scope, key) {

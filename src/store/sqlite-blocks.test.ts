@@ -15,9 +15,12 @@ const other = fc.oneof(
   fc.record({ type: fc.constant('text.start' as const), messageId: text }),
 )
 /** One session's consecutive events, deltas mostly, as a run context appends them. */
-const log = fc.array(fc.tuple(fc.oneof({ weight: 3, arbitrary: delta }, { weight: 1, arbitrary: other }), ids, fc.integer({ min: 0, max: 2 ** 42 })), { minLength: 1, maxLength: 30 }).map((xs) =>
-  xs.map(([body, id, ts], i) => ({ ...body, sessionId: 's1', runId: id.runId, seq: 7 + i, ts }) as StoredEvent),
-)
+const log = fc
+  .array(fc.tuple(fc.oneof({ weight: 3, arbitrary: delta }, { weight: 1, arbitrary: other }), ids, fc.integer({ min: 0, max: 2 ** 42 })), {
+    minLength: 1,
+    maxLength: 30,
+  })
+  .map((xs) => xs.map(([body, id, ts], i) => ({ ...body, sessionId: 's1', runId: id.runId, seq: 7 + i, ts }) as StoredEvent))
 
 test('a block decodes to the very events (hand-written deltas included), with the session id and each run id written once', () => {
   fc.assert(

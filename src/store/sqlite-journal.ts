@@ -18,7 +18,10 @@ export function writeBlocks(st: Pick<Statements, 'insertBlock'>, sid: string, ev
  * A journal left by a process that stopped without compacting (a crash, kill -9): its events move into blocks
  * (those past what the blocks already hold) and the journal is emptied, in one transaction.
  */
-export function recoverJournal(db: Database.Database, st: Pick<Statements, 'insertBlock' | 'selectJournal' | 'selectLastSeq' | 'deleteJournal'>): void {
+export function recoverJournal(
+  db: Database.Database,
+  st: Pick<Statements, 'insertBlock' | 'selectJournal' | 'selectLastSeq' | 'deleteJournal'>,
+): void {
   const pending = new Map<string, StoredEvent[]>()
   let last = 0
   for (const row of st.selectJournal.iterate()) {
@@ -33,7 +36,11 @@ export function recoverJournal(db: Database.Database, st: Pick<Statements, 'inse
   db.transaction(() => {
     for (const [sid, list] of pending) {
       const stored = st.selectLastSeq.get(sid) ?? 0
-      writeBlocks(st, sid, list.filter((e) => e.seq > stored))
+      writeBlocks(
+        st,
+        sid,
+        list.filter((e) => e.seq > stored),
+      )
     }
     st.deleteJournal.run(last + 1)
   })()

@@ -115,7 +115,9 @@ export function openDatabase(file: string, synchronous: 'normal' | 'full', onMig
   try {
     const version = db.pragma('user_version', { simple: true }) as number
     if (version > SCHEMA_VERSION) {
-      throw new Error(`its data format is version ${version}, written by a newer Parlance; this one reads up to version ${SCHEMA_VERSION}: run that newer version (data is never downgraded)`)
+      throw new Error(
+        `its data format is version ${version}, written by a newer Parlance; this one reads up to version ${SCHEMA_VERSION}: run that newer version (data is never downgraded)`,
+      )
     }
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
@@ -176,9 +178,7 @@ export function prepareStatements(db: Database.Database): Statements {
   const insertBlock = db.prepare<[string, number, number, string]>(
     'INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES (?, ?, ?, ?)',
   )
-  const selectLastSeq = db
-    .prepare<[string], number>('SELECT last_seq FROM event_blocks WHERE session_id = ? ORDER BY first_seq DESC LIMIT 1')
-    .pluck()
+  const selectLastSeq = db.prepare<[string], number>('SELECT last_seq FROM event_blocks WHERE session_id = ? ORDER BY first_seq DESC LIMIT 1').pluck()
   const insertJournal = db.prepare<[string]>('INSERT INTO journal (body) VALUES (?)')
   const deleteJournal = db.prepare<[number]>('DELETE FROM journal WHERE id < ?')
   const selectJournal = db.prepare<[], { id: number; body: string }>('SELECT id, body FROM journal ORDER BY id')
@@ -195,9 +195,7 @@ export function prepareStatements(db: Database.Database): Statements {
   const updateQueue = db.prepare<[string, string]>('UPDATE sessions SET queue = ? WHERE id = ?')
   const updateForkedFrom = db.prepare<[string, string]>('UPDATE sessions SET forked_from = ? WHERE id = ?')
   const selectBlockStart = db
-    .prepare<[string, number], number>(
-      'SELECT first_seq FROM event_blocks WHERE session_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1',
-    )
+    .prepare<[string, number], number>('SELECT first_seq FROM event_blocks WHERE session_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1')
     .pluck()
   const selectBlocks = db.prepare<[string, number], { first_seq: number; body: string }>(
     'SELECT first_seq, body FROM event_blocks WHERE session_id = ? AND first_seq >= ? ORDER BY first_seq',
@@ -215,7 +213,27 @@ export function prepareStatements(db: Database.Database): Statements {
     "SELECT id, owner FROM sessions WHERE active_run_id IS NOT NULL OR queue != '[]' LIMIT ?",
   )
 
-  return { insertBlock, selectLastSeq, insertJournal, deleteJournal, selectJournal, upsertSession, updateState, deleteMessages, insertMessage, selectMessages, updateQueue, updateForkedFrom, selectBlockStart, selectBlocks, selectSession, selectSessions, countOwned, sessionExists, selectUnfinished }
+  return {
+    insertBlock,
+    selectLastSeq,
+    insertJournal,
+    deleteJournal,
+    selectJournal,
+    upsertSession,
+    updateState,
+    deleteMessages,
+    insertMessage,
+    selectMessages,
+    updateQueue,
+    updateForkedFrom,
+    selectBlockStart,
+    selectBlocks,
+    selectSession,
+    selectSessions,
+    countOwned,
+    sessionExists,
+    selectUnfinished,
+  }
 }
 
 /** A sessions row and its history's rows as a record; `lastSeq` is the log's when it is ahead of the row's. */
@@ -241,9 +259,13 @@ export function recordOf(row: SessionRow, logLastSeq: number, messages: readonly
  */
 export function sqliteRecords(db: Database.Database): Pick<StoreBackend, 'getRecord' | 'putRecord' | 'listRecords'> {
   const select = db.prepare<[string, string], string>('SELECT value FROM records WHERE scope = ? AND key = ?').pluck()
-  const upsert = db.prepare<[string, string, string]>('INSERT INTO records (scope, key, value) VALUES (?, ?, ?) ON CONFLICT(scope, key) DO UPDATE SET value = excluded.value')
+  const upsert = db.prepare<[string, string, string]>(
+    'INSERT INTO records (scope, key, value) VALUES (?, ?, ?) ON CONFLICT(scope, key) DO UPDATE SET value = excluded.value',
+  )
   const remove = db.prepare<[string, string]>('DELETE FROM records WHERE scope = ? AND key = ?')
-  const list = db.prepare<[string, string, number], { key: string; value: string }>('SELECT key, value FROM records WHERE scope = ? AND key > ? ORDER BY key LIMIT ?')
+  const list = db.prepare<[string, string, number], { key: string; value: string }>(
+    'SELECT key, value FROM records WHERE scope = ? AND key > ? ORDER BY key LIMIT ?',
+  )
   return {
     async getRecord(scope, key) {
       const v = select.get(scope, key)

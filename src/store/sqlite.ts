@@ -99,7 +99,11 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   /** Sessions whose tail holds `compactEvents` or more: due for compaction whatever their age. */
   const full = new Set<string>()
   const written = new Map<string, Written>()
-  const owned = new OwnerCounts((owner) => st.countOwned.get(owner) ?? 0, (id) => st.sessionExists.get(id) !== undefined, MAX_REMEMBERED)
+  const owned = new OwnerCounts(
+    (owner) => st.countOwned.get(owner) ?? 0,
+    (id) => st.sessionExists.get(id) !== undefined,
+    MAX_REMEMBERED,
+  )
   /** Last seq of sessions whose events are all in blocks (their tail was compacted), so checking a commit needs no query. */
   const blockedLast = new Map<string, number>()
 
@@ -130,7 +134,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
         last = events[j]!.seq
       }
       seen.set(sid, last)
-      if (again === undefined && (j - i >= directEvents || (tails.get(sid)?.events.length ?? 0) + (j - i) >= compactEvents)) (hot ??= []).push([sid, i, j])
+      if (again === undefined && (j - i >= directEvents || (tails.get(sid)?.events.length ?? 0) + (j - i) >= compactEvents))
+        (hot ??= []).push([sid, i, j])
       else if (again !== undefined && hot) hot = hot.filter((h) => h[0] !== sid)
       i = j
     }
@@ -143,31 +148,46 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
    * `floor` (the oldest row a remaining tail needs; Infinity: none) and below this unit's own row hold only
    * compacted events and are deleted. Returns the unit's journal id (0: nothing journaled).
    */
-  const writeUnit = db.transaction((unit: CommitUnit, journal: readonly StoredEvent[], records: SessionWrite[], created: string[], blocks: ReadonlyMap<string, readonly StoredEvent[]>, floor: number): number => {
-    const journalId = journal.length ? Number(st.insertJournal.run(JSON.stringify(journal)).lastInsertRowid) : 0
-    for (const r of unit.sessions) {
-      const w = written.get(r.id)
-      if (w === undefined) owned.creates(r.id, r.owner, created)
-      const unchanged = w !== undefined && w.agent === r.agent && w.owner === r.owner && w.createdAt === r.createdAt && w.activeRunId === r.activeRunId && r.updatedAt - w.updatedAt < RECORD_REFRESH_MS
-      if (!unchanged) {
-        st.upsertSession.run(r.id, r.agent, r.owner, r.createdAt, r.updatedAt, r.lastSeq, r.activeRunId)
-        records.push(r)
+  const writeUnit = db.transaction(
+    (
+      unit: CommitUnit,
+      journal: readonly StoredEvent[],
+      records: SessionWrite[],
+      created: string[],
+      blocks: ReadonlyMap<string, readonly StoredEvent[]>,
+      floor: number,
+    ): number => {
+      const journalId = journal.length ? Number(st.insertJournal.run(JSON.stringify(journal)).lastInsertRowid) : 0
+      for (const r of unit.sessions) {
+        const w = written.get(r.id)
+        if (w === undefined) owned.creates(r.id, r.owner, created)
+        const unchanged =
+          w !== undefined &&
+          w.agent === r.agent &&
+          w.owner === r.owner &&
+          w.createdAt === r.createdAt &&
+          w.activeRunId === r.activeRunId &&
+          r.updatedAt - w.updatedAt < RECORD_REFRESH_MS
+        if (!unchanged) {
+          st.upsertSession.run(r.id, r.agent, r.owner, r.createdAt, r.updatedAt, r.lastSeq, r.activeRunId)
+          records.push(r)
+        }
+        if (r.state !== undefined) st.updateState.run(JSON.stringify(r.state), r.id)
+        if (r.messages !== undefined) {
+          // Only what changed: the history past the entries this session's earlier writes stored unchanged.
+          const kept = Math.min(r.messagesKept ?? 0, r.messages.length)
+          st.deleteMessages.run(r.id, kept)
+          for (let i = kept; i < r.messages.length; i++) st.insertMessage.run(r.id, i, JSON.stringify(r.messages[i]))
+        }
+        if (r.queue !== undefined) st.updateQueue.run(JSON.stringify(r.queue), r.id)
+        if (r.forkedFrom !== undefined) st.updateForkedFrom.run(JSON.stringify(r.forkedFrom), r.id)
       }
-      if (r.state !== undefined) st.updateState.run(JSON.stringify(r.state), r.id)
-      if (r.messages !== undefined) {
-        // Only what changed: the history past the entries this session's earlier writes stored unchanged.
-        const kept = Math.min(r.messagesKept ?? 0, r.messages.length)
-        st.deleteMessages.run(r.id, kept)
-        for (let i = kept; i < r.messages.length; i++) st.insertMessage.run(r.id, i, JSON.stringify(r.messages[i]))
-      }
-      if (r.queue !== undefined) st.updateQueue.run(JSON.stringify(r.queue), r.id)
-      if (r.forkedFrom !== undefined) st.updateForkedFrom.run(JSON.stringify(r.forkedFrom), r.id)
-    }
-    if (blocks.size === 0) return journalId
-    for (const [sid, list] of blocks) writeBlocks(st, sid, list)
-    st.deleteJournal.run(Math.min(floor, journalId || Number.MAX_SAFE_INTEGER))
-    return journalId
-  })
+      if (blocks.size === 0) return journalId
+      for (const [sid, list] of blocks) writeBlocks(st, sid, list)
+      st.deleteJournal.run(Math.min(floor, journalId || Number.MAX_SAFE_INTEGER))
+      return journalId
+    },
+  )
 
   /** Commits a unit; only once it is durable does memory (tails, records) change. */
   function commitUnit(unit: CommitUnit): void {
@@ -214,7 +234,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       full.delete(sid)
     }
     if (written.size > MAX_REMEMBERED) written.clear()
-    for (const r of records) written.set(r.id, { agent: r.agent, owner: r.owner, createdAt: r.createdAt, activeRunId: r.activeRunId, updatedAt: r.updatedAt })
+    for (const r of records)
+      written.set(r.id, { agent: r.agent, owner: r.owner, createdAt: r.createdAt, activeRunId: r.activeRunId, updatedAt: r.updatedAt })
     let t: Tail | undefined
     for (let i = 0; i < journal.length; i++) {
       const sid = journal[i]!.sessionId
@@ -267,7 +288,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
   }
 
   let checkpointer: Checkpointer | null =
-    options.file !== ':memory:' && (options.checkpoint ?? 'worker') === 'worker' ? checkpointInBackground(db, options.file, WAL_RESTART_PAGES, options.onCheckpointError) : null
+    options.file !== ':memory:' && (options.checkpoint ?? 'worker') === 'worker'
+      ? checkpointInBackground(db, options.file, WAL_RESTART_PAGES, options.onCheckpointError)
+      : null
 
   /**
    * Tails are compacted by commits; when commits stop (a burst of streams ended), what they left would stay in
@@ -329,17 +352,15 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       return row ? recordOf(row, lastSeqOf(id), st.selectMessages.all(id)) : undefined
     },
     async listSessions(limit) {
-      return st.selectSessions.all(limit).map(
-        (row): SessionSummary => ({
-          id: row.id,
-          agent: row.agent,
-          owner: row.owner,
-          lastSeq: Math.max(row.last_seq, tails.has(row.id) ? lastSeqOf(row.id) : 0),
-          updatedAt: row.updated_at,
-          activeRunId: row.active_run_id,
-          ...(row.forked_from ? { forkedFrom: JSON.parse(row.forked_from) as ForkOrigin } : {}),
-        }),
-      )
+      return st.selectSessions.all(limit).map((row): SessionSummary => ({
+        id: row.id,
+        agent: row.agent,
+        owner: row.owner,
+        lastSeq: Math.max(row.last_seq, tails.has(row.id) ? lastSeqOf(row.id) : 0),
+        updatedAt: row.updated_at,
+        activeRunId: row.active_run_id,
+        ...(row.forked_from ? { forkedFrom: JSON.parse(row.forked_from) as ForkOrigin } : {}),
+      }))
     },
     async unfinished(limit) {
       return st.selectUnfinished.all(limit)

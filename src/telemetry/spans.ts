@@ -18,7 +18,13 @@ export function startRunSpan(agent: string, sessionId: string, runId: string, pa
     `invoke_agent ${agent}`,
     {
       kind: SpanKind.INTERNAL,
-      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': agent, 'gen_ai.conversation.id': sessionId, 'parlance.session.id': sessionId, 'parlance.run.id': runId },
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': agent,
+        'gen_ai.conversation.id': sessionId,
+        'parlance.session.id': sessionId,
+        'parlance.run.id': runId,
+      },
     },
     parent,
   )
@@ -45,7 +51,16 @@ export async function inToolSpan<T>(name: string, toolCallId: string, target: 's
   const parent = parentOf(run)
   const span = tracer.startSpan(
     `execute_tool ${name}`,
-    { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': toolCallId, 'gen_ai.tool.type': target === 'server' ? 'extension' : 'function', 'parlance.tool.target': target } },
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': name,
+        'gen_ai.tool.call.id': toolCallId,
+        'gen_ai.tool.type': target === 'server' ? 'extension' : 'function',
+        'parlance.tool.target': target,
+      },
+    },
     parent,
   )
   let out: T

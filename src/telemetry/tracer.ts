@@ -1,5 +1,16 @@
 import { readFileSync } from 'node:fs'
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapSetter } from '@opentelemetry/api'
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapSetter,
+} from '@opentelemetry/api'
 
 /**
  * Parlance's OpenTelemetry tracing, through `@opentelemetry/api` only: no SDK is bundled, the application registers
@@ -34,7 +45,11 @@ export function requestSpan(ctx: Context = context.active()): Span | undefined {
  * request's work in (the span active and marked as the request's, see `nameRequest`).
  */
 export function startRequestSpan(dialect: string, parent: Context, attributes?: Attributes): { span: Span; ctx: Context } {
-  const span = tracer.startSpan(`parlance.request ${dialect}`, { kind: SpanKind.SERVER, attributes: { 'parlance.dialect': dialect, ...attributes } }, parent)
+  const span = tracer.startSpan(
+    `parlance.request ${dialect}`,
+    { kind: SpanKind.SERVER, attributes: { 'parlance.dialect': dialect, ...attributes } },
+    parent,
+  )
   return { span, ctx: trace.setSpan(parent, span).setValue(REQUEST_SPAN, span) }
 }
 

@@ -56,7 +56,11 @@ interface PacketWriter {
 const EVENT = 2 as Parameters<Server['encoder']['encode']>[0]['type']
 
 /** `ws`'s static frame builder (untyped in @types/ws), which Socket.IO's in-memory adapter uses for the same purpose. */
-const frameOf = (WebSocket as unknown as { Sender?: { frame?: (data: Buffer, o: { readOnly: boolean; mask: boolean; rsv1: boolean; opcode: number; fin: boolean }) => Buffer[] } }).Sender?.frame
+const frameOf = (
+  WebSocket as unknown as {
+    Sender?: { frame?: (data: Buffer, o: { readOnly: boolean; mask: boolean; rsv1: boolean; opcode: number; fin: boolean }) => Buffer[] }
+  }
+).Sender?.frame
 
 /**
  * Socket.IO transport: attaches a Socket.IO server to an existing node:http
@@ -93,7 +97,8 @@ export class SocketIoTransport {
       const header = /^Bearer\s+(\S+)\s*$/i.exec(socket.request.headers.authorization ?? '')?.[1]
       options.authenticate(socket.request, typeof t === 'string' && t ? t : (header ?? null)).then(
         (p) => {
-          if (p === null) return next(Object.assign(new Error('unauthorized'), { data: { code: 'UNAUTHORIZED', message: 'missing or invalid token' } }))
+          if (p === null)
+            return next(Object.assign(new Error('unauthorized'), { data: { code: 'UNAUTHORIZED', message: 'missing or invalid token' } }))
           principals.set(socket, p)
           next()
         },
@@ -125,7 +130,10 @@ export class SocketIoTransport {
       const packets = encoder.encode({ type: EVENT, nsp: '/', data: [f.channel, f.payload] }) as (string | Buffer)[]
       const only = packets.length === 1 ? packets[0] : undefined
       // "4" is engine.io's message packet type: the whole WebSocket frame engine.io would build for this packet.
-      const wsPreEncodedFrame = typeof only === 'string' && frameOf ? frameOf(Buffer.from(`4${only}`), { readOnly: false, mask: false, rsv1: false, opcode: 1, fin: true }) : undefined
+      const wsPreEncodedFrame =
+        typeof only === 'string' && frameOf
+          ? frameOf(Buffer.from(`4${only}`), { readOnly: false, mask: false, rsv1: false, opcode: 1, fin: true })
+          : undefined
       const pre: PreEncoded = { packets, opts: wsPreEncodedFrame ? { preEncoded: true, wsPreEncodedFrame } : { preEncoded: true } }
       encoded.set(f, pre)
       return pre

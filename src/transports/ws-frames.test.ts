@@ -32,7 +32,11 @@ function reference(frames: ReadonlyArray<string | Buffer>): Buffer {
 
 test('a batch is framed byte for byte as ws frames each message (lengths at each header size boundary, text and bytes, any Unicode)', () => {
   const sized = fc.constantFrom(0, 1, 125, 126, 127, 65_535, 65_536, 70_000).map((n) => 'x'.repeat(n))
-  const message = fc.oneof(fc.string({ unit: 'binary' }), sized, fc.string({ unit: 'binary' }).map((s) => Buffer.from(s)))
+  const message = fc.oneof(
+    fc.string({ unit: 'binary' }),
+    sized,
+    fc.string({ unit: 'binary' }).map((s) => Buffer.from(s)),
+  )
   fc.assert(
     fc.property(fc.array(message, { minLength: 1, maxLength: 6 }), (frames) => {
       assert.deepEqual(textFrames(frames), reference(frames))
@@ -47,5 +51,8 @@ test("ws's own receiver reads a framed batch back as the same messages, in order
   const receiver = new Receiver({ isServer: false })
   receiver.on('message', (data: Buffer, isBinary: boolean) => got.push(`${isBinary ? 'binary' : 'text'}:${data.toString()}`))
   await new Promise<void>((resolve, reject) => receiver.write(textFrames(frames), (err) => (err ? reject(err) : resolve())))
-  assert.deepEqual(got, frames.map((f) => `text:${f.toString()}`))
+  assert.deepEqual(
+    got,
+    frames.map((f) => `text:${f.toString()}`),
+  )
 })

@@ -24,7 +24,13 @@ async function read(stream: ReadableStream<UIMessageChunk>, message?: UIMessage)
 
 /** AI SDK: one message in a new chat, the streamed reply. */
 export async function aisdk(base: string, text: string): Promise<string> {
-  const stream = await chat(base).sendMessages({ chatId: `chat-${uid()}`, trigger: 'submit-message', messageId: undefined, messages: [user(text)], abortSignal: undefined })
+  const stream = await chat(base).sendMessages({
+    chatId: `chat-${uid()}`,
+    trigger: 'submit-message',
+    messageId: undefined,
+    messages: [user(text)],
+    abortSignal: undefined,
+  })
   return textOf(await read(stream))
 }
 
@@ -33,11 +39,21 @@ export async function aisdkApproval(base: string): Promise<{ asked: string; repl
   const transport = chat(base)
   const chatId = `chat-${uid()}`
   const question = user('delete the notes')
-  const first = await read(await transport.sendMessages({ chatId, trigger: 'submit-message', messageId: undefined, messages: [question], abortSignal: undefined }))
+  const first = await read(
+    await transport.sendMessages({ chatId, trigger: 'submit-message', messageId: undefined, messages: [question], abortSignal: undefined }),
+  )
   const asking = first?.parts.find((p) => (p as ToolPart).state === 'approval-requested') as ToolPart | undefined
   if (!first || !asking?.approval) throw new Error(`no approval request in ${JSON.stringify(first)}`)
-  const answered: UIMessage = { ...first, parts: first.parts.map((p) => (p === asking ? ({ ...asking, state: 'approval-responded', approval: { id: asking.approval!.id, approved: true } } as never) : p)) }
-  const second = await read(await transport.sendMessages({ chatId, trigger: 'submit-message', messageId: undefined, messages: [question, answered], abortSignal: undefined }), answered)
+  const answered: UIMessage = {
+    ...first,
+    parts: first.parts.map((p) =>
+      p === asking ? ({ ...asking, state: 'approval-responded', approval: { id: asking.approval!.id, approved: true } } as never) : p,
+    ),
+  }
+  const second = await read(
+    await transport.sendMessages({ chatId, trigger: 'submit-message', messageId: undefined, messages: [question, answered], abortSignal: undefined }),
+    answered,
+  )
   return { asked: (asking as { toolName?: string }).toolName ?? '', reply: textOf(second) }
 }
 
@@ -49,7 +65,13 @@ export async function aisdkApproval(base: string): Promise<{ asked: string; repl
 export async function aisdkResumeStart(base: string, chatId: string, text: string): Promise<{ before: 'none' | 'stream'; partial: string }> {
   const transport = chat(base)
   const before = (await transport.reconnectToStream({ chatId })) === null ? 'none' : 'stream'
-  const stream = await transport.sendMessages({ chatId, trigger: 'submit-message', messageId: undefined, messages: [user(text)], abortSignal: undefined })
+  const stream = await transport.sendMessages({
+    chatId,
+    trigger: 'submit-message',
+    messageId: undefined,
+    messages: [user(text)],
+    abortSignal: undefined,
+  })
   return new Promise((resolve, reject) => {
     const reading = async () => {
       let partial = ''
@@ -78,12 +100,15 @@ export async function agui(base: string, text: string): Promise<string> {
   agent.addMessage({ id: uid(), role: 'user', content: text })
   const deltas: string[] = []
   let failed = ''
-  await agent.runAgent({}, {
-    onEvent({ event }) {
-      if (event.type === EventType.TEXT_MESSAGE_CONTENT) deltas.push((event as unknown as { delta: string }).delta)
-      if (event.type === EventType.RUN_ERROR) failed = JSON.stringify(event)
+  await agent.runAgent(
+    {},
+    {
+      onEvent({ event }) {
+        if (event.type === EventType.TEXT_MESSAGE_CONTENT) deltas.push((event as unknown as { delta: string }).delta)
+        if (event.type === EventType.RUN_ERROR) failed = JSON.stringify(event)
+      },
     },
-  })
+  )
   if (failed) throw new Error(`AG-UI RUN_ERROR ${failed}`)
   return deltas.join('')
 }
@@ -120,6 +145,9 @@ export async function a2a(base: string, text: string): Promise<{ state: string; 
   const r = await client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined })
   if (!r || typeof r !== 'object' || !('status' in r)) throw new Error(`A2A: not a task: ${JSON.stringify(r)}`)
   const task: Task = r
-  const reply = task.artifacts.filter((a) => a.name === 'response').flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : ''))).join('')
+  const reply = task.artifacts
+    .filter((a) => a.name === 'response')
+    .flatMap((a) => a.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')))
+    .join('')
   return { state: TaskState[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED], reply }
 }

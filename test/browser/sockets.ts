@@ -61,7 +61,13 @@ export async function hugai(base: string, text: string): Promise<string> {
     return result!
   }
   try {
-    await call(1, 'initialize', { processId: 1, agentId: me, capabilities: {}, governanceLevel: 'supervised', clientInfo: { name: 'browser-origins' } })
+    await call(1, 'initialize', {
+      processId: 1,
+      agentId: me,
+      capabilities: {},
+      governanceLevel: 'supervised',
+      clientInfo: { name: 'browser-origins' },
+    })
     return String((await call(2, 'agent/request', { sourceAgent: me, targetAgent: 'demo', task: text })).output)
   } finally {
     ws.close()

@@ -36,12 +36,13 @@ async function runOnce(agent: HttpAgent, text: string | null, params: Parameters
   return events
 }
 
-test('AG-UI seed: every event the demo produces passes @ag-ui/core\'s schema, pairs open and close in order, and the doc table covers every EventType', async (t) => {
+test("AG-UI seed: every event the demo produces passes @ag-ui/core's schema, pairs open and close in order, and the doc table covers every EventType", async (t) => {
   const s = await startServer()
   t.after(() => s.close())
   const agent = new HttpAgent({ url: `${s.url}/agui`, threadId: randomUUID() })
   const runs: Ev[][] = []
-  for (const text of ['hello there', 'weather in Paris', 'make a plan', 'set some state', 'fail please', 'send a burst']) runs.push(await runOnce(agent, text))
+  for (const text of ['hello there', 'weather in Paris', 'make a plan', 'set some state', 'fail please', 'send a burst'])
+    runs.push(await runOnce(agent, text))
   // A client tool offered by the client: the run pauses for it; the result resumes a new run.
   const tools = [{ name: 'get_client_info', description: 'client facts', parameters: { type: 'object', properties: {} } }]
   const paused = await runOnce(agent, 'client info please', { tools })
@@ -74,6 +75,10 @@ test('AG-UI seed: every event the demo produces passes @ag-ui/core\'s schema, pa
   for (const type of Object.values(EventType)) {
     const row = table.get(type)
     assert.ok(row, `docs/dialects/agui.md's Seed conformance table has a row for ${type}`)
-    if (!/not produced/.test(row)) assert.ok(produced.has(type), `${type}: the doc says it is produced, so the demo traffic must have produced it (produced: ${[...produced].join(', ')})`)
+    if (!/not produced/.test(row))
+      assert.ok(
+        produced.has(type),
+        `${type}: the doc says it is produced, so the demo traffic must have produced it (produced: ${[...produced].join(', ')})`,
+      )
   }
 })

@@ -23,7 +23,10 @@ const fixtures = (type: string): string[] =>
     .map((f) => readFileSync(new URL(`${type}/${f}`, FIXTURES), 'utf8'))
 
 /** A raw socket on /ws that records every frame. */
-async function socket(s: TestServer, query = ''): Promise<{ ws: WebSocket; frames: Frame[]; next(pred: (f: Frame) => boolean, ms?: number): Promise<Frame> }> {
+async function socket(
+  s: TestServer,
+  query = '',
+): Promise<{ ws: WebSocket; frames: Frame[]; next(pred: (f: Frame) => boolean, ms?: number): Promise<Frame> }> {
   const ws = new WebSocket(`${s.url.replace('http', 'ws')}/ws${query}`)
   const frames: Frame[] = []
   let cursor = 0
@@ -79,7 +82,10 @@ test('HAI seed: every client example, verbatim, gets the answer the seed implies
     const sent = JSON.parse(text) as { session_id: string }
     const chunks = c.frames.filter((f) => f.type === 'assistant_message_chunk')
     assert.ok(chunks.length >= 2, `${text}: streamed`)
-    assert.ok(c.frames.every((f) => f.session_id === sent.session_id), 'every frame names the session the message named')
+    assert.ok(
+      c.frames.every((f) => f.session_id === sent.session_id),
+      'every frame names the session the message named',
+    )
   }
   // The seed's approval response names an approval nobody waits for: a clear error, the socket stays usable.
   const c = await socket(s)
@@ -98,7 +104,7 @@ test('HAI seed: every client example, verbatim, gets the answer the seed implies
   assert.equal(end.tool_name, 'delete_file')
 })
 
-test('HAI seed: the demo agent produces every server type, each valid against wire.ts, in the seed\'s order; the doc lists the rest', async (t) => {
+test("HAI seed: the demo agent produces every server type, each valid against wire.ts, in the seed's order; the doc lists the rest", async (t) => {
   const s = await startServer()
   t.after(() => s.close())
   const sessionId = `conformance-${Date.now()}`
@@ -115,11 +121,22 @@ test('HAI seed: the demo agent produces every server type, each valid against wi
     await c.next(completed, 15_000)
     return c.frames.slice(from)
   }
-  const runs = [await say('count 3'), await say('weather in Paris'), await say('fail'), await say('delete it', () => 'yes'), await say('burst'), await say('plan')]
+  const runs = [
+    await say('count 3'),
+    await say('weather in Paris'),
+    await say('fail'),
+    await say('delete it', () => 'yes'),
+    await say('burst'),
+    await say('plan'),
+  ]
   c.ws.send('{}')
   await c.next((f) => f.type === 'error' && f.error_code === 'invalid_message')
 
-  for (const f of c.frames) assert.ok(Value.Check(OUTBOUND[f.type as keyof typeof OUTBOUND], f), `${f.type} matches wire.ts: ${JSON.stringify(f)} ${JSON.stringify([...Value.Errors(OUTBOUND[f.type as keyof typeof OUTBOUND], f)].slice(0, 2))}`)
+  for (const f of c.frames)
+    assert.ok(
+      Value.Check(OUTBOUND[f.type as keyof typeof OUTBOUND], f),
+      `${f.type} matches wire.ts: ${JSON.stringify(f)} ${JSON.stringify([...Value.Errors(OUTBOUND[f.type as keyof typeof OUTBOUND], f)].slice(0, 2))}`,
+    )
   const produced = new Set(c.frames.map((f) => f.type))
 
   // Ordering: a message's chunks end with one is_final chunk; a tool call starts before it ends or fails; every
@@ -127,8 +144,15 @@ test('HAI seed: the demo agent produces every server type, each valid against wi
   for (const run of runs) {
     assert.ok(completed(run.at(-1)!), 'a run ends with status completed')
     const byMessage = new Map<string, boolean[]>()
-    for (const f of run) if (f.type === 'assistant_message_chunk') byMessage.set(String(f.message_id), [...(byMessage.get(String(f.message_id)) ?? []), f.is_final === true])
-    for (const [id, finals] of byMessage) assert.deepEqual(finals.map((x, i) => x === (i === finals.length - 1)), finals.map(() => true), `message ${id}: only the last chunk is final`)
+    for (const f of run)
+      if (f.type === 'assistant_message_chunk')
+        byMessage.set(String(f.message_id), [...(byMessage.get(String(f.message_id)) ?? []), f.is_final === true])
+    for (const [id, finals] of byMessage)
+      assert.deepEqual(
+        finals.map((x, i) => x === (i === finals.length - 1)),
+        finals.map(() => true),
+        `message ${id}: only the last chunk is final`,
+      )
     const started = new Set<unknown>()
     for (const f of run) {
       if (f.type === 'tool_call_start') started.add(f.tool_call_id)

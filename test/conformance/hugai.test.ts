@@ -55,9 +55,17 @@ test('HugAI seed: every example verbatim over HTTP, alone and batched, gets a §
     else check(name, r.body, want)
   }
   // All of them in one batch: one response per request, by id, none for the notifications.
-  const batch = await post<Array<RpcAnswer<Record<string, unknown>>>>(s, EXAMPLES.map(([, name]) => seed(name)))
+  const batch = await post<Array<RpcAnswer<Record<string, unknown>>>>(
+    s,
+    EXAMPLES.map(([, name]) => seed(name)),
+  )
   assert.equal(batch.body.length, EXAMPLES.filter(([, , w]) => w !== 'none').length)
-  for (const [, name, want] of EXAMPLES) check(name, batch.body.find((a) => a.id === seed(name).id), want)
+  for (const [, name, want] of EXAMPLES)
+    check(
+      name,
+      batch.body.find((a) => a.id === seed(name).id),
+      want,
+    )
 })
 
 test('HugAI seed: §3.5 events reach a WebSocket client (task progress, checkpoints, tool results), and the doc table covers every section', async (t) => {
@@ -78,5 +86,6 @@ test('HugAI seed: §3.5 events reach a WebSocket client (task progress, checkpoi
     assert.equal(typeof n.params.event, 'string')
   }
   const table = docTable()
-  for (const sec of ['3.1', '3.2', '3.3', '3.4', '3.5', '3.6', '3.7', '3.8']) assert.ok(table.has(sec), `docs/dialects/hugai.md's Seed conformance table has §${sec}`)
+  for (const sec of ['3.1', '3.2', '3.3', '3.4', '3.5', '3.6', '3.7', '3.8'])
+    assert.ok(table.has(sec), `docs/dialects/hugai.md's Seed conformance table has §${sec}`)
 })

@@ -33,7 +33,7 @@ function docTable(): Map<string, string> {
   return new Map([...section.matchAll(/^\| `([a-z_-]+)` \| ([^|]+) \|(.*)\|$/gm)].map(([, type, dir, rest]) => [type!, `${dir!}|${rest!}`]))
 }
 
-test('HUMA seed: client events verbatim, every server event in the seed\'s shape and order, the doc table honoured', async (t) => {
+test("HUMA seed: client events verbatim, every server event in the seed's shape and order, the doc table honoured", async (t) => {
   const s = await humaServer()
   t.after(() => s.close())
   const c = await s.huma({ confirm: false })
@@ -52,7 +52,10 @@ test('HUMA seed: client events verbatim, every server event in the seed\'s shape
       continue
     }
     await c.nextMessaging('typing_end')
-    assert.ok(c.received.slice(from).some((e) => e.type === 'messaging' && e.event === 'message_sent'), 'answered with a message')
+    assert.ok(
+      c.received.slice(from).some((e) => e.type === 'messaging' && e.event === 'message_sent'),
+      'answered with a message',
+    )
     assert.equal(w.events.filter((e) => e.type === 'run.started').length, runs + 1)
   }
   // addon-tool-event: the confirmation example confirms the message just sent (its toolCallId is the streamed message's id).
@@ -82,7 +85,11 @@ test('HUMA seed: client events verbatim, every server event in the seed\'s shape
   c.contextUpdate('send a burst')
   for (let i = 0; i < 3; i++) {
     const m = await c.nextMessaging('message_sent')
-    c.sendRaw('message', { ...example('addon-tool-event', 'confirmation'), toolCallId: m.toolCallId, data: { messageIndex: m.messageIndex, success: true } })
+    c.sendRaw('message', {
+      ...example('addon-tool-event', 'confirmation'),
+      toolCallId: m.toolCallId,
+      data: { messageIndex: m.messageIndex, success: true },
+    })
   }
   await c.nextMessaging('typing_end')
   // Bad input: the seed's error.
@@ -95,7 +102,8 @@ test('HUMA seed: client events verbatim, every server event in the seed\'s shape
     const want = SEED_FIELDS[e.type]
     assert.ok(want, `${e.type} is a seed server event`)
     for (const k of want.required) assert.ok(k in e, `${e.type}: ${k} (${JSON.stringify(e)})`)
-    for (const k of Object.keys(e)) assert.ok([...want.required, ...want.optional, ...EXTENSIONS].includes(k), `${e.type}: ${k} is a field of the seed (${JSON.stringify(e)})`)
+    for (const k of Object.keys(e))
+      assert.ok([...want.required, ...want.optional, ...EXTENSIONS].includes(k), `${e.type}: ${k} is a field of the seed (${JSON.stringify(e)})`)
   }
   // Bursts: typing_start, then message_sent 0..count-1 of one toolCallId, then typing_end of that id.
   const messaging = events.filter((e): e is Extract<HumaServerEvent, { type: 'messaging' }> => e.type === 'messaging')
@@ -120,6 +128,7 @@ test('HUMA seed: client events verbatim, every server event in the seed\'s shape
   for (const type of ['context-update', 'tool-result', 'addon-tool-event', 'tool-call', 'cancel-tool-call', 'messaging', 'error']) {
     const row = table.get(type)
     assert.ok(row, `docs/dialects/huma.md's Seed conformance table has ${type}`)
-    if (!row.startsWith('client → server') && !/not produced/.test(row)) assert.ok(produced.has(type as (typeof events)[number]['type']), `${type} was produced`)
+    if (!row.startsWith('client → server') && !/not produced/.test(row))
+      assert.ok(produced.has(type as (typeof events)[number]['type']), `${type} was produced`)
   }
 })

@@ -10,7 +10,8 @@ import { MyAgentClient, type MyAgentServerEvent } from '../../src/client/index.j
 import { startServer } from '../harness.js'
 
 const INBOUND = new URL('../../src/dialects/myagent/fixtures/inbound/', import.meta.url)
-const example = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`${name}.json`, INBOUND), 'utf8')) as Record<string, unknown>
+const example = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`${name}.json`, INBOUND), 'utf8')) as Record<string, unknown>
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
 const answer = (e: MyAgentServerEvent) => e.event === 'agent.final_answer'
 
@@ -20,8 +21,14 @@ const SEED_FIELDS: Record<string, { content?: readonly string[]; contentType?: '
   'plan.completed': { content: ['tasks'], metadata: ['task_count', 'plan_summary', 'total_estimated_tokens', 'llm_calls', 'planning_time_ms'] },
   'plan.step_completed': { content: ['step_name', 'step_result'], metadata: ['step_index', 'step_duration_ms', 'tokens_used'] },
   'solver.start': { metadata: ['task_count'] },
-  'solver.progress': { content: ['current_task', 'status'], metadata: ['progress_percent', 'current_step', 'completed_steps', 'total_steps', 'elapsed_time_ms'] },
-  'solver.completed': { content: ['task_results'], metadata: ['total_tasks', 'successful_tasks', 'failed_tasks', 'total_execution_time_ms', 'total_tokens_used'] },
+  'solver.progress': {
+    content: ['current_task', 'status'],
+    metadata: ['progress_percent', 'current_step', 'completed_steps', 'total_steps', 'elapsed_time_ms'],
+  },
+  'solver.completed': {
+    content: ['task_results'],
+    metadata: ['total_tasks', 'successful_tasks', 'failed_tasks', 'total_execution_time_ms', 'total_tokens_used'],
+  },
   'solver.step_failed': { content: ['error_message', 'step_name'], metadata: ['step_index', 'error_code', 'error_type', 'recovery_possible'] },
   'agent.thinking': { contentType: 'string', metadata: ['model', 'max_tokens', 'temperature', 'thinking_type'] },
   'agent.tool_call': { content: ['tool_name', 'tool_description', 'arguments'], metadata: ['call_id', 'tool_type'] },
@@ -32,7 +39,10 @@ const SEED_FIELDS: Record<string, { content?: readonly string[]; contentType?: '
   'system.connected': { content: ['server_version', 'server_time'], metadata: ['server_uptime_seconds', 'active_sessions'] },
   'system.heartbeat': { metadata: ['seq', 'server_uptime_seconds'] },
   'error.validation': { contentType: 'string', metadata: ['error_code', 'recoverable'] },
-  'error.timeout': { contentType: 'string', metadata: ['error_code', 'timeout_seconds', 'elapsed_seconds', 'stage', 'attempt', 'max_attempts', 'retry_after_ms', 'recovery_strategy'] },
+  'error.timeout': {
+    contentType: 'string',
+    metadata: ['error_code', 'timeout_seconds', 'elapsed_seconds', 'stage', 'attempt', 'max_attempts', 'retry_after_ms', 'recovery_strategy'],
+  },
   'error.execution': { contentType: 'string', metadata: ['error_code', 'error_type', 'context', 'recoverable'] },
 }
 
@@ -42,7 +52,7 @@ function docTable(): Map<string, string> {
   return new Map([...section.matchAll(/^\| `([a-z_.]+)` \| ([^|]+) \|(.*)\|$/gm)].map(([, type, dir, rest]) => [type!, `${dir!}|${rest!}`]))
 }
 
-test('MyAgent seed: client examples verbatim, every produced event in the seed\'s shape, the chain and seqs in order, the doc table honoured', async (t) => {
+test("MyAgent seed: client examples verbatim, every produced event in the seed's shape, the chain and seqs in order, the doc table honoured", async (t) => {
   const s = await startServer({ secret: 'conformance', limits: { heartbeatMs: 200, approvalTimeoutMs: 1_500 } })
   t.after(() => s.close())
   const c = await MyAgentClient.connect({ url: s.url })
@@ -102,8 +112,13 @@ test('MyAgent seed: client examples verbatim, every produced event in the seed\'
   const resumed = await e.next((x) => x.event === 'system.connected' && x.metadata.resumed === true)
   assert.ok(resumed)
   await e.next((x) => x.metadata.seq === c.lastSeq)
-  const seqsOf = (events: MyAgentServerEvent[]) => events.flatMap((x) => (typeof x.metadata.seq === 'number' && x.event !== 'system.heartbeat' ? [x.metadata.seq] : []))
-  assert.deepEqual(seqsOf(e.received), seqsOf(c.received).filter((q) => q > after), 'exactly the events after last_seq, as the first connection got them')
+  const seqsOf = (events: MyAgentServerEvent[]) =>
+    events.flatMap((x) => (typeof x.metadata.seq === 'number' && x.event !== 'system.heartbeat' ? [x.metadata.seq] : []))
+  assert.deepEqual(
+    seqsOf(e.received),
+    seqsOf(c.received).filter((q) => q > after),
+    'exactly the events after last_seq, as the first connection got them',
+  )
 
   const all = [...c.received, ...d.received, ...e.received]
   for (const ev of all) {
@@ -112,7 +127,8 @@ test('MyAgent seed: client examples verbatim, every produced event in the seed\'
     const want = SEED_FIELDS[ev.event]
     if (!want) continue
     if (want.contentType === 'string') assert.equal(typeof ev.content, 'string', `${ev.event}: content is a string`)
-    for (const k of want.content ?? []) assert.ok(ev.content !== null && typeof ev.content === 'object' && k in ev.content, `${ev.event}: content.${k} (${JSON.stringify(ev.content)})`)
+    for (const k of want.content ?? [])
+      assert.ok(ev.content !== null && typeof ev.content === 'object' && k in ev.content, `${ev.event}: content.${k} (${JSON.stringify(ev.content)})`)
     for (const k of want.metadata) assert.ok(k in ev.metadata, `${ev.event}: metadata.${k} (${JSON.stringify(ev.metadata)})`)
   }
   // The response chain of a plan: plan.start → plan.completed → solver.start → … → solver.completed → agent.final_answer.

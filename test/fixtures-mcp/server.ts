@@ -26,7 +26,11 @@ export function buildMcpServer(log: McpLog = { calls: [], cancelled: 0 }): McpSe
       log.calls.push('run-tests')
       const token = extra._meta?.progressToken
       for (let i = 1; i <= 3; i++) {
-        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 3, message: `suite ${i} of 3` } })
+        if (token !== undefined)
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: i, total: 3, message: `suite ${i} of 3` },
+          })
       }
       const outcome = { branch, passed: 12, failed: 0 }
       return { content: [{ type: 'text', text: JSON.stringify(outcome) }], structuredContent: outcome }
@@ -70,12 +74,17 @@ export async function startMcpHttp(port = 0, log: McpLog = { calls: [], cancelle
       if (typeof sid === 'string') {
         const known = sessions.get(sid)
         if (!known) {
-          res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }))
+          res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }))
           return
         }
         return known.handleRequest(req, res)
       }
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport) })
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+      })
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId)
       }

@@ -27,7 +27,10 @@ test('a HUMA socket on the session does not turn the HAI stream into one message
   const start = await huma.nextMessaging('typing_start')
   const sent = await huma.nextMessaging('message_sent')
   const end = await huma.nextMessaging('typing_end')
-  assert.deepEqual([sent.message, sent.messageIndex, sent.messageCount, sent.toolCallId, end.toolCallId], [text, 0, 1, start.toolCallId, start.toolCallId])
+  assert.deepEqual(
+    [sent.message, sent.messageIndex, sent.messageCount, sent.toolCallId, end.toolCallId],
+    [text, 0, 1, start.toolCallId, start.toolCallId],
+  )
   const delivery = (await w.next((e) => e.type === 'message.delivery')) as EventOf<'message.delivery'>
   assert.deepEqual([delivery.messageId, delivery.ok, delivery.by], [start.toolCallId, true, 'client'])
   assert.deepEqual(huma.errors, [])

@@ -21,13 +21,25 @@ test('the seed example, verbatim and inside a batch: recorded and audited, answe
   t.after(() => s.close())
   const one = await post<RpcAnswer<Decided>>(s, seed('governance-approval'))
   assert.equal(one.status, 200)
-  assert.deepEqual([one.body.id, one.body.result?.checkpoint, one.body.result?.decision, one.body.result?.recorded, one.body.result?.matched], [4, 'code-review', 'approved', true, false])
+  assert.deepEqual(
+    [one.body.id, one.body.result?.checkpoint, one.body.result?.decision, one.body.result?.recorded, one.body.result?.matched],
+    [4, 'code-review', 'approved', true, false],
+  )
   const batch = await post<Array<RpcAnswer<Decided>>>(s, [seed('governance-approval'), { ...seed('governance-approval'), id: 5 }])
-  assert.deepEqual(batch.body.map((a) => [a.id, a.result?.recorded, a.error]), [[4, true, undefined], [5, true, undefined]])
+  assert.deepEqual(
+    batch.body.map((a) => [a.id, a.result?.recorded, a.error]),
+    [
+      [4, true, undefined],
+      [5, true, undefined],
+    ],
+  )
   const c = await connect(s)
   t.after(() => c.close())
   const audit = await c.call<AuditPage>('audit/query', { action: 'approval' })
-  assert.deepEqual(audit.entries.map((e) => [e.actor, e.target, e.details.decision, e.details.feedback, e.details.matched]), Array(3).fill(['user-123', 'code-review', 'approved', 'Meets the standards.', false]))
+  assert.deepEqual(
+    audit.entries.map((e) => [e.actor, e.target, e.details.decision, e.details.feedback, e.details.matched]),
+    Array(3).fill(['user-123', 'code-review', 'approved', 'Meets the standards.', false]),
+  )
 })
 
 test('a decision naming a checkpoint before it is raised decides it when the agent asks (supervised)', async (t) => {
@@ -35,15 +47,29 @@ test('a decision naming a checkpoint before it is raised decides it when the age
   t.after(() => s.close())
   const c = await connect(s)
   t.after(() => c.close())
-  const early = await c.call<Decided>('governance/approval', { checkpoint: 'delete_file', artifact: { path: 'notes/demo.txt' }, approver: 'user-123', decision: 'approved', feedback: 'pre-approved' })
+  const early = await c.call<Decided>('governance/approval', {
+    checkpoint: 'delete_file',
+    artifact: { path: 'notes/demo.txt' },
+    approver: 'user-123',
+    decision: 'approved',
+    feedback: 'pre-approved',
+  })
   assert.equal(early.matched, false)
   const r = await c.call<TaskResult>('agent/request', DELETE)
   assert.match(r.output, /^Done: deleted/)
   const audit = await c.call<AuditPage>('audit/query', { action: 'approval' })
-  assert.deepEqual(audit.entries.map((e) => e.details.matched), [false, 'early'])
+  assert.deepEqual(
+    audit.entries.map((e) => e.details.matched),
+    [false, 'early'],
+  )
   // Used once: the next request asks again.
   const next = c.call<TaskResult>('agent/request', DELETE)
-  const cp = await c.nextNotification((n) => n.params.event === 'checkpoint' && n.params.data?.checkpoint !== undefined && !audit.entries.some((e) => e.target === n.params.data!.checkpoint))
+  const cp = await c.nextNotification(
+    (n) =>
+      n.params.event === 'checkpoint' &&
+      n.params.data?.checkpoint !== undefined &&
+      !audit.entries.some((e) => e.target === n.params.data!.checkpoint),
+  )
   await c.call('governance/approval', { checkpoint: cp.params.data!.checkpoint, artifact: {}, approver: 'user-123', decision: 'rejected' })
   assert.match((await next).output, /^Not approved/)
 })

@@ -36,7 +36,10 @@ test('every HAI socket of a session names the agent of the run, whichever socket
   })
   a.say('hello', { agent: 'other' })
   const [fromA, fromB] = await Promise.all([a.untilCompleted(), b.untilCompleted()])
-  for (const [name, frames] of [['A', fromA], ['B', fromB]] as const) {
+  for (const [name, frames] of [
+    ['A', fromA],
+    ['B', fromB],
+  ] as const) {
     const chunks = frames.filter((m) => m.type === 'assistant_message_chunk')
     assert.ok(chunks.length >= 6, `socket ${name} got the streamed run (${chunks.length} chunks)`)
     assert.deepEqual([...new Set(frames.map((m) => m.agent_id))], ['other'], `socket ${name}: agent_id of every frame`)

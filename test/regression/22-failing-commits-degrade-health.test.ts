@@ -13,17 +13,23 @@ test('/healthz turns degraded while commits keep failing, names the error, and r
   t.after(() => s.close())
   const health = async () => {
     const r = await fetch(`${s.url}/healthz`)
-    return { status: r.status, body: (await r.json()) as { status: string; store: { ok: boolean; commitsFailing?: { attempts: number; error: string } } } }
+    return {
+      status: r.status,
+      body: (await r.json()) as { status: string; store: { ok: boolean; commitsFailing?: { attempts: number; error: string } } },
+    }
   }
   assert.equal((await health()).status, 200)
 
   const c = await s.hai()
   backend.broken = true
   c.say('count 3')
-  const h = await waitFor(async () => {
-    const now = await health()
-    return now.status === 503 ? now : null
-  }, { what: '/healthz to report the failing commits' })
+  const h = await waitFor(
+    async () => {
+      const now = await health()
+      return now.status === 503 ? now : null
+    },
+    { what: '/healthz to report the failing commits' },
+  )
   assert.equal(h.status, 503)
   assert.equal(h.body.status, 'degraded')
   assert.equal(h.body.store.ok, false)
@@ -32,6 +38,12 @@ test('/healthz turns degraded while commits keep failing, names the error, and r
 
   backend.broken = false
   const frames = await c.untilCompleted(15_000)
-  assert.equal(frames.filter((m) => m.type === 'assistant_message_chunk' && m.content).map((m) => (m.type === 'assistant_message_chunk' ? m.content : '')).join(''), '1 2 3 ')
+  assert.equal(
+    frames
+      .filter((m) => m.type === 'assistant_message_chunk' && m.content)
+      .map((m) => (m.type === 'assistant_message_chunk' ? m.content : ''))
+      .join(''),
+    '1 2 3 ',
+  )
   assert.equal((await health()).status, 200, 'healthy again once a commit succeeds')
 })

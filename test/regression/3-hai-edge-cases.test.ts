@@ -41,7 +41,10 @@ test('issue 3: only the last frame of an event carries its seq, so resuming neve
   assert.equal(err.details?.seq, done.seq)
   const resumed = await s.hai({ sessionId: c.sessionId, resumeAfter: done.seq! - 1 })
   const again = await resumed.untilCompleted()
-  assert.deepEqual(again.map((m) => m.type), ['error', 'status'])
+  assert.deepEqual(
+    again.map((m) => m.type),
+    ['error', 'status'],
+  )
 })
 
 // A `create: false` load in flight made a simultaneous creating open fail with not_found.

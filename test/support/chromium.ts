@@ -12,10 +12,23 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 /** Launches headless Chromium; `extraArgs` add to the standard flags (e.g. host-resolver rules). */
 export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH; this test never downloads a browser`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH; this test never downloads a browser`,
+    )
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      ...extraArgs,
+    ],
   })
 }
 
@@ -62,7 +75,11 @@ export async function buildInspector(prefix: string): Promise<BuiltInspector> {
     }
     return keep
   }
-  const outcome = await waitFor(() => (existsSync(done) ? readFileSync(done, 'utf8') : undefined), { what: "another test file's inspector build", timeoutMs: 180_000, intervalMs: 100 })
+  const outcome = await waitFor(() => (existsSync(done) ? readFileSync(done, 'utf8') : undefined), {
+    what: "another test file's inspector build",
+    timeoutMs: 180_000,
+    intervalMs: 100,
+  })
   if (outcome !== 'ok') throw new Error(outcome)
   return keep
 }

@@ -25,7 +25,11 @@ function tsFiles(dir) {
   return out
 }
 
-const outName = (file) => file.replace(/\.ts$/, '.js').replace(/\.mts$/, '.mjs').replace(/\.cts$/, '.cjs')
+const outName = (file) =>
+  file
+    .replace(/\.ts$/, '.js')
+    .replace(/\.mts$/, '.mjs')
+    .replace(/\.cts$/, '.cjs')
 
 /** The source a relative specifier of `from` names: a compiled .ts (for a .js specifier), else the file itself. */
 function target(from, spec) {
@@ -70,7 +74,10 @@ export async function compileTests(checkout, dirs = ['src', 'test']) {
       })
       const next = new Set()
       for (const out of result.outputFiles) {
-        const source = join(root, relative(outDir, out.path)).replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts').replace(/\.cjs$/, '.cts')
+        const source = join(root, relative(outDir, out.path))
+          .replace(/\.js$/, '.ts')
+          .replace(/\.mjs$/, '.mts')
+          .replace(/\.cjs$/, '.cts')
         const src = existsSync(source) ? source : source.replace(/\.ts$/, '.mts')
         const code = out.text
           .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(src).href))

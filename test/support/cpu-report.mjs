@@ -13,7 +13,15 @@ if (out && file && /\.test\.[cm]?[jt]s$/.test(file)) {
       const stat = readFileSync('/proc/self/stat', 'utf8')
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
       const [utime, stime, cutime, cstime] = [f[11], f[12], f[13], f[14]].map((n) => Number(n) / 100)
-      appendFileSync(out, JSON.stringify({ file: relative(process.cwd(), file), wall: +process.uptime().toFixed(2), self: +(utime + stime).toFixed(2), children: +(cutime + cstime).toFixed(2) }) + '\n')
+      appendFileSync(
+        out,
+        JSON.stringify({
+          file: relative(process.cwd(), file),
+          wall: +process.uptime().toFixed(2),
+          self: +(utime + stime).toFixed(2),
+          children: +(cutime + cstime).toFixed(2),
+        }) + '\n',
+      )
     } catch {
       // No /proc: no CPU figure for this file.
     }

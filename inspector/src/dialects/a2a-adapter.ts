@@ -22,7 +22,16 @@ export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${ui
   const { sink } = o
   const client = await connectA2a({ url: o.url, agent: o.agent, ...(o.token ? { token: o.token } : {}) })
   let announced = false
-  const message = (parts: Part[], taskId = ''): Message => ({ messageId: uid(), contextId, taskId, role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] })
+  const message = (parts: Part[], taskId = ''): Message => ({
+    messageId: uid(),
+    contextId,
+    taskId,
+    role: Role.ROLE_USER,
+    parts,
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  })
   const handle = (ev: StreamResponse) => {
     const p = ev.payload
     if (!p) return
@@ -42,7 +51,12 @@ export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${ui
     if (p.$case !== 'statusUpdate' || !p.value.status) return
     const st = p.value.status
     const said = st.message ? textOf(st.message.parts) : ''
-    const meta = (p.value.metadata?.parlance ?? {}) as { status?: string; toolCall?: { id: string; name: string; args: unknown }; toolResult?: { id: string; result: unknown }; toolError?: { id: string; error: string } }
+    const meta = (p.value.metadata?.parlance ?? {}) as {
+      status?: string
+      toolCall?: { id: string; name: string; args: unknown }
+      toolResult?: { id: string; result: unknown }
+      toolError?: { id: string; error: string }
+    }
     if (st.state === TaskState.TASK_STATE_WORKING) {
       if (meta.status) sink.status(`${meta.status}${said && said !== meta.status ? `: ${said}` : ''}`)
       else if (meta.toolCall) sink.toolCall(meta.toolCall)
@@ -51,7 +65,14 @@ export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${ui
     } else if (st.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
       const q = dataOf(st.message?.parts ?? [])
       if (q.clientTool) sink.clientTool({ id: p.value.taskId, name: str(q.tool), args: q.args ?? {} })
-      else sink.approval({ id: p.value.taskId, tool: str(q.tool), args: q.args ?? {}, risk: str(q.risk) || 'medium', reasoning: str(q.reasoning) || said })
+      else
+        sink.approval({
+          id: p.value.taskId,
+          tool: str(q.tool),
+          args: q.args ?? {},
+          risk: str(q.risk) || 'medium',
+          reasoning: str(q.reasoning) || said,
+        })
       sink.runEnded('input-required')
     } else if (st.state === TaskState.TASK_STATE_COMPLETED) sink.runEnded('completed')
     else if (st.state === TaskState.TASK_STATE_CANCELED) sink.runEnded('cancelled')
@@ -71,7 +92,8 @@ export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${ui
     })
   return {
     id: 'a2a',
-    notes: 'A2A: each message is a task in this page\'s context (the Parlance session); an approval or a client tool is the task in input-required, answered in the same task. Plan steps show from the canonical log.',
+    notes:
+      "A2A: each message is a task in this page's context (the Parlance session); an approval or a client tool is the task in input-required, answered in the same task. Plan steps show from the canonical log.",
     async send(text) {
       void stream(message([textPart(text)]))
     },
@@ -84,4 +106,3 @@ export async function connectA2aDialect(o: ConnectOptions, contextId = `a2a-${ui
     close() {},
   }
 }
-

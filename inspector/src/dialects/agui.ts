@@ -62,12 +62,16 @@ export async function connectAgui(o: ConnectOptions, threadId = uid()): Promise<
         break
       }
       case 'RUN_FINISHED': {
-        const outcome = (e.outcome ?? { type: 'success' }) as { type: string; pendingToolCallIds?: string[]; interrupts?: Array<Record<string, unknown>> }
+        const outcome = (e.outcome ?? { type: 'success' }) as {
+          type: string
+          pendingToolCallIds?: string[]
+          interrupts?: Array<Record<string, unknown>>
+        }
         // Calls left without a result are the client's (as @ag-ui/client reads a RUN_FINISHED without pendingToolCallIds).
         const pending = outcome.type === 'success' ? (outcome.pendingToolCallIds ?? [...args.keys()].filter((id) => !shown.has(id))) : []
         for (const id of pending) announce(id, true)
         for (const i of outcome.interrupts ?? []) {
-          const p = ((i.metadata as { parlance?: Record<string, unknown> } | undefined)?.parlance ?? {})
+          const p = (i.metadata as { parlance?: Record<string, unknown> } | undefined)?.parlance ?? {}
           sink.approval({ id: str(i.id), tool: str(p.toolName), args: p.args ?? {}, risk: str(p.risk) || 'medium', reasoning: str(i.message) })
         }
         sink.runEnded(pending.length ? 'paused for a client tool' : outcome.type)
@@ -127,4 +131,10 @@ function parse(s: string): unknown {
 }
 
 /** AG-UI in the inspector. */
-export const aguiDialect: InspectorDialect = { id: 'agui', label: 'AG-UI', endpoint: 'POST /agui (SSE)', carries: { state: true, serverTools: true, plan: true }, connect: (o) => connectAgui(o) }
+export const aguiDialect: InspectorDialect = {
+  id: 'agui',
+  label: 'AG-UI',
+  endpoint: 'POST /agui (SSE)',
+  carries: { state: true, serverTools: true, plan: true },
+  connect: (o) => connectAgui(o),
+}

@@ -26,12 +26,26 @@ export async function connectAiSdk(o: ConnectOptions, chatId = uid()): Promise<D
         sink.textEnd(str(c.id))
         break
       case 'tool-input-start':
-        calls.set(str(c.toolCallId), { toolCallId: str(c.toolCallId), toolName: str(c.toolName), input: {}, done: false, approval: false, shown: false })
+        calls.set(str(c.toolCallId), {
+          toolCallId: str(c.toolCallId),
+          toolName: str(c.toolName),
+          input: {},
+          done: false,
+          approval: false,
+          shown: false,
+        })
         break
       case 'tool-input-available': {
         const id = str(c.toolCallId)
         const prev = calls.get(id)
-        calls.set(id, { toolCallId: id, toolName: str(c.toolName), input: c.input ?? {}, done: false, approval: prev?.approval ?? false, shown: prev?.shown ?? false })
+        calls.set(id, {
+          toolCallId: id,
+          toolName: str(c.toolName),
+          input: c.input ?? {},
+          done: false,
+          approval: prev?.approval ?? false,
+          shown: prev?.shown ?? false,
+        })
         break
       }
       case 'tool-approval-request': {
@@ -42,7 +56,13 @@ export async function connectAiSdk(o: ConnectOptions, chatId = uid()): Promise<D
       case 'data-approval': {
         const call = calls.get(str(data.approvalId))
         if (call) call.shown = true
-        sink.approval({ id: str(data.approvalId), tool: str(data.toolName), args: data.args ?? {}, risk: str(data.risk) || 'medium', reasoning: str(data.reasoning) })
+        sink.approval({
+          id: str(data.approvalId),
+          tool: str(data.toolName),
+          args: data.args ?? {},
+          risk: str(data.risk) || 'medium',
+          reasoning: str(data.reasoning),
+        })
         break
       }
       case 'tool-output-available':
@@ -52,7 +72,10 @@ export async function connectAiSdk(o: ConnectOptions, chatId = uid()): Promise<D
         if (call?.approval) break // the approval's own invocation: the dialog already closed
         if (call && !call.shown) sink.toolCall({ id: call.toolCallId, name: call.toolName, args: call.input })
         if (call) call.shown = call.done = true
-        sink.toolResult(str(c.toolCallId), c.type === 'tool-output-available' ? { result: c.output } : { error: c.type === 'tool-output-error' ? c.errorText : 'denied' })
+        sink.toolResult(
+          str(c.toolCallId),
+          c.type === 'tool-output-available' ? { result: c.output } : { error: c.type === 'tool-output-error' ? c.errorText : 'denied' },
+        )
         break
       }
       case 'data-state':
@@ -119,4 +142,10 @@ export async function connectAiSdk(o: ConnectOptions, chatId = uid()): Promise<D
 }
 
 /** AI SDK in the inspector. */
-export const aisdkDialect: InspectorDialect = { id: 'aisdk', label: 'AI SDK', endpoint: 'POST /api/chat (SSE)', carries: { state: true, serverTools: true, plan: true }, connect: (o) => connectAiSdk(o) }
+export const aisdkDialect: InspectorDialect = {
+  id: 'aisdk',
+  label: 'AI SDK',
+  endpoint: 'POST /api/chat (SSE)',
+  carries: { state: true, serverTools: true, plan: true },
+  connect: (o) => connectAiSdk(o),
+}

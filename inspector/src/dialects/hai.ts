@@ -86,4 +86,10 @@ function parsed(result: string): unknown {
 }
 
 /** HAI in the inspector. */
-export const haiDialect: InspectorDialect = { id: 'hai', label: 'HAI', endpoint: 'WebSocket /ws', carries: { state: false, serverTools: true, plan: true }, connect: (o) => connectHai(o) }
+export const haiDialect: InspectorDialect = {
+  id: 'hai',
+  label: 'HAI',
+  endpoint: 'WebSocket /ws',
+  carries: { state: false, serverTools: true, plan: true },
+  connect: (o) => connectHai(o),
+}

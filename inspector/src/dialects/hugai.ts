@@ -20,7 +20,13 @@ export async function connectHugai(o: ConnectOptions, agent = o.agent): Promise<
   const { sink } = o
   const client = await HugaiClient.connect({ url: o.url, ...(o.token ? { token: o.token } : {}), tap: (dir, frame) => sink.wire(dir, frame) })
   const me = `inspector-${uid().slice(0, 8)}`
-  await client.call('initialize', { processId: 1, agentId: me, capabilities: { inspector: true }, governanceLevel: 'supervised', clientInfo: { name: 'parlance-inspector' } })
+  await client.call('initialize', {
+    processId: 1,
+    agentId: me,
+    capabilities: { inspector: true },
+    governanceLevel: 'supervised',
+    clientInfo: { name: 'parlance-inspector' },
+  })
   const waiting = new Map<string, (outcome: { result: unknown } | { error: string }) => void>()
   client.handle('tool/integration', (params) => {
     const p = params as { tool: string; data?: unknown; toolCallId?: string; taskId?: string }
@@ -56,7 +62,8 @@ export async function connectHugai(o: ConnectOptions, agent = o.agent): Promise<
   }
   return {
     id: 'hugai',
-    notes: 'HugAI runs each message as a task in a session of its own (task_…) and answers it whole; state, server tools and canonical events come from each task session\'s log.',
+    notes:
+      "HugAI runs each message as a task in a session of its own (task_…) and answers it whole; state, server tools and canonical events come from each task session's log.",
     async send(text) {
       void pump(sink, async () => {
         try {
@@ -74,7 +81,13 @@ export async function connectHugai(o: ConnectOptions, agent = o.agent): Promise<
       })
     },
     async approve(id, approved, feedback) {
-      await client.call('governance/approval', { checkpoint: id, artifact: artifacts.get(id) ?? {}, approver: me, decision: approved ? 'approved' : 'rejected', ...(feedback ? { feedback } : {}) })
+      await client.call('governance/approval', {
+        checkpoint: id,
+        artifact: artifacts.get(id) ?? {},
+        approver: me,
+        decision: approved ? 'approved' : 'rejected',
+        ...(feedback ? { feedback } : {}),
+      })
     },
     async answerTool(id, outcome) {
       const answer = waiting.get(id)
@@ -87,4 +100,10 @@ export async function connectHugai(o: ConnectOptions, agent = o.agent): Promise<
 }
 
 /** HugAI in the inspector. */
-export const hugaiDialect: InspectorDialect = { id: 'hugai', label: 'HugAI', endpoint: 'JSON-RPC over WebSocket /rpc', carries: { state: false, serverTools: false, plan: true }, connect: (o) => connectHugai(o) }
+export const hugaiDialect: InspectorDialect = {
+  id: 'hugai',
+  label: 'HugAI',
+  endpoint: 'JSON-RPC over WebSocket /rpc',
+  carries: { state: false, serverTools: false, plan: true },
+  connect: (o) => connectHugai(o),
+}

@@ -71,4 +71,10 @@ export async function connectHuma(o: ConnectOptions, sessionId = uid()): Promise
 }
 
 /** HUMA in the inspector. */
-export const humaDialect: InspectorDialect = { id: 'huma', label: 'HUMA', endpoint: 'Socket.IO', carries: { state: false, serverTools: false, plan: false }, connect: (o) => connectHuma(o) }
+export const humaDialect: InspectorDialect = {
+  id: 'huma',
+  label: 'HUMA',
+  endpoint: 'Socket.IO',
+  carries: { state: false, serverTools: false, plan: false },
+  connect: (o) => connectHuma(o),
+}

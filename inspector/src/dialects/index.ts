@@ -11,7 +11,16 @@ import type { ConnectOptions, DialectAdapter, DialectId, InspectorDialect } from
 export * from './types.js'
 
 /** The dialects the page offers, in the switcher's order: adding one is its module and one line here. */
-export const DIALECTS: readonly InspectorDialect[] = [haiDialect, aguiDialect, humaDialect, myagentDialect, hugaiDialect, aisdkDialect, mcpDialect, a2aDialect]
+export const DIALECTS: readonly InspectorDialect[] = [
+  haiDialect,
+  aguiDialect,
+  humaDialect,
+  myagentDialect,
+  hugaiDialect,
+  aisdkDialect,
+  mcpDialect,
+  a2aDialect,
+]
 
 /** The dialect with this id (the first when unknown). */
 export function dialectOf(id: DialectId): InspectorDialect {

@@ -42,10 +42,14 @@ export async function connectMcpDialect(o: ConnectOptions, sessionId = `mcp-${ui
       void pump(sink, async () => {
         const params = { name: tool, arguments: { message: text, sessionId } }
         sink.wire('out', { method: 'tools/call', params })
-        const r = await client.callTool(params, undefined, { timeout: 600_000, resetTimeoutOnProgress: true, onprogress: (p) => {
-          announce()
-          if (p.message) sink.status(p.message)
-        } })
+        const r = await client.callTool(params, undefined, {
+          timeout: 600_000,
+          resetTimeoutOnProgress: true,
+          onprogress: (p) => {
+            announce()
+            if (p.message) sink.status(p.message)
+          },
+        })
         sink.wire('in', r)
         announce()
         const out = (r.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('')
@@ -75,4 +79,3 @@ export async function connectMcpDialect(o: ConnectOptions, sessionId = `mcp-${ui
     },
   }
 }
-

@@ -24,7 +24,7 @@ export async function connectMyAgent(o: ConnectOptions): Promise<DialectAdapter>
   const streamed = new Set<string>()
   const handle = (e: MyAgentServerEvent) => {
     const c = e.content as Record<string, unknown> | string | null
-    const obj = (typeof c === 'object' && c !== null ? c : {})
+    const obj = typeof c === 'object' && c !== null ? c : {}
     const md = e.metadata
     const step = e.step_id ?? ''
     switch (e.event) {
@@ -50,7 +50,13 @@ export async function connectMyAgent(o: ConnectOptions): Promise<DialectAdapter>
         sink.toolResult(str(md.call_id) || step, obj.status === 'success' ? { result: obj.result } : { error: JSON.stringify(obj.result) })
         break
       case 'agent.user_confirm':
-        sink.approval({ id: step, tool: str(md.tool_name), args: md.arguments ?? {}, risk: str(md.risk_level) || (md.critical ? 'high' : 'medium'), reasoning: str(obj.message) })
+        sink.approval({
+          id: step,
+          tool: str(md.tool_name),
+          args: md.arguments ?? {},
+          risk: str(md.risk_level) || (md.critical ? 'high' : 'medium'),
+          reasoning: str(obj.message),
+        })
         break
       case 'plan.completed':
         sink.plan(((obj.tasks as Array<{ title: string }> | undefined) ?? []).map((t) => t.title))
@@ -113,4 +119,10 @@ export async function connectMyAgent(o: ConnectOptions): Promise<DialectAdapter>
 }
 
 /** MyAgent in the inspector. */
-export const myagentDialect: InspectorDialect = { id: 'myagent', label: 'MyAgent', endpoint: 'WebSocket /myagent', carries: { state: true, serverTools: true, plan: true }, connect: (o) => connectMyAgent(o) }
+export const myagentDialect: InspectorDialect = {
+  id: 'myagent',
+  label: 'MyAgent',
+  endpoint: 'WebSocket /myagent',
+  carries: { state: true, serverTools: true, plan: true },
+  connect: (o) => connectMyAgent(o),
+}

@@ -19,7 +19,16 @@ export interface A2aBridgeOptions {
 }
 
 /** Error codes of a failed remote task kept as the run's own (others become `execution_error`). */
-const KEPT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['tool_error', 'timeout', 'unavailable', 'not_found', 'forbidden', 'unauthorized', 'rate_limited', 'invalid_message'])
+const KEPT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'tool_error',
+  'timeout',
+  'unavailable',
+  'not_found',
+  'forbidden',
+  'unauthorized',
+  'rate_limited',
+  'invalid_message',
+])
 const RISKS: readonly RiskLevel[] = ['low', 'medium', 'high', 'critical']
 
 /**
@@ -37,9 +46,13 @@ export function a2aBridgeAgent(options: A2aBridgeOptions): AgentDefinition {
   try {
     url = new URL(options.url)
   } catch {
-    throw new ParlanceError('invalid_message', `the A2A agent URL "${options.url}" is not a valid URL (expected e.g. http://127.0.0.1:9000 or …/agent-card.json)`)
+    throw new ParlanceError(
+      'invalid_message',
+      `the A2A agent URL "${options.url}" is not a valid URL (expected e.g. http://127.0.0.1:9000 or …/agent-card.json)`,
+    )
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ParlanceError('invalid_message', `the A2A agent URL "${options.url}" must be http: or https:, not ${url.protocol}`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ParlanceError('invalid_message', `the A2A agent URL "${options.url}" must be http: or https:, not ${url.protocol}`)
   let client: Promise<Client> | null = null
   const connect = () => {
     client ??= createClient(url.toString(), options.headers ?? {}).catch((err: unknown) => {
@@ -62,7 +75,11 @@ export function a2aBridgeAgent(options: A2aBridgeOptions): AgentDefinition {
       try {
         let message = userMessage(contextId, '', [textPart(ctx.input.text)])
         for (;;) {
-          const asked = await relay(ctx, remote.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: undefined }, { signal: ctx.signal }), task)
+          const asked = await relay(
+            ctx,
+            remote.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: undefined }, { signal: ctx.signal }),
+            task,
+          )
           if (!asked) return
           message = userMessage(contextId, task.id, [dataPart(await answer(ctx, asked))])
         }
@@ -100,7 +117,12 @@ async function createClient(url: string, headers: Record<string, string>): Promi
     injectTraceHeaders(h)
     return fetch(input, { ...init, headers: h })
   }
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })], cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }))
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  )
   return url.endsWith('.json') ? factory.createFromUrl(url, '') : factory.createFromUrl(url)
 }
 
@@ -151,10 +173,15 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
             let resolve!: (v: Json) => void
             let reject!: (e: Error) => void
             const outcome = new Promise<Json>((res, rej) => ((resolve = res), (reject = rej)))
-            tools.set(meta.toolCall.id, { resolve, reject, done: ctx.externalTool(meta.toolCall.name, meta.toolCall.args, outcome).catch(() => null) })
+            tools.set(meta.toolCall.id, {
+              resolve,
+              reject,
+              done: ctx.externalTool(meta.toolCall.name, meta.toolCall.args, outcome).catch(() => null),
+            })
           } else if (meta?.toolResult) tools.get(meta.toolResult.id)?.resolve(meta.toolResult.result)
           else if (meta?.toolError) tools.get(meta.toolError.id)?.reject(new Error(meta.toolError.error))
-          else if (meta?.plan) plans.set(meta.plan.id, { plan: await ctx.plan(meta.plan.tasks.map((t) => t.title)), ids: meta.plan.tasks.map((t) => t.id) })
+          else if (meta?.plan)
+            plans.set(meta.plan.id, { plan: await ctx.plan(meta.plan.tasks.map((t) => t.title)), ids: meta.plan.tasks.map((t) => t.id) })
           else if (meta?.progress) {
             const { percent, message, planId, taskId } = meta.progress
             const pl = planId ? plans.get(planId) : undefined
@@ -176,7 +203,14 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
         await Promise.all([...tools.values()].map((t) => t.done))
         if (st.state === TaskState.TASK_STATE_COMPLETED) return null
         if (st.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
-          const q = (dataOfParts(st.message?.parts ?? []) ?? {}) as { clientTool?: boolean; tool?: string; args?: Record<string, unknown>; risk?: string; reasoning?: string; description?: string }
+          const q = (dataOfParts(st.message?.parts ?? []) ?? {}) as {
+            clientTool?: boolean
+            tool?: string
+            args?: Record<string, unknown>
+            risk?: string
+            reasoning?: string
+            description?: string
+          }
           if (q.clientTool && q.tool) return { tool: q.tool, args: q.args ?? {} }
           return {
             approval: {
@@ -192,7 +226,10 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
         if (st.state === TaskState.TASK_STATE_FAILED || st.state === TaskState.TASK_STATE_REJECTED) {
           // A Parlance remote says "<code>: <message>"; a code that means the same here is kept.
           const code = /^([a-z_]+): /.exec(said)?.[1] as ErrorCode | undefined
-          throw new ParlanceError(code && KEPT_CODES.has(code) ? code : 'execution_error', `the remote A2A agent failed: ${said || TaskState[st.state]}`)
+          throw new ParlanceError(
+            code && KEPT_CODES.has(code) ? code : 'execution_error',
+            `the remote A2A agent failed: ${said || TaskState[st.state]}`,
+          )
         }
       }
     }
@@ -220,4 +257,13 @@ const textPart = (value: string): Part => ({ content: { $case: 'text', value }, 
 const dataPart = (value: Json): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' })
 const textOfParts = (parts: readonly Part[]) => parts.map((x) => (x.content?.$case === 'text' ? x.content.value : '')).join('')
 const dataOfParts = (parts: readonly Part[]): unknown => parts.find((x) => x.content?.$case === 'data')?.content?.value
-const userMessage = (contextId: string, taskId: string, parts: Part[]): Message => ({ messageId: randomUUID(), contextId, taskId, role: Role.ROLE_USER, parts, metadata: undefined, extensions: [], referenceTaskIds: [] })
+const userMessage = (contextId: string, taskId: string, parts: Part[]): Message => ({
+  messageId: randomUUID(),
+  contextId,
+  taskId,
+  role: Role.ROLE_USER,
+  parts,
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+})

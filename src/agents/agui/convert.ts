@@ -35,7 +35,16 @@ export function parseContent(content: unknown): Json {
 }
 
 /** Codes a remote RUN_ERROR keeps; anything else (including the session's own interrupted/cancelled) becomes execution_error. */
-const KEPT: ReadonlySet<string> = new Set<ErrorCode>(['tool_error', 'timeout', 'unavailable', 'not_found', 'forbidden', 'unauthorized', 'rate_limited', 'invalid_message'])
+const KEPT: ReadonlySet<string> = new Set<ErrorCode>([
+  'tool_error',
+  'timeout',
+  'unavailable',
+  'not_found',
+  'forbidden',
+  'unauthorized',
+  'rate_limited',
+  'invalid_message',
+])
 
 /** A RUN_ERROR of the agent (`who`: 'the remote AG-UI agent') as the Parlance run's error. */
 export function remoteRunError(who: string, details: Record<string, Json>, message: string, code: string | undefined): ParlanceError {
@@ -49,10 +58,20 @@ export function requestError(url: string, err: unknown): ParlanceError {
   if (typeof e?.status === 'number') {
     const payload = e.payload as { error?: { message?: unknown } } | undefined
     const detail = typeof payload?.error?.message === 'string' ? payload.error.message : stringOf(e.message)
-    return new ParlanceError(e.status >= 500 ? 'unavailable' : 'execution_error', `the remote AG-UI agent at ${url} answered HTTP ${e.status}: ${detail}`, { remote: url, status: e.status }, { cause: err })
+    return new ParlanceError(
+      e.status >= 500 ? 'unavailable' : 'execution_error',
+      `the remote AG-UI agent at ${url} answered HTTP ${e.status}: ${detail}`,
+      { remote: url, status: e.status },
+      { cause: err },
+    )
   }
   const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err)
-  return new ParlanceError('unavailable', `the remote AG-UI agent at ${url} could not be reached (${stringOf(cause)})`, { remote: url }, { cause: err })
+  return new ParlanceError(
+    'unavailable',
+    `the remote AG-UI agent at ${url} could not be reached (${stringOf(cause)})`,
+    { remote: url },
+    { cause: err },
+  )
 }
 
 /**

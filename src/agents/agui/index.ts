@@ -75,7 +75,11 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
 
   function cancelRemote(threadId: string): void {
     if (!cancelUrl) return
-    const p: Promise<void> = fetch(cancelUrl(threadId), { method: 'POST', headers: withTraceHeaders(headers), signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS) })
+    const p: Promise<void> = fetch(cancelUrl(threadId), {
+      method: 'POST',
+      headers: withTraceHeaders(headers),
+      signal: AbortSignal.timeout(CANCEL_TIMEOUT_MS),
+    })
       .then((r) => r.body?.cancel())
       .catch(() => {})
       .finally(() => {
@@ -100,7 +104,14 @@ export function aguiBridgeAgent(options: AguiBridgeOptions): AgentDefinition {
       const fetchRemote = fetchWithin(responseTimeoutMs, (err) => (streamFailure ??= err))
       return {
         // The run's trace context (traceparent/tracestate) goes to the remote agent, under the registered propagator.
-        agent: new HttpAgent({ url, headers: withTraceHeaders(headers), fetch: fetchRemote, threadId, initialMessages: remoteMessages(ctx, randomUUID), initialState: ctx.state }),
+        agent: new HttpAgent({
+          url,
+          headers: withTraceHeaders(headers),
+          fetch: fetchRemote,
+          threadId,
+          initialMessages: remoteMessages(ctx, randomUUID),
+          initialState: ctx.state,
+        }),
         takeStreamFailure() {
           const f = streamFailure
           streamFailure = undefined
@@ -168,7 +179,8 @@ function checkUrl(raw: string): string {
   } catch {
     throw new ParlanceError('invalid_message', `the AG-UI agent URL "${raw}" is not a valid URL (expected e.g. http://127.0.0.1:9000/agui)`)
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ParlanceError('invalid_message', `the AG-UI agent URL "${raw}" must be http: or https:, not ${u.protocol}`)
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ParlanceError('invalid_message', `the AG-UI agent URL "${raw}" must be http: or https:, not ${u.protocol}`)
   return u.toString()
 }
 
@@ -187,5 +199,8 @@ function remoteThreads(mode: NonNullable<AguiBridgeOptions['remoteThreadId']>, n
  * its URL as given.
  */
 export function derivedRemoteThreadId(name: string, url: string, sessionId: string): string {
-  return `pl-${createHash('sha256').update(`${name}\n${checkUrl(url)}\n${sessionId}`).digest('base64url').slice(0, 32)}`
+  return `pl-${createHash('sha256')
+    .update(`${name}\n${checkUrl(url)}\n${sessionId}`)
+    .digest('base64url')
+    .slice(0, 32)}`
 }

@@ -38,7 +38,8 @@ const NAME = /^[A-Za-z0-9_.-]{1,64}$/
  * const server = await createServer({ agents: [aguiAgent(new Echo(), { name: 'echo' })] })
  */
 export function aguiAgent(agent: AbstractAgent, options: AguiAgentOptions = {}): AgentDefinition {
-  if (!agent || typeof (agent as { runAgent?: unknown }).runAgent !== 'function') throw new TypeError('aguiAgent needs an @ag-ui/client AbstractAgent (an object with runAgent)')
+  if (!agent || typeof (agent as { runAgent?: unknown }).runAgent !== 'function')
+    throw new TypeError('aguiAgent needs an @ag-ui/client AbstractAgent (an object with runAgent)')
   const name = options.name ?? (agent.agentId && NAME.test(agent.agentId) ? agent.agentId : 'agui')
   const threadOf = options.threadId ?? ((sessionId: string) => sessionId)
   const where = `the AG-UI agent ${name}`
@@ -50,7 +51,8 @@ export function aguiAgent(agent: AbstractAgent, options: AguiAgentOptions = {}):
     where,
     who: where,
     details: { agent: name },
-    failed: (err) => new ParlanceError('execution_error', `${where} failed: ${err instanceof Error ? err.message : String(err)}`, { agent: name }, { cause: err }),
+    failed: (err) =>
+      new ParlanceError('execution_error', `${where} failed: ${err instanceof Error ? err.message : String(err)}`, { agent: name }, { cause: err }),
     begin(ctx) {
       const view = runView(agent, threadOf(ctx.sessionId), remoteMessages(ctx, randomUUID), structuredClone(ctx.state) as State)
       return { agent: view, onAbort: () => void view.detachActiveRun().catch(() => {}) }

@@ -252,7 +252,8 @@ export class EventRelay {
     const v = isObject(value) ? value : {}
     switch (name) {
       case PARLANCE_CUSTOM.status:
-        if (typeof v.status === 'string' && STATUSES.has(v.status)) await ctx.status(v.status as RunStatus, typeof v.message === 'string' ? v.message : undefined)
+        if (typeof v.status === 'string' && STATUSES.has(v.status))
+          await ctx.status(v.status as RunStatus, typeof v.message === 'string' ? v.message : undefined)
         return
       case PARLANCE_CUSTOM.plan: {
         const list: unknown[] = Array.isArray(v.tasks) ? v.tasks : []
@@ -329,7 +330,8 @@ export class EventRelay {
     if (!call) return
     this.calls.delete(id)
     // Parlance marks a failed or cancelled tool with metadata.parlance.error (AG-UI has no error field here).
-    const error = isObject(metadata) && isObject(metadata.parlance) && typeof metadata.parlance.error === 'string' ? metadata.parlance.error : undefined
+    const error =
+      isObject(metadata) && isObject(metadata.parlance) && typeof metadata.parlance.error === 'string' ? metadata.parlance.error : undefined
     const result = error !== undefined ? ({ ok: false, error } as const) : ({ ok: true, value: parseContent(content) } as const)
     if (call.external) {
       if (result.ok) call.external.outcome.resolve(result.value)

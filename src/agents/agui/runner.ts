@@ -50,7 +50,13 @@ export function aguiRunner(spec: AguiRunnerSpec): AgentDefinition {
   const declared = spec.tools
 
   /** One agent run: relays its events; resolves with how it ended. */
-  async function runOnce(ctx: RunContext, run: AguiRun, relay: EventRelay, resume: ResumeEntry[] | undefined, link: { active: boolean }): Promise<RemoteOutcome> {
+  async function runOnce(
+    ctx: RunContext,
+    run: AguiRun,
+    relay: EventRelay,
+    resume: ResumeEntry[] | undefined,
+    link: { active: boolean },
+  ): Promise<RemoteOutcome> {
     const remote = run.agent
     let failed: unknown
     run.takeStreamFailure?.()
@@ -101,7 +107,11 @@ export function aguiRunner(spec: AguiRunnerSpec): AgentDefinition {
       try {
         let resume: ResumeEntry[] | undefined
         for (let round = 1; ; round++) {
-          if (round > maxRounds) throw new ParlanceError('execution_error', `${where} needed more than ${maxRounds} runs for one answer (maxRounds)`, { ...details, maxRounds })
+          if (round > maxRounds)
+            throw new ParlanceError('execution_error', `${where} needed more than ${maxRounds} runs for one answer (maxRounds)`, {
+              ...details,
+              maxRounds,
+            })
           ctx.signal.throwIfAborted()
           link.active = true
           const outcome = await runOnce(ctx, run, relay, resume, link)
@@ -160,7 +170,8 @@ async function answerInterrupts(ctx: RunContext, relay: EventRelay, interrupts: 
     const info = relay.approvals.get(i.id)
     const meta = (i.metadata as { parlance?: { toolName?: unknown; args?: unknown; risk?: unknown } } | undefined)?.parlance
     const tool = typeof meta?.toolName === 'string' ? meta.toolName : (info?.toolName ?? i.reason)
-    const args = meta?.args && typeof meta.args === 'object' && !Array.isArray(meta.args) ? (meta.args as Record<string, unknown>) : (info?.args ?? {})
+    const args =
+      meta?.args && typeof meta.args === 'object' && !Array.isArray(meta.args) ? (meta.args as Record<string, unknown>) : (info?.args ?? {})
     const risk = typeof meta?.risk === 'string' && RISKS.has(meta.risk) ? meta.risk : info?.risk && RISKS.has(info.risk) ? info.risk : 'medium'
     const remaining = i.expiresAt ? Date.parse(i.expiresAt) - Date.now() : Number.NaN
     const answer = await ctx.approve({
@@ -174,7 +185,11 @@ async function answerInterrupts(ctx: RunContext, relay: EventRelay, interrupts: 
     out.push(
       answer.by === 'timeout' || isInterruptExpired(i)
         ? { interruptId: i.id, status: 'cancelled' }
-        : { interruptId: i.id, status: 'resolved', payload: { approved: answer.approved, ...(answer.feedback !== undefined ? { feedback: answer.feedback } : {}) } },
+        : {
+            interruptId: i.id,
+            status: 'resolved',
+            payload: { approved: answer.approved, ...(answer.feedback !== undefined ? { feedback: answer.feedback } : {}) },
+          },
     )
   }
   return out

@@ -123,7 +123,12 @@ function runError(err: unknown, ctx: RunContext, name: ModelName): unknown {
     if (status === undefined) {
       return new ParlanceError('unavailable', `cannot reach ${provider} at ${e.url}: ${causeOf(e)}`, { provider, url: e.url }, { cause: err })
     }
-    return new ParlanceError('execution_error', `${provider} at ${e.url} answered ${status}: ${e.message}`, { provider, status, url: e.url }, { cause: err })
+    return new ParlanceError(
+      'execution_error',
+      `${provider} at ${e.url} answered ${status}: ${e.message}`,
+      { provider, status, url: e.url },
+      { cause: err },
+    )
   }
   const message = e instanceof Error ? e.message : String(e)
   return new ParlanceError('execution_error', `${provider} failed: ${message}`, { provider }, { cause: err })

@@ -85,7 +85,8 @@ export class StreamReader implements ToolHooks {
             break
           case 'tool-result':
           case 'tool-error':
-            if (part.providerExecuted) await this.providerTool(part.toolCallId, part.type === 'tool-result' ? { output: part.output } : { error: part.error })
+            if (part.providerExecuted)
+              await this.providerTool(part.toolCallId, part.type === 'tool-result' ? { output: part.output } : { error: part.error })
             break
           case 'start-step':
             this.call?.end()
@@ -176,7 +177,10 @@ export class StreamReader implements ToolHooks {
     if (!call) return
     this.providerCalls.delete(toolCallId)
     const args = call.input !== null && typeof call.input === 'object' ? (call.input as Record<string, unknown>) : {}
-    const outcome = 'output' in result ? Promise.resolve(JSON.parse(JSON.stringify(result.output ?? null))) : Promise.reject(result.error instanceof Error ? result.error : new Error(String(result.error)))
+    const outcome =
+      'output' in result
+        ? Promise.resolve(JSON.parse(JSON.stringify(result.output ?? null)))
+        : Promise.reject(result.error instanceof Error ? result.error : new Error(String(result.error)))
     await this.ctx.externalTool(call.toolName, args, outcome).catch(() => {})
   }
 

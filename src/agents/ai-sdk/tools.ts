@@ -50,10 +50,15 @@ export function toolDefinitions(tools: Readonly<Record<string, AnyTool>>): Recor
     const def: ToolDefinition = {}
     if (t.description !== undefined) def.description = t.description
     const schema = asSchema(t.inputSchema).jsonSchema
-    if (isThenable(schema)) void Promise.resolve(schema).then((s) => (def.parameters = s as Json), () => {})
+    if (isThenable(schema))
+      void Promise.resolve(schema).then(
+        (s) => (def.parameters = s as Json),
+        () => {},
+      )
     else def.parameters = schema as Json
     const execute = t.execute
-    if (execute) def.execute = async (args, ctx) => toJson(await settle(execute(args, { toolCallId: newId('call'), messages: [], abortSignal: ctx.signal })))
+    if (execute)
+      def.execute = async (args, ctx) => toJson(await settle(execute(args, { toolCallId: newId('call'), messages: [], abortSignal: ctx.signal })))
     defs[name] = def
   }
   return defs
@@ -66,7 +71,12 @@ export function toolDefinitions(tools: Readonly<Record<string, AnyTool>>): Recor
  * client offered for this run as client tools. `needsApproval` asks `ctx.approve` with the tool's arguments
  * first; a refusal reaches the model as the SDK's `execution-denied` output (the tool does not run).
  */
-export function runTools(tools: Readonly<Record<string, AnyTool>>, ctx: RunContext, hooks: ToolHooks, approval: ApprovalOptions): Record<string, Tool> {
+export function runTools(
+  tools: Readonly<Record<string, AnyTool>>,
+  ctx: RunContext,
+  hooks: ToolHooks,
+  approval: ApprovalOptions,
+): Record<string, Tool> {
   const out: Record<string, Tool> = {}
   for (const [name, t] of Object.entries(tools)) {
     if (isSdkTool(t)) out[name] = isProviderTool(t) ? t : wrapSdkTool(name, t, ctx, hooks, approval)
@@ -113,7 +123,8 @@ function wrapSdkTool(name: string, t: Tool, ctx: RunContext, hooks: ToolHooks, a
       return record(name, args, ctx, () => own(input, options))
     },
     toModelOutput: async (o: { toolCallId: string; input: unknown; output: unknown }): Promise<ToolResultPart['output']> => {
-      if (o.output instanceof Denied) return o.output.reason === undefined ? { type: 'execution-denied' } : { type: 'execution-denied', reason: o.output.reason }
+      if (o.output instanceof Denied)
+        return o.output.reason === undefined ? { type: 'execution-denied' } : { type: 'execution-denied', reason: o.output.reason }
       if (toModelOutput) return toModelOutput(o)
       return typeof o.output === 'string' ? { type: 'text', value: o.output } : { type: 'json', value: toJson(o.output) }
     },
@@ -145,7 +156,11 @@ async function record(name: string, args: Record<string, unknown>, ctx: RunConte
 async function needsApproval(t: Tool, input: unknown, options: ToolExecutionOptions): Promise<boolean> {
   const n = t.needsApproval
   if (typeof n === 'function') {
-    const ask = { toolCallId: options.toolCallId, messages: options.messages, ...(options.experimental_context !== undefined ? { experimental_context: options.experimental_context } : {}) }
+    const ask = {
+      toolCallId: options.toolCallId,
+      messages: options.messages,
+      ...(options.experimental_context !== undefined ? { experimental_context: options.experimental_context } : {}),
+    }
     return Boolean(await n(input as never, ask))
   }
   return n === true

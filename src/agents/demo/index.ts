@@ -60,7 +60,8 @@ async function remove(ctx: RunContext): Promise<void> {
   await ctx.status('thinking', 'Deciding whether deleting notes/demo.txt needs your approval')
   const answer = await ctx.approve({ tool: 'delete_file', args, risk: 'high', reasoning: 'You asked me to delete the demo notes file.' })
   if (answer.by === 'timeout') return void (await say(ctx, 'The approval request timed out, so notes/demo.txt was not deleted.'))
-  if (!answer.approved) return void (await say(ctx, `Not approved, so notes/demo.txt was not deleted.${answer.feedback ? ` (${answer.feedback})` : ''}`))
+  if (!answer.approved)
+    return void (await say(ctx, `Not approved, so notes/demo.txt was not deleted.${answer.feedback ? ` (${answer.feedback})` : ''}`))
   await ctx.status('executing_tools', 'Deleting notes/demo.txt')
   const result = await ctx.callTool('delete_file', args)
   await say(ctx, `Done: ${typeof result === 'string' ? result : JSON.stringify(result)}.`)
@@ -70,9 +71,7 @@ async function plan(ctx: RunContext): Promise<void> {
   const p = await ctx.plan(['Gather requirements', 'Draft the answer', 'Review'])
   const percents = [33, 66, 100]
   for (const [i, task] of p.tasks.entries()) {
-    await ctx.step(task.title, () =>
-      ctx.progress(percents[i]!, { plan: p, taskId: task.id, message: `${task.title} (${i + 1}/${p.tasks.length})` }),
-    )
+    await ctx.step(task.title, () => ctx.progress(percents[i]!, { plan: p, taskId: task.id, message: `${task.title} (${i + 1}/${p.tasks.length})` }))
   }
   await say(ctx, 'The plan is complete: requirements gathered, answer drafted and reviewed.')
 }

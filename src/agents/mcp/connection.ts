@@ -61,7 +61,11 @@ export class McpConnection {
   }
 
   /** `tools/call`; `signal` cancels it (the SDK tells the server with notifications/cancelled). */
-  async callTool(name: string, args: Record<string, unknown>, opts: { signal?: AbortSignal; onprogress?: (p: Progress) => void; timeoutMs?: number }): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    opts: { signal?: AbortSignal; onprogress?: (p: Progress) => void; timeoutMs?: number },
+  ): Promise<CallToolResult> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.open()
       try {
@@ -78,7 +82,12 @@ export class McpConnection {
           if (attempt < 2) continue
         } else if (err instanceof McpError && err.code === (ErrorCode.ConnectionClosed as number)) {
           this.drop(client)
-          throw new ParlanceError('unavailable', `the connection to the MCP server ${this.label} dropped during the call`, { server: this.label }, { cause: err })
+          throw new ParlanceError(
+            'unavailable',
+            `the connection to the MCP server ${this.label} dropped during the call`,
+            { server: this.label },
+            { cause: err },
+          )
         }
         throw err
       }
@@ -121,7 +130,12 @@ export class McpConnection {
       }
     }
     if (this.closed) throw new ParlanceError('unavailable', `the MCP tools of ${this.label} were closed`, { server: this.label })
-    throw new ParlanceError('unavailable', `cannot connect to the MCP server ${this.label}: ${causeOf(last)}`, { server: this.label }, { cause: last })
+    throw new ParlanceError(
+      'unavailable',
+      `cannot connect to the MCP server ${this.label}: ${causeOf(last)}`,
+      { server: this.label },
+      { cause: last },
+    )
   }
 
   private async connectOnce(): Promise<Client> {
@@ -129,7 +143,9 @@ export class McpConnection {
     if (!('url' in spec)) {
       const client = this.newClient()
       const env = { ...getDefaultEnvironment(), ...spec.env }
-      await client.connect(new StdioClientTransport({ command: spec.command, args: spec.args ?? [], env, ...(spec.cwd ? { cwd: spec.cwd } : {}), stderr: 'inherit' }))
+      await client.connect(
+        new StdioClientTransport({ command: spec.command, args: spec.args ?? [], env, ...(spec.cwd ? { cwd: spec.cwd } : {}), stderr: 'inherit' }),
+      )
       return client
     }
     const url = new URL(spec.url)

@@ -103,6 +103,7 @@ function checkSpec(o: McpToolsOptions): McpServerSpec {
   } catch {
     throw new TypeError(`mcpTools: "${h.url}" is not a valid URL (expected e.g. http://127.0.0.1:9000/mcp)`)
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`mcpTools: the URL "${h.url}" must be http: or https:, not ${u.protocol}`)
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new TypeError(`mcpTools: the URL "${h.url}" must be http: or https:, not ${u.protocol}`)
   return { url: u.toString(), ...(h.headers ? { headers: { ...h.headers } } : {}) }
 }

@@ -28,7 +28,11 @@ function toChat(m: HistoryMessage): ChatMessage {
   if (m.role === 'user') return { role: 'user', content: m.content }
   if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.error ? `error: ${m.error}` : m.content }
   return m.toolCalls?.length
-    ? { role: 'assistant', content: m.content || null, tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+    ? {
+        role: 'assistant',
+        content: m.content || null,
+        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+      }
     : { role: 'assistant', content: m.content }
 }
 
@@ -58,12 +62,26 @@ export function openaiAgent(options: OpenAIAgentOptions): AgentDefinition {
     async run(ctx) {
       const messages: ChatMessage[] = [...(options.system ? [{ role: 'system' as const, content: options.system }] : []), ...ctx.history.map(toChat)]
       if (ctx.input.kind === 'context') messages.push({ role: 'user', content: ctx.input.text })
-      const offered = [...Object.entries(tools).map(([name, t]) => ({ name, description: t.description, parameters: toolJsonSchema(name, t) })), ...ctx.input.clientTools]
-      const fns = offered.map((t) => ({ type: 'function' as const, function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: (t.parameters ?? { type: 'object', properties: {} }) as Record<string, unknown> } }))
+      const offered = [
+        ...Object.entries(tools).map(([name, t]) => ({ name, description: t.description, parameters: toolJsonSchema(name, t) })),
+        ...ctx.input.clientTools,
+      ]
+      const fns = offered.map((t) => ({
+        type: 'function' as const,
+        function: {
+          name: t.name,
+          ...(t.description ? { description: t.description } : {}),
+          parameters: (t.parameters ?? { type: 'object', properties: {} }) as Record<string, unknown>,
+        },
+      }))
       for (let step = 1; step <= maxSteps; step++) {
         const calls = await streamStep(server, ctx, { model: options.model, messages, ...(fns.length ? { tools: fns } : {}) })
         if (calls.length === 0) return
-        messages.push({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) })
+        messages.push({
+          role: 'assistant',
+          content: null,
+          tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        })
         for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: await runTool(ctx, c) })
       }
       throw new ParlanceError('execution_error', `stopped after ${maxSteps} model calls without a final answer (maxSteps)`, { maxSteps })
@@ -173,12 +191,17 @@ function upstream(err: unknown, ctx: RunContext, server: ModelServer): unknown {
   // APIConnectionError extends APIError with no status: test it first, or "Connection error." hides the URL.
   if (err instanceof OpenAI.APIConnectionError || !(err instanceof OpenAI.APIError)) {
     const cause = networkCause(err)
-    const hint = server.urlGiven ? '' : ' (set OPENAI_BASE_URL, or the agent\'s baseURL, to your model server)'
+    const hint = server.urlGiven ? '' : " (set OPENAI_BASE_URL, or the agent's baseURL, to your model server)"
     return new ParlanceError('unavailable', `cannot reach the model server at ${url}: ${cause}${hint}`, { url }, { cause: err })
   }
   const keyHint = err.status === 401 || err.status === 403 ? (server.keyGiven ? ' (check OPENAI_API_KEY)' : ' (OPENAI_API_KEY is not set)') : ''
   const said = err.message.replace(/^\d{3} /, '') // the client's message starts with the status again
-  return new ParlanceError('execution_error', `the model server at ${url} answered ${err.status ?? 'an error'}: ${said}${keyHint}`, { status: err.status ?? null, url }, { cause: err })
+  return new ParlanceError(
+    'execution_error',
+    `the model server at ${url} answered ${err.status ?? 'an error'}: ${said}${keyHint}`,
+    { status: err.status ?? null, url },
+    { cause: err },
+  )
 }
 
 /** The innermost cause's code or message (fetch wraps ECONNREFUSED in "fetch failed" in "Connection error."). */

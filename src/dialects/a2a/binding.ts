@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { A2A_VERSION_HEADER } from '@a2a-js/sdk'
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
-import { DefaultExecutionEventBusManager, JsonRpcTransportHandler, defaultServerCallContextBuilder, validateVersion, type User } from '@a2a-js/sdk/server'
+import {
+  DefaultExecutionEventBusManager,
+  JsonRpcTransportHandler,
+  defaultServerCallContextBuilder,
+  validateVersion,
+  type User,
+} from '@a2a-js/sdk/server'
 import { ParlanceError, type Principal } from '../../core/index.js'
 import { BodyError, readBody, sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
@@ -41,7 +47,13 @@ function a2aEndpoint(deps: EndpointDeps): Endpoint {
     let s = services.get(agent)
     if (!s) {
       const def = deps.sessions.agent(agent)!
-      const input: CardInput = { name: agent, description: def.description ?? `The ${agent} agent`, tools: Object.keys(def.tools ?? {}), url: `${base}/a2a/${agent}`, auth: deps.authOn }
+      const input: CardInput = {
+        name: agent,
+        description: def.description ?? `The ${agent} agent`,
+        tools: Object.keys(def.tools ?? {}),
+        url: `${base}/a2a/${agent}`,
+        auth: deps.authOn,
+      }
       const card = agentCard(input)
       // Tasks are read back from the session logs and webhooks kept as store records: both outlive this process.
       const log = taskLogOf(deps.sessions.store)
@@ -50,8 +62,19 @@ function a2aEndpoint(deps: EndpointDeps): Endpoint {
       // Webhooks are checked when a config is saved and again at each delivery (webhook-guard.ts).
       const pushes = guardedPushStore(new RecordPushStore(log), guard)
       // SubscribeToTask and CancelTask follow the session log, so they work on any node (request-handler.ts).
-      const handler = new ParlanceRequestHandler(card, tasks, executor, new DefaultExecutionEventBusManager(), pushes, new RetryingPushSender(pushes, deps.log, guard), deps.sessions)
-      services.set(agent, (s = { handler, card: input, rpc: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) }))
+      const handler = new ParlanceRequestHandler(
+        card,
+        tasks,
+        executor,
+        new DefaultExecutionEventBusManager(),
+        pushes,
+        new RetryingPushSender(pushes, deps.log, guard),
+        deps.sessions,
+      )
+      services.set(
+        agent,
+        (s = { handler, card: input, rpc: new JsonRpcTransportHandler(handler), legacy: new LegacyJsonRpcTransportHandler(handler) }),
+      )
     }
     return s
   }
@@ -85,8 +108,15 @@ function a2aEndpoint(deps: EndpointDeps): Endpoint {
   }
 }
 
-async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, agent: string, service: (agent: string, base: string) => AgentService): Promise<void> {
-  if (req.method !== 'POST') return rpcError(res, null, new ParlanceError('invalid_message', 'Invalid Request: POST a JSON-RPC 2.0 request to this URL'), 405)
+async function serveRpc(
+  deps: EndpointDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  agent: string,
+  service: (agent: string, base: string) => AgentService,
+): Promise<void> {
+  if (req.method !== 'POST')
+    return rpcError(res, null, new ParlanceError('invalid_message', 'Invalid Request: POST a JSON-RPC 2.0 request to this URL'), 405)
   if (!deps.sessions.agent(agent)) return rpcError(res, null, new ParlanceError('not_found', `no agent named "${agent}"`, { agent }))
   const principal = deps.principal(req)
   const refused = deps.admission(principal, deps.clientAddress(req))()
@@ -96,7 +126,12 @@ async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
     text = await readBody(req, deps.limits.maxFrameBytes, { json: true })
   } catch (err) {
     const status = err instanceof BodyError ? err.status : 400
-    return rpcError(res, null, new ParlanceError(status === 413 ? 'frame_too_large' : 'invalid_message', `Invalid Request: ${(err as Error).message}`), status)
+    return rpcError(
+      res,
+      null,
+      new ParlanceError(status === 413 ? 'frame_too_large' : 'invalid_message', `Invalid Request: ${(err as Error).message}`),
+      status,
+    )
   }
   let body: unknown
   try {
@@ -112,11 +147,20 @@ async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
     if (!asked.ok) return rpcError(res, id, new ParlanceError('invalid_message', asked.message, { field: asked.field }))
   }
   const s = service(agent, baseUrl(req))
-  const context = defaultServerCallContextBuilder({ extensions: undefined, user: userOf(principal, deps.authOn), headers: req.headers, requestedVersion: header(req, A2A_VERSION_HEADER) })
+  const context = defaultServerCallContextBuilder({
+    extensions: undefined,
+    user: userOf(principal, deps.authOn),
+    headers: req.headers,
+    requestedVersion: header(req, A2A_VERSION_HEADER),
+  })
   try {
     validateVersion(context.requestedVersion, await s.handler.getAgentCard(), 'JSONRPC')
   } catch (err) {
-    return sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: JsonRpcTransportHandler.mapToJSONRPCError(err).code, message: (err as Error).message } })
+    return sendJson(res, 200, {
+      jsonrpc: '2.0',
+      id,
+      error: { code: JsonRpcTransportHandler.mapToJSONRPCError(err).code, message: (err as Error).message },
+    })
   }
   // A stream's wait for the next update ends when its client goes away (SubscribeToTask may wait long).
   const gone = new AbortController()
@@ -141,7 +185,8 @@ async function serveRpc(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
 /** A2A 0.3 (or no `A2A-Version`, which A2A defines as 0.3). */
 const isLegacy = (version: string | undefined) => !version || version.startsWith('0.')
 
-const isStream = (v: unknown): v is AsyncGenerator<unknown> => typeof (v as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function'
+const isStream = (v: unknown): v is AsyncGenerator<unknown> =>
+  typeof (v as { [Symbol.asyncIterator]?: unknown } | null)?.[Symbol.asyncIterator] === 'function'
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name.toLowerCase()]

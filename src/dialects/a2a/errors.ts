@@ -1,4 +1,11 @@
-import { JSONRPC_ERRORS, PARLANCE_RPC_CODES as P, type ErrorCode, type ParlanceError, type RpcErrorObject, type RpcWireError } from '../../core/index.js'
+import {
+  JSONRPC_ERRORS,
+  PARLANCE_RPC_CODES as P,
+  type ErrorCode,
+  type ParlanceError,
+  type RpcErrorObject,
+  type RpcWireError,
+} from '../../core/index.js'
 
 /**
  * The JSON-RPC codes A2A itself defines that Parlance sends (A2A 1.0, "JSON-RPC error codes"): `taskNotFound`

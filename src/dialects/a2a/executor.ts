@@ -45,7 +45,10 @@ export class ParlanceExecutor implements AgentExecutor {
     this.store.attach(taskId, rc.context)
     const known = this.tasks.get(taskId) ?? (rc.task ? await this.fromLog(taskId) : undefined)
     if (rc.task && known?.waiting) return this.answer(rc, known, bus)
-    if (rc.task) throw new ParlanceError('conflict', `task ${taskId} is ${known ? 'running' : 'over'}: send a new message without taskId to start another`, { taskId })
+    if (rc.task)
+      throw new ParlanceError('conflict', `task ${taskId} is ${known ? 'running' : 'over'}: send a new message without taskId to start another`, {
+        taskId,
+      })
     const session = await this.sessions.open(contextId, this.principalOf(rc), { agent: this.agent })
     const text = textOf(rc.userMessage)
     if (!text.trim()) throw new ParlanceError('invalid_message', 'the message has no text part', { field: 'message.parts' })
@@ -53,10 +56,25 @@ export class ParlanceExecutor implements AgentExecutor {
     const messageId = newId('msg')
     const running: Running = { session, runId: null, messageId, waiting: null, following: true }
     // The task's record goes first: from now on any node finds the task's session, and the log tells the rest.
-    await this.store.created(taskId, { sessionId: session.id, agent: this.agent, owner: session.owner, messageId, afterSeq: session.lastSeq, clientMessageId: rc.userMessage.messageId, createdAt: Date.now() })
+    await this.store.created(taskId, {
+      sessionId: session.id,
+      agent: this.agent,
+      owner: session.owner,
+      messageId,
+      afterSeq: session.lastSeq,
+      clientMessageId: rc.userMessage.messageId,
+      createdAt: Date.now(),
+    })
     this.tasks.set(taskId, running)
     bus.publish(AgentEvent.task(newTask(taskId, contextId, rc.userMessage, { sessionId: session.id, runId: null, agent: this.agent })))
-    const cmd: Command = { type: 'user.message', sessionId: session.id, content: text, agent: this.agent, messageId, ...(asked.ok && asked.onBusy ? { onBusy: asked.onBusy } : {}) }
+    const cmd: Command = {
+      type: 'user.message',
+      sessionId: session.id,
+      content: text,
+      agent: this.agent,
+      messageId,
+      ...(asked.ok && asked.onBusy ? { onBusy: asked.onBusy } : {}),
+    }
     await this.follow(running, taskId, contextId, bus, cmd)
   }
 
@@ -66,11 +84,14 @@ export class ParlanceExecutor implements AgentExecutor {
     // A task queued behind its context's working task has no run yet: its message is withdrawn from the queue (the
     // execution following it then reports the task canceled). The moment its run starts, the run is cancelled.
     const cancel = running.runId === null && running.messageId !== null ? { messageId: running.messageId } : {}
-    const done = await Promise.resolve(running.session.handle({ type: 'run.cancel', sessionId: running.session.id, reason: 'cancelled by the A2A client', ...cancel })).then(
+    const done = await Promise.resolve(
+      running.session.handle({ type: 'run.cancel', sessionId: running.session.id, reason: 'cancelled by the A2A client', ...cancel }),
+    ).then(
       () => true,
       () => false,
     )
-    if (!done && running.runId === null) throw new TaskNotCancelableError(`task ${taskId} could not be cancelled: its message is neither queued nor being answered`)
+    if (!done && running.runId === null)
+      throw new TaskNotCancelableError(`task ${taskId} could not be cancelled: its message is neither queued nor being answered`)
     if (running.following) return // the execution following the run reports its end (canceled)
     this.tasks.delete(taskId)
     bus.publish(AgentEvent.statusUpdate(status(taskId, running.session.id, TaskState.TASK_STATE_CANCELED, 'cancelled by the A2A client')))
@@ -100,7 +121,8 @@ export class ParlanceExecutor implements AgentExecutor {
 
   /** The next message of an `input-required` task: the answer to its approval or client tool; the run goes on. */
   private async answer(rc: RequestContext, running: Running, bus: ExecutionEventBus): Promise<void> {
-    if (this.principalOf(rc) !== running.session.owner) throw new ParlanceError('forbidden', 'this task belongs to someone else', { taskId: rc.taskId })
+    if (this.principalOf(rc) !== running.session.owner)
+      throw new ParlanceError('forbidden', 'this task belongs to someone else', { taskId: rc.taskId })
     const waiting = running.waiting!
     const sessionId = running.session.id
     let cmd: Command
@@ -109,7 +131,13 @@ export class ParlanceExecutor implements AgentExecutor {
       cmd = { type: 'approval.response', sessionId, approvalId: waiting.id, approved, ...(feedback ? { feedback } : {}) }
     } else {
       const outcome = toolAnswerOf(rc.userMessage)
-      cmd = { type: 'tool.result', sessionId, toolCallId: waiting.id, toolName: waiting.name, ...('error' in outcome ? { outcome: 'failure', error: outcome.error } : { outcome: 'success', result: outcome.result }) }
+      cmd = {
+        type: 'tool.result',
+        sessionId,
+        toolCallId: waiting.id,
+        toolName: waiting.name,
+        ...('error' in outcome ? { outcome: 'failure', error: outcome.error } : { outcome: 'success', result: outcome.result }),
+      }
     }
     running.waiting = null
     running.following = true
@@ -135,7 +163,12 @@ export class ParlanceExecutor implements AgentExecutor {
         if (err) reject(err)
         else resolve()
       }
-      const updates = new RunUpdates(taskId, contextId, (u) => bus.publish(u), () => session.model.state)
+      const updates = new RunUpdates(
+        taskId,
+        contextId,
+        (u) => bus.publish(u),
+        () => session.model.state,
+      )
       const on = (e: StoredEvent) => {
         if (done) return
         running.runId = e.runId
@@ -160,10 +193,17 @@ export class ParlanceExecutor implements AgentExecutor {
         const kind = e.code === 'busy' ? 'rejected' : 'failed'
         const text = `${e.code}: ${e.message}`
         const data: Json = { code: e.code, ...((e.details ?? {}) as Record<string, Json>) }
-        void this.store.refused(taskId, kind, text, data).catch(() => {}).finally(() => {
-          bus.publish(AgentEvent.statusUpdate(status(taskId, contextId, kind === 'rejected' ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED, text, data)))
-          end(true)
-        })
+        void this.store
+          .refused(taskId, kind, text, data)
+          .catch(() => {})
+          .finally(() => {
+            bus.publish(
+              AgentEvent.statusUpdate(
+                status(taskId, contextId, kind === 'rejected' ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED, text, data),
+              ),
+            )
+            end(true)
+          })
       }
       const queued = () => bus.publish(AgentEvent.statusUpdate(queuedStatus(taskId, contextId)))
       const follower = follow(session, cmd, 'a2a', { event: on, failed, queued }, running.runId)

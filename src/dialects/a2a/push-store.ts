@@ -31,7 +31,11 @@ export class RecordPushStore implements PushNotificationStore {
     if (!config.id) config.id = randomUUID()
     const held = (await this.records.getRecord(pushScope(taskId), config.id)) as unknown as StoredConfig | undefined
     if (held && held.owner !== ownerOf(context)) return
-    const value: StoredConfig = { config: JSON.parse(JSON.stringify(config)) as TaskPushNotificationConfig, wireVersion: context.requestedVersion || '0.3', owner: ownerOf(context) }
+    const value: StoredConfig = {
+      config: JSON.parse(JSON.stringify(config)) as TaskPushNotificationConfig,
+      wireVersion: context.requestedVersion || '0.3',
+      owner: ownerOf(context),
+    }
     await this.records.putRecord(pushScope(taskId), config.id, value as unknown as Json)
   }
 
@@ -42,7 +46,10 @@ export class RecordPushStore implements PushNotificationStore {
   async loadWithMetadata(taskId: string, context: ServerCallContext): Promise<StoredPushNotificationConfig[]> {
     const owner = ownerOf(context)
     const all = await this.records.listRecords(pushScope(taskId), '', MAX_CONFIGS)
-    return all.map((r) => r.value as unknown as StoredConfig).filter((s) => s.owner === owner).map((s) => ({ config: s.config, wireVersion: s.wireVersion }))
+    return all
+      .map((r) => r.value as unknown as StoredConfig)
+      .filter((s) => s.owner === owner)
+      .map((s) => ({ config: s.config, wireVersion: s.wireVersion }))
   }
 
   async delete(taskId: string, context: ServerCallContext, configId: string = taskId): Promise<void> {

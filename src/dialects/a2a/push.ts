@@ -30,11 +30,23 @@ export type PushPost = (target: WebhookTarget, headers: Record<string, string>, 
 export const pinnedPost: PushPost = (target, headers, body, timeoutMs) =>
   new Promise((resolve, reject) => {
     const lookup: LookupFunction = (_host, options, callback) => {
-      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: target.address, family: target.family }])
+      if ((options as { all?: boolean }).all)
+        (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+          { address: target.address, family: target.family },
+        ])
       else callback(null, target.address, target.family)
     }
     const u = target.url
-    const options: RequestOptions = { method: 'POST', host: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: u.port || undefined, path: `${u.pathname}${u.search}`, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup, timeout: timeoutMs, agent: false }
+    const options: RequestOptions = {
+      method: 'POST',
+      host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: u.port || undefined,
+      path: `${u.pathname}${u.search}`,
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      lookup,
+      timeout: timeoutMs,
+      agent: false,
+    }
     const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(options, (res: IncomingMessage) => {
       res.resume()
       res.once('end', () => resolve(res.statusCode ?? 0))
@@ -103,7 +115,8 @@ export class RetryingPushSender implements PushNotificationSender {
 
   private async deliver(config: TaskPushNotificationConfig, body: string, contentType: string): Promise<void> {
     const headers: Record<string, string> = { 'content-type': contentType }
-    if (config.authentication?.scheme && config.authentication.credentials) headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`
+    if (config.authentication?.scheme && config.authentication.credentials)
+      headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`
     else if (config.token) headers['x-a2a-notification-token'] = config.token
     // The trace context the update was made in (traceparent/tracestate), under the registered propagator.
     const traced = withTraceHeaders(headers)
@@ -122,7 +135,8 @@ export class RetryingPushSender implements PushNotificationSender {
       } catch (err) {
         last = (err as Error).message
       }
-      if (attempt < this.retry.attempts) await new Promise((r) => setTimeout(r, this.retry.firstDelayMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5)))
+      if (attempt < this.retry.attempts)
+        await new Promise((r) => setTimeout(r, this.retry.firstDelayMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5)))
     }
     this.log.warn({ url: config.url, taskId: config.taskId, error: last }, 'A2A push notification not delivered')
   }

@@ -1,13 +1,25 @@
 import { TaskState, type AgentCard, type CancelTaskRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk'
 import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors'
-import { DefaultRequestHandler, type AgentExecutionEvent, type ExecutionEventBusManager, type PushNotificationSender, type PushNotificationStore, type ServerCallContext } from '@a2a-js/sdk/server'
+import {
+  DefaultRequestHandler,
+  type AgentExecutionEvent,
+  type ExecutionEventBusManager,
+  type PushNotificationSender,
+  type PushNotificationStore,
+  type ServerCallContext,
+} from '@a2a-js/sdk/server'
 import { ParlanceError } from '../../core/index.js'
 import type { SessionManager } from '../../session/index.js'
 import type { ParlanceExecutor } from './executor.js'
 import type { LogTaskStore } from './task-store.js'
 import { followTask, type TaskFollower } from './task-updates.js'
 
-const TERMINAL: ReadonlySet<TaskState> = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED])
+const TERMINAL: ReadonlySet<TaskState> = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+])
 
 /** How long a CancelTask served from the log waits for the log to show the run's end. */
 const CANCEL_WAIT_MS = 10_000
@@ -57,7 +69,8 @@ export class ParlanceRequestHandler extends DefaultRequestHandler {
     if (!found.entry) return yield* super.resubscribe(params, context)
     const { task, entry, at } = found
     const state = task.status?.state
-    if (state !== undefined && TERMINAL.has(state)) throw new UnsupportedOperationError(`Task ${taskId} is in a terminal state (${state}) and cannot be subscribed to.`)
+    if (state !== undefined && TERMINAL.has(state))
+      throw new UnsupportedOperationError(`Task ${taskId} is in a terminal state (${state}) and cannot be subscribed to.`)
     yield { payload: { $case: 'task', value: task } }
 
     const session = await this.sessions.open(entry.sessionId, entry.owner)

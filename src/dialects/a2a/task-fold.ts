@@ -58,10 +58,31 @@ export interface TaskView {
 
 /** The view of a task nothing of which is in the log yet. */
 export function emptyView(entry: TaskEntry): TaskView {
-  return { readTo: entry.afterSeq, seen: false, runId: null, state: TaskState.TASK_STATE_SUBMITTED, at: entry.createdAt, statusMessage: undefined, waiting: null, texts: new Map(), stateChanged: false, history: [], done: false }
+  return {
+    readTo: entry.afterSeq,
+    seen: false,
+    runId: null,
+    state: TaskState.TASK_STATE_SUBMITTED,
+    at: entry.createdAt,
+    statusMessage: undefined,
+    waiting: null,
+    texts: new Map(),
+    stateChanged: false,
+    history: [],
+    done: false,
+  }
 }
 
-const message = (id: string, taskId: string, contextId: string, role: Role, parts: Message['parts']): Message => ({ messageId: id, contextId, taskId, role, parts, metadata: undefined, extensions: [], referenceTaskIds: [] })
+const message = (id: string, taskId: string, contextId: string, role: Role, parts: Message['parts']): Message => ({
+  messageId: id,
+  contextId,
+  taskId,
+  role,
+  parts,
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+})
 
 /**
  * Folds one event of the task's session into its view (events of other runs and other messages change nothing).
@@ -92,7 +113,10 @@ export function foldEvent(taskId: string, entry: TaskEntry, v: TaskView, e: Stor
       user(e.content)
       set(TaskState.TASK_STATE_SUBMITTED, queuedStatus(taskId, ctx).status?.message)
     } else if (e.type === 'message.withdrawn' && e.messageId === entry.messageId) {
-      set(TaskState.TASK_STATE_CANCELED, status(taskId, ctx, TaskState.TASK_STATE_CANCELED, `the queued message was withdrawn: ${e.reason}`).status?.message)
+      set(
+        TaskState.TASK_STATE_CANCELED,
+        status(taskId, ctx, TaskState.TASK_STATE_CANCELED, `the queued message was withdrawn: ${e.reason}`).status?.message,
+      )
       v.done = true
     } else if (e.type === 'message.user' && e.messageId === entry.messageId) {
       user(e.content)
@@ -119,25 +143,40 @@ export function foldEvent(taskId: string, entry: TaskEntry, v: TaskView, e: Stor
     case 'approval.requested': {
       v.waiting = { kind: 'approval', id: e.approvalId }
       const q = approvalQuestion(e)
-      return set(TaskState.TASK_STATE_INPUT_REQUIRED, status(taskId, ctx, TaskState.TASK_STATE_INPUT_REQUIRED, q.text, q.data, e.approvalId).status?.message)
+      return set(
+        TaskState.TASK_STATE_INPUT_REQUIRED,
+        status(taskId, ctx, TaskState.TASK_STATE_INPUT_REQUIRED, q.text, q.data, e.approvalId).status?.message,
+      )
     }
     case 'approval.resolved':
       if (v.waiting?.id !== e.approvalId) return
       v.waiting = null
-      v.history.push(message(`${taskId}-answer-${e.seq}`, taskId, ctx, Role.ROLE_USER, [dataPart({ approved: e.approved, ...(e.feedback ? { feedback: e.feedback } : {}) })]))
+      v.history.push(
+        message(`${taskId}-answer-${e.seq}`, taskId, ctx, Role.ROLE_USER, [
+          dataPart({ approved: e.approved, ...(e.feedback ? { feedback: e.feedback } : {}) }),
+        ]),
+      )
       return set(TaskState.TASK_STATE_WORKING)
     case 'tool.call': {
       if (e.target !== 'client') return
       v.waiting = { kind: 'tool', id: e.toolCallId, name: e.toolName }
       const q = clientToolQuestion(e)
-      return set(TaskState.TASK_STATE_INPUT_REQUIRED, status(taskId, ctx, TaskState.TASK_STATE_INPUT_REQUIRED, q.text, q.data, e.toolCallId).status?.message)
+      return set(
+        TaskState.TASK_STATE_INPUT_REQUIRED,
+        status(taskId, ctx, TaskState.TASK_STATE_INPUT_REQUIRED, q.text, q.data, e.toolCallId).status?.message,
+      )
     }
     case 'tool.result':
     case 'tool.error':
     case 'tool.cancel':
       if (v.waiting?.id !== e.toolCallId) return
       v.waiting = null
-      if (e.type !== 'tool.cancel') v.history.push(message(`${taskId}-answer-${e.seq}`, taskId, ctx, Role.ROLE_USER, [dataPart(e.type === 'tool.result' ? { result: e.result } : { error: e.error })]))
+      if (e.type !== 'tool.cancel')
+        v.history.push(
+          message(`${taskId}-answer-${e.seq}`, taskId, ctx, Role.ROLE_USER, [
+            dataPart(e.type === 'tool.result' ? { result: e.result } : { error: e.error }),
+          ]),
+        )
       return
     case 'run.finished':
       v.done = true
@@ -155,7 +194,8 @@ export function foldEvent(taskId: string, entry: TaskEntry, v: TaskView, e: Stor
 export function taskOf(taskId: string, entry: TaskEntry, v: TaskView, state: Json | undefined): Task {
   const ctx = entry.sessionId
   const artifacts: Artifact[] = []
-  for (const [id, text] of v.texts) artifacts.push({ artifactId: id, name: 'response', description: '', parts: [textPart(text)], metadata: undefined, extensions: [] })
+  for (const [id, text] of v.texts)
+    artifacts.push({ artifactId: id, name: 'response', description: '', parts: [textPart(text)], metadata: undefined, extensions: [] })
   if (v.stateChanged && state !== undefined) artifacts.push(stateArtifact(taskId, ctx, state).artifact!)
   let statusMessage = v.statusMessage
   let state_ = v.state

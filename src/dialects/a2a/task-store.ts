@@ -157,7 +157,7 @@ export class LogTaskStore implements TaskStore {
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     const tasks: Task[] = []
     let after = ''
-    for (let scanned = 0; scanned < this.maxListed; ) {
+    for (let scanned = 0; scanned < this.maxListed;) {
       const page = await this.log.listRecords(TASK_SCOPE, after, Math.min(500, this.maxListed - scanned))
       if (page.length === 0) break
       scanned += page.length
@@ -170,7 +170,8 @@ export class LogTaskStore implements TaskStore {
       }
     }
     let kept = tasks
-    if (params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED) kept = kept.filter((t) => t.status?.state === params.status)
+    if (params.status !== undefined && params.status !== TaskState.TASK_STATE_UNSPECIFIED)
+      kept = kept.filter((t) => t.status?.state === params.status)
     if (params.statusTimestampAfter) {
       const since = Date.parse(params.statusTimestampAfter)
       kept = kept.filter((t) => Date.parse(t.status?.timestamp ?? '') > since)

@@ -110,7 +110,14 @@ export interface TaskFollower {
  * was withdrawn. The session's subscription delivers committed events on every node of a cluster (a replica
  * follows its writer's log), so this works wherever the run is: SubscribeToTask and CancelTask on any node.
  */
-export function followTask(session: Session, taskId: string, entry: TaskEntry, at: TaskPosition, emit: (update: AgentExecutionEvent) => void, ended: () => void): TaskFollower {
+export function followTask(
+  session: Session,
+  taskId: string,
+  entry: TaskEntry,
+  at: TaskPosition,
+  emit: (update: AgentExecutionEvent) => void,
+  ended: () => void,
+): TaskFollower {
   const ctx = entry.sessionId
   const updates = new RunUpdates(taskId, ctx, emit, () => session.model.state, at.artifacts)
   let runId = at.runId

@@ -42,11 +42,33 @@ const CLASSES: ReadonlyArray<{ name: string; list: BlockList }> = [
   ['unspecified', [['0.0.0.0', 8]], [['::', 128]]],
   ['loopback', [['127.0.0.0', 8]], [['::1', 128]]],
   ['link-local', [['169.254.0.0', 16]], [['fe80::', 10]]],
-  ['private', [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16]], [['fec0::', 10]]],
+  [
+    'private',
+    [
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+    ],
+    [['fec0::', 10]],
+  ],
   ['shared (CGNAT)', [['100.64.0.0', 10]], []],
   ['unique local', [], [['fc00::', 7]]],
   ['multicast', [['224.0.0.0', 4]], [['ff00::', 8]]],
-  ['reserved', [['192.0.0.0', 24], ['192.0.2.0', 24], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['240.0.0.0', 4]], [['100::', 64], ['2001:db8::', 32]]],
+  [
+    'reserved',
+    [
+      ['192.0.0.0', 24],
+      ['192.0.2.0', 24],
+      ['198.18.0.0', 15],
+      ['198.51.100.0', 24],
+      ['203.0.113.0', 24],
+      ['240.0.0.0', 4],
+    ],
+    [
+      ['100::', 64],
+      ['2001:db8::', 32],
+    ],
+  ],
 ].map(([name, v4, v6]) => {
   const list = new BlockList()
   for (const [net, prefix] of v4 as Array<[string, number]>) list.addSubnet(net, prefix, 'ipv4')
@@ -106,9 +128,14 @@ export function internalClass(raw: string): string | null {
 }
 
 /** A host as compared with the allow list: lower case, no IPv6 brackets, no trailing dot. */
-const normalHost = (host: string) => host.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '')
+const normalHost = (host: string) =>
+  host
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
 
-const systemResolve: Resolve = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
+const systemResolve: Resolve = async (host) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
 
 /**
  * Decides whether a push-notification URL may be called: http(s) only, no credentials in it, and every address
@@ -135,7 +162,7 @@ export class WebhookGuard {
       return { ok: false, reason: `webhook URL ${JSON.stringify(raw.slice(0, 200))} is not a valid URL` }
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: `webhook URL must be http or https, not ${url.protocol}` }
-    if (url.username || url.password) return { ok: false, reason: 'webhook URL must not carry credentials (use the config\'s authentication)' }
+    if (url.username || url.password) return { ok: false, reason: "webhook URL must not carry credentials (use the config's authentication)" }
     const host = normalHost(url.hostname)
     let addresses: ResolvedAddress[]
     const literal = isIP(host)
@@ -153,7 +180,10 @@ export class WebhookGuard {
       const cls = hostAllowed || this.allowed.has(normalHost(a.address)) ? null : internalClass(a.address)
       if (cls !== null) {
         const via = literal !== 0 ? '' : ` resolves to ${a.address}, which`
-        return { ok: false, reason: `webhook host ${host}${via} is a ${cls} address: push notifications may not reach the server's own network (an operator can allow the host: --allow-webhook-host ${host})` }
+        return {
+          ok: false,
+          reason: `webhook host ${host}${via} is a ${cls} address: push notifications may not reach the server's own network (an operator can allow the host: --allow-webhook-host ${host})`,
+        }
       }
     }
     const first = addresses[0]!

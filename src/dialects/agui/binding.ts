@@ -1,6 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError, type OnBusy, type Principal } from '../../core/index.js'
-import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, runAnswering, sendJson, streamRun, whenMessageStarts, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
+import {
+  answerErrors,
+  branchEdits,
+  carryOut,
+  httpStatuses,
+  readBody,
+  runAnswering,
+  sendJson,
+  streamRun,
+  whenMessageStarts,
+  type Dialect,
+  type Endpoint,
+  type EndpointDeps,
+} from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { agui, AGUI_SSE, type AguiView } from './codec.js'
@@ -69,7 +82,9 @@ async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
   if (retried !== undefined) return void (retried && stream(deps, res, session, retried.seq - 1, view, retried.runId))
   const plan = reconcile(session, input, { ...(agent ? { agent } : {}), ...withOnBusy(onBusyOfInput(input)) })
   // The client's runId goes on record with its message, so a retry of this request finds this run (`retryOf`).
-  const tagged = plan.commands.map((c) => (c.type === 'user.message' && c.messageId === plan.userMessageId ? { ...c, metadata: { ...c.metadata, [RUN_TAG]: input.runId } } : c))
+  const tagged = plan.commands.map((c) =>
+    c.type === 'user.message' && c.messageId === plan.userMessageId ? { ...c, metadata: { ...c.metadata, [RUN_TAG]: input.runId } } : c,
+  )
   // Edit-and-resend: the old branch lives on as a fork of its own, named in the rewind (and so in history.rewound).
   const commands = await branchEdits(deps, session, principal, tagged)
   const busyWith = session.activeRunId
@@ -95,7 +110,12 @@ const RUN_TAG = 'aguiRunId'
  * from its start and live to its end, instead of running the turn again. Undefined: not a retry; null: the queued
  * message's run had not started when the client went away.
  */
-async function retryOf(deps: EndpointDeps, session: Session, input: AguiRunInput, res: ServerResponse): Promise<{ runId: string; seq: number } | null | undefined> {
+async function retryOf(
+  deps: EndpointDeps,
+  session: Session,
+  input: AguiRunInput,
+  res: ServerResponse,
+): Promise<{ runId: string; seq: number } | null | undefined> {
   const last = input.messages.at(-1)
   if (last?.role !== 'user') return undefined
   if (session.model.queue.some((q) => q.messageId === last.id && q.metadata?.[RUN_TAG] === input.runId)) {
@@ -110,7 +130,8 @@ async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: Serve
   admit(deps, req, principal)
   const session = await deps.sessions.open(threadId, principal, { create: false })
   const raw = url.searchParams.get('after') ?? (req.headers['last-event-id'] as string | undefined) ?? null
-  if (raw !== null && !/^\d{1,15}$/.test(raw)) throw new ParlanceError('invalid_message', '"after" must be a non-negative integer (a seq)', { field: 'after' })
+  if (raw !== null && !/^\d{1,15}$/.test(raw))
+    throw new ParlanceError('invalid_message', '"after" must be a non-negative integer (a seq)', { field: 'after' })
   const start = session.activeRunStartSeq
   const after = raw !== null ? Number(raw) : start !== null ? start - 1 : session.lastSeq
   const runId = url.searchParams.get('runId') ?? session.activeRunId ?? `replay_${after}`

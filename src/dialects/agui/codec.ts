@@ -11,7 +11,12 @@ function decode(body: string, limits: DecodeLimits): Decoded<AguiRunInput> {
 }
 
 /** Response headers of an AG-UI event stream. */
-const HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' }
+const HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+}
 
 /**
  * The AG-UI codec: a RunAgentInput in, SSE messages out. Frames depend only on the thread and the client's run

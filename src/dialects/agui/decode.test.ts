@@ -47,7 +47,11 @@ test('every invalid fixture is refused with the expected code and field; the ref
     const field = d.error.details?.field as string | undefined
     if (want.fieldStartsWith) assert.ok(field?.startsWith(want.fieldStartsWith), `${f}: field ${field}`)
     else assert.equal(field, want.field, `${f}: ${d.error.message}`)
-    if (field) assert.ok(d.error.message.includes(field.split('.')[0]!.replace(/\[.*/, '')) || /forbidden|nesting/.test(d.error.message), `${f}: the message names the field: ${d.error.message}`)
+    if (field)
+      assert.ok(
+        d.error.message.includes(field.split('.')[0]!.replace(/\[.*/, '')) || /forbidden|nesting/.test(d.error.message),
+        `${f}: the message names the field: ${d.error.message}`,
+      )
     assert.equal(zodAccepts(body), want.stricterThanZod === true, `${f}: @ag-ui/core ${want.stricterThanZod ? 'refuses' : 'accepts'} it`)
   }
 })
@@ -55,7 +59,11 @@ test('every invalid fixture is refused with the expected code and field; the ref
 test('the bad message is named by its index and field, whichever role it has', () => {
   const bad: Array<[unknown, string, RegExp]> = [
     [{ id: 'a', role: 'assistant', content: 5 }, 'messages[1].content', /expected string/],
-    [{ id: 'a', role: 'assistant', toolCalls: [{ id: 'c', type: 'function', function: { name: 'f' } }] }, 'messages[1].toolCalls[0].function.arguments', /required/],
+    [
+      { id: 'a', role: 'assistant', toolCalls: [{ id: 'c', type: 'function', function: { name: 'f' } }] },
+      'messages[1].toolCalls[0].function.arguments',
+      /required/,
+    ],
     [{ id: 's', role: 'system', content: ['x'] }, 'messages[1].content', /must be a string$/],
     [{ id: 't', role: 'tool', toolCallId: 'c', content: 'x', error: 7 }, 'messages[1].error', /expected string/],
     [{ id: 'x'.repeat(257), role: 'user', content: 'x' }, 'messages[1].id', /1–256/],

@@ -30,10 +30,15 @@ export function decodeRunInput(body: string, limits: Pick<Limits, 'maxJsonDepth'
   const v = parsed.value
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail('RunAgentInput must be a JSON object', '')
   const shape = checkJsonShape(v, limits.maxJsonDepth)
-  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { ...shape.details, field: fieldOf(stringOf(shape.details?.path)) }) }
+  if (shape)
+    return {
+      ok: false,
+      error: new ParlanceError('invalid_message', shape.message, { ...shape.details, field: fieldOf(stringOf(shape.details?.path)) }),
+    }
   if (!runInputChecker.Check(v)) return fail(...explain(v as Record<string, unknown>))
   const onBusy = (v.forwardedProps as { onBusy?: unknown } | null | undefined)?.onBusy
-  if (onBusy !== undefined && onBusy !== null && onBusyOf(onBusy) === undefined) return fail(`forwardedProps.onBusy must be one of ${ON_BUSY.join(', ')}`, 'forwardedProps.onBusy')
+  if (onBusy !== undefined && onBusy !== null && onBusyOf(onBusy) === undefined)
+    return fail(`forwardedProps.onBusy must be one of ${ON_BUSY.join(', ')}`, 'forwardedProps.onBusy')
   return { ok: true, input: v }
 }
 
@@ -61,7 +66,8 @@ function described(first: { path: string; message: string; schema: unknown } | u
   const rel = fieldOf(first?.path ?? '')
   const field = at && rel ? `${at}${rel.startsWith('[') ? '' : '.'}${rel}` : at || rel
   const anyOf = (first?.schema as { anyOf?: Array<{ const?: unknown }> } | undefined)?.anyOf
-  if (anyOf?.length && anyOf.every((s) => typeof s.const === 'string')) return [`${field} must be one of ${anyOf.map((s) => String(s.const)).join(', ')}`, field]
+  if (anyOf?.length && anyOf.every((s) => typeof s.const === 'string'))
+    return [`${field} must be one of ${anyOf.map((s) => String(s.const)).join(', ')}`, field]
   return [`${field || 'RunAgentInput'}: ${first?.message.toLowerCase() ?? 'is invalid'}`, field]
 }
 

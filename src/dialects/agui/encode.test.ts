@@ -17,7 +17,9 @@ function parse(sse: string): Array<{ id?: number; event: Record<string, unknown>
     .map((block) => {
       const id = /^id: (\d+)$/m.exec(block)?.[1]
       const data = /^data: (.*)$/m.exec(block)![1]!
-      return id === undefined ? { event: JSON.parse(data) as Record<string, unknown> } : { id: Number(id), event: JSON.parse(data) as Record<string, unknown> }
+      return id === undefined
+        ? { event: JSON.parse(data) as Record<string, unknown> }
+        : { id: Number(id), event: JSON.parse(data) as Record<string, unknown> }
     })
 }
 
@@ -111,7 +113,13 @@ test('ending: success, cancelled, RUN_ERROR, a pending client tool call, and an 
     assert.ok(EventSchema.safeParse(only!.event).success, JSON.stringify(only!.event))
     return only!.event
   }
-  assert.deepEqual(end({ type: 'run.finished', result: { ok: true } }), { type: 'RUN_FINISHED', threadId: 'thread-1', runId: 'run-1', outcome: { type: 'success' }, result: { ok: true } })
+  assert.deepEqual(end({ type: 'run.finished', result: { ok: true } }), {
+    type: 'RUN_FINISHED',
+    threadId: 'thread-1',
+    runId: 'run-1',
+    outcome: { type: 'success' },
+    result: { ok: true },
+  })
   assert.deepEqual(end({ type: 'run.error', code: 'cancelled', message: 'by user' }).outcome, { type: 'cancelled' })
   assert.deepEqual(end({ type: 'run.error', code: 'timeout', message: 'too slow' }), { type: 'RUN_ERROR', message: 'too slow', code: 'timeout' })
   assert.deepEqual(end({ type: 'tool.call', toolCallId: 'c9', toolName: 'get_client_info', args: {}, target: 'client' }).outcome, { type: 'success' }) // no pendingToolCallIds: AG-UI 0.0.x schemas reject it
@@ -127,7 +135,11 @@ async function throughHttpAgent(events: StoredEvent[], tail = ''): Promise<{ age
   let sse = runStarted(view)
   for (const e of events) sse += encode(e, view).join('') + (ending(e, view) ?? '')
   sse += tail
-  const agent = new HttpAgent({ url: 'http://agui.invalid/agui', threadId: view.threadId, fetch: async () => new Response(sse, { headers: { 'content-type': 'text/event-stream' } }) })
+  const agent = new HttpAgent({
+    url: 'http://agui.invalid/agui',
+    threadId: view.threadId,
+    fetch: async () => new Response(sse, { headers: { 'content-type': 'text/event-stream' } }),
+  })
   agent.addMessage({ id: 'u1', role: 'user', content: 'weather?' })
   const received: Array<Record<string, unknown>> = []
   await agent.runAgent({ runId: view.runId }, { onEvent: ({ event }) => void received.push(event) })
@@ -147,7 +159,9 @@ test('a whole run of every event passes the official HttpAgent verifier and buil
 })
 
 test('a run that pauses for a client tool or an approval ends cleanly for the HttpAgent', async () => {
-  const tool = await throughHttpAgent([at({ type: 'tool.call', toolCallId: 'c9', toolName: 'get_client_info', args: {}, target: 'client', parentMessageId: 'a9' })])
+  const tool = await throughHttpAgent([
+    at({ type: 'tool.call', toolCallId: 'c9', toolName: 'get_client_info', args: {}, target: 'client', parentMessageId: 'a9' }),
+  ])
   assert.deepEqual(tool.received.at(-1)!.outcome, { type: 'success' }) // no pendingToolCallIds: AG-UI 0.0.x schemas reject it
   const assistant = tool.agent.messages.find((m) => m.id === 'a9') as { toolCalls?: Array<{ id: string }> } | undefined
   assert.equal(assistant?.toolCalls?.[0]?.id, 'c9')
@@ -164,12 +178,17 @@ test('a run that pauses for a client tool or an approval ends cleanly for the Ht
 test('history messages convert both ways without loss', () => {
   for (const m of history) assert.deepEqual(fromAguiMessage(toAguiMessage(m)), m)
   assert.equal(fromAguiMessage({ id: 's', role: 'system', content: 'x' }), null)
-  assert.deepEqual(fromAguiMessage({ id: 'u', role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: 'b' }] as never }), { id: 'u', role: 'user', content: 'ab' })
+  assert.deepEqual(
+    fromAguiMessage({ id: 'u', role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image' }, { type: 'text', text: 'b' }] as never }),
+    { id: 'u', role: 'user', content: 'ab' },
+  )
 })
 
 test('message.queued and history.rewound are CUSTOM parlance.message_queued / parlance.history_rewound carrying the event fields', () => {
   const one = (body: EventBody) => parse(encode(at(body), view).join('')).map((o) => o.event)
-  assert.deepEqual(one({ type: 'message.queued', messageId: 'q1', content: 'later' }), [{ type: 'CUSTOM', name: 'parlance.message_queued', value: { messageId: 'q1', content: 'later' } }])
+  assert.deepEqual(one({ type: 'message.queued', messageId: 'q1', content: 'later' }), [
+    { type: 'CUSTOM', name: 'parlance.message_queued', value: { messageId: 'q1', content: 'later' } },
+  ])
   assert.deepEqual(one({ type: 'message.queued', messageId: 'q2', content: 'x', agent: 'other', clientTools: [{ name: 't' }] }), [
     { type: 'CUSTOM', name: 'parlance.message_queued', value: { messageId: 'q2', content: 'x', agent: 'other', clientTools: [{ name: 't' }] } },
   ])

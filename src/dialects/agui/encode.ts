@@ -21,7 +21,12 @@ export function toAguiMessage(m: HistoryMessage): AguiMessage {
       return { id: m.id, role: 'user', content: m.content }
     case 'assistant':
       return m.toolCalls?.length
-        ? { id: m.id, role: 'assistant', content: m.content, toolCalls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+        ? {
+            id: m.id,
+            role: 'assistant',
+            content: m.content,
+            toolCalls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+          }
         : { id: m.id, role: 'assistant', content: m.content }
     case 'tool':
       return m.error === undefined
@@ -35,7 +40,8 @@ export function textOf(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   let out = ''
-  for (const p of content) if (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text') out += stringOf((p as { text?: unknown }).text)
+  for (const p of content)
+    if (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text') out += stringOf((p as { text?: unknown }).text)
   return out
 }
 
@@ -46,7 +52,12 @@ export function fromAguiMessage(m: AguiMessage): HistoryMessage | null {
       return { id: m.id, role: 'user', content: textOf(m.content) }
     case 'assistant':
       return m.toolCalls?.length
-        ? { id: m.id, role: 'assistant', content: m.content ?? '', toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) }
+        ? {
+            id: m.id,
+            role: 'assistant',
+            content: m.content ?? '',
+            toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+          }
         : { id: m.id, role: 'assistant', content: m.content ?? '' }
     case 'tool':
       return m.error === undefined
@@ -77,7 +88,10 @@ export function ending(e: StoredEvent, view: AguiView): string | null {
   const { threadId, runId } = view
   switch (e.type) {
     case 'run.finished':
-      return sse({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'success' }, ...(e.result !== undefined ? { result: e.result } : {}) }, e.seq)
+      return sse(
+        { type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'success' }, ...(e.result !== undefined ? { result: e.result } : {}) },
+        e.seq,
+      )
     case 'run.error':
       if (e.code === 'cancelled') return sse({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'cancelled' } }, e.seq)
       return sse({ type: 'RUN_ERROR', message: e.message, code: AGUI_ERRORS[e.code].code }, e.seq)
@@ -137,7 +151,10 @@ export function encode(e: StoredEvent, view: AguiView): readonly string[] {
         sse({ type: 'TEXT_MESSAGE_END', messageId: e.messageId }, id),
       ]
     case 'reasoning.start':
-      return [sse({ type: 'REASONING_START', messageId: e.messageId }), sse({ type: 'REASONING_MESSAGE_START', messageId: e.messageId, role: 'reasoning' }, id)]
+      return [
+        sse({ type: 'REASONING_START', messageId: e.messageId }),
+        sse({ type: 'REASONING_MESSAGE_START', messageId: e.messageId, role: 'reasoning' }, id),
+      ]
     case 'reasoning.delta':
       return [sse({ type: 'REASONING_MESSAGE_CONTENT', messageId: e.messageId, delta: e.delta }, id)]
     case 'reasoning.end':
@@ -146,16 +163,38 @@ export function encode(e: StoredEvent, view: AguiView): readonly string[] {
       // parentMessageId is the id the conversation model gives this call's assistant message, so the
       // client's history and the stored one agree on ids (reconciliation depends on it).
       return [
-        sse({ type: 'TOOL_CALL_START', toolCallId: e.toolCallId, toolCallName: e.toolName, parentMessageId: e.parentMessageId ?? `msg_${e.toolCallId}` }),
+        sse({
+          type: 'TOOL_CALL_START',
+          toolCallId: e.toolCallId,
+          toolCallName: e.toolName,
+          parentMessageId: e.parentMessageId ?? `msg_${e.toolCallId}`,
+        }),
         sse({ type: 'TOOL_CALL_ARGS', toolCallId: e.toolCallId, delta: JSON.stringify(e.args) }),
         sse({ type: 'TOOL_CALL_END', toolCallId: e.toolCallId }, id),
       ]
     case 'tool.result':
-      return [sse({ type: 'TOOL_CALL_RESULT', messageId: `res_${e.toolCallId}`, toolCallId: e.toolCallId, role: 'tool', content: toolResultText(e.result) }, id)]
+      return [
+        sse(
+          { type: 'TOOL_CALL_RESULT', messageId: `res_${e.toolCallId}`, toolCallId: e.toolCallId, role: 'tool', content: toolResultText(e.result) },
+          id,
+        ),
+      ]
     case 'tool.error':
     case 'tool.cancel': {
       const error = e.type === 'tool.error' ? e.error : `cancelled: ${e.reason}`
-      return [sse({ type: 'TOOL_CALL_RESULT', messageId: `res_${e.toolCallId}`, toolCallId: e.toolCallId, role: 'tool', content: '', metadata: { parlance: { error } } }, id)]
+      return [
+        sse(
+          {
+            type: 'TOOL_CALL_RESULT',
+            messageId: `res_${e.toolCallId}`,
+            toolCallId: e.toolCallId,
+            role: 'tool',
+            content: '',
+            metadata: { parlance: { error } },
+          },
+          id,
+        ),
+      ]
     }
     case 'step.started':
     case 'step.finished':
@@ -169,22 +208,66 @@ export function encode(e: StoredEvent, view: AguiView): readonly string[] {
     case 'approval.requested':
       return [
         sse(
-          { type: 'CUSTOM', name: CUSTOM.approvalRequested, value: { approvalId: e.approvalId, toolName: e.toolName, toolDescription: e.toolDescription, args: e.args, reasoning: e.reasoning, risk: e.risk, timeoutMs: e.timeoutMs } },
+          {
+            type: 'CUSTOM',
+            name: CUSTOM.approvalRequested,
+            value: {
+              approvalId: e.approvalId,
+              toolName: e.toolName,
+              toolDescription: e.toolDescription,
+              args: e.args,
+              reasoning: e.reasoning,
+              risk: e.risk,
+              timeoutMs: e.timeoutMs,
+            },
+          },
           id,
         ),
       ]
     case 'approval.resolved':
-      return [sse({ type: 'CUSTOM', name: CUSTOM.approvalResolved, value: { approvalId: e.approvalId, approved: e.approved, by: e.by, ...(e.feedback !== undefined ? { feedback: e.feedback } : {}) } }, id)]
+      return [
+        sse(
+          {
+            type: 'CUSTOM',
+            name: CUSTOM.approvalResolved,
+            value: { approvalId: e.approvalId, approved: e.approved, by: e.by, ...(e.feedback !== undefined ? { feedback: e.feedback } : {}) },
+          },
+          id,
+        ),
+      ]
     case 'status':
-      return [sse({ type: 'CUSTOM', name: CUSTOM.status, value: e.message === undefined ? { status: e.status } : { status: e.status, message: e.message } }, id)]
+      return [
+        sse(
+          { type: 'CUSTOM', name: CUSTOM.status, value: e.message === undefined ? { status: e.status } : { status: e.status, message: e.message } },
+          id,
+        ),
+      ]
     case 'plan':
       return [sse({ type: 'CUSTOM', name: CUSTOM.plan, value: { planId: e.planId, tasks: e.tasks } }, id)]
     case 'progress':
-      return [sse({ type: 'CUSTOM', name: CUSTOM.progress, value: { percent: e.percent, planId: e.planId ?? null, taskId: e.taskId ?? null, message: e.message ?? null } }, id)]
+      return [
+        sse(
+          {
+            type: 'CUSTOM',
+            name: CUSTOM.progress,
+            value: { percent: e.percent, planId: e.planId ?? null, taskId: e.taskId ?? null, message: e.message ?? null },
+          },
+          id,
+        ),
+      ]
     case 'typing':
       return [sse({ type: 'CUSTOM', name: CUSTOM.typing, value: { active: e.active } }, id)]
     case 'context.update':
-      return [sse({ type: 'CUSTOM', name: CUSTOM.context, value: { name: e.name, description: e.description, context: e.context as never, triggering: e.triggering } }, id)]
+      return [
+        sse(
+          {
+            type: 'CUSTOM',
+            name: CUSTOM.context,
+            value: { name: e.name, description: e.description, context: e.context as never, triggering: e.triggering },
+          },
+          id,
+        ),
+      ]
     case 'message.delivery':
       return [sse({ type: 'CUSTOM', name: CUSTOM.delivery, value: { messageId: e.messageId, ok: e.ok, ...(e.error ? { error: e.error } : {}) } }, id)]
     case 'message.queued':
@@ -210,7 +293,12 @@ export function encode(e: StoredEvent, view: AguiView): readonly string[] {
           {
             type: 'CUSTOM',
             name: CUSTOM.historyRewound,
-            value: { toMessageId: e.toMessageId, reason: e.reason, ...(e.droppedRunId !== undefined ? { droppedRunId: e.droppedRunId } : {}), ...(e.branch !== undefined ? { branch: e.branch } : {}) },
+            value: {
+              toMessageId: e.toMessageId,
+              reason: e.reason,
+              ...(e.droppedRunId !== undefined ? { droppedRunId: e.droppedRunId } : {}),
+              ...(e.branch !== undefined ? { branch: e.branch } : {}),
+            },
           },
           id,
         ),

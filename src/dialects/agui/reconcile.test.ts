@@ -16,7 +16,13 @@ const input = (messages: AguiMessage[], extra: Partial<AguiRunInput> = {}): Agui
 const brief = (cs: Command[]) =>
   cs.map((c) =>
     c.type === 'user.message'
-      ? { type: c.type, messageId: c.messageId, content: c.content, ...(c.rewind ? { rewind: c.rewind } : {}), ...(c.onBusy ? { onBusy: c.onBusy } : {}) }
+      ? {
+          type: c.type,
+          messageId: c.messageId,
+          content: c.content,
+          ...(c.rewind ? { rewind: c.rewind } : {}),
+          ...(c.onBusy ? { onBusy: c.onBusy } : {}),
+        }
       : c.type === 'run.regenerate'
         ? { type: c.type, messageId: c.messageId }
         : c.type === 'history.replace'
@@ -33,7 +39,10 @@ test('a new trailing user turn on top of the stored history (or with no history 
   // Stored history empty: the client's history is taken whole (a thread started elsewhere), never a fork.
   const r = reconcile(session([]), input([...STORED, u('u3', 'three')] as AguiMessage[]), {})
   assert.equal(r.forks, false)
-  assert.deepEqual(brief(r.commands), [{ type: 'history.replace', ids: ['u1', 'a1', 'u2', 'a2'] }, { type: 'user.message', messageId: 'u3', content: 'three' }])
+  assert.deepEqual(brief(r.commands), [
+    { type: 'history.replace', ids: ['u1', 'a1', 'u2', 'a2'] },
+    { type: 'user.message', messageId: 'u3', content: 'three' },
+  ])
 })
 
 test('an edited or replaced user turn forks and cuts back to the message before the first stored turn that differs', () => {
@@ -48,7 +57,10 @@ test('an edited or replaced user turn forks and cuts back to the message before 
   // Dropping u2's turn but keeping a stored message after it cannot be a cut: the client's list replaces the history.
   const kept = reconcile(session([...STORED, u('u3', 'three')]), input([STORED[0], u('u3', 'three'), u('u4', 'four')] as AguiMessage[]), {})
   assert.equal(kept.forks, true)
-  assert.deepEqual(brief(kept.commands), [{ type: 'history.replace', ids: ['u1', 'u3'] }, { type: 'user.message', messageId: 'u4', content: 'four', rewind: { toMessageId: 'u3' } }])
+  assert.deepEqual(brief(kept.commands), [
+    { type: 'history.replace', ids: ['u1', 'u3'] },
+    { type: 'user.message', messageId: 'u4', content: 'four', rewind: { toMessageId: 'u3' } },
+  ])
 })
 
 test('a list ending at a stored user turn whose answer it dropped regenerates it, unless it answers something or that run is active', () => {
@@ -59,7 +71,10 @@ test('a list ending at a stored user turn whose answer it dropped regenerates it
   // The run answering u2 is still going: the request re-attaches to it.
   assert.deepEqual(reconcile(session(STORED, 'run_2'), input(STORED.slice(0, 3) as AguiMessage[]), {}).commands, [])
   // A late approval answer is not a regenerate.
-  assert.deepEqual(reconcile(session(STORED), input(STORED.slice(0, 3) as AguiMessage[], { resume: [{ interruptId: 'gone', status: 'resolved' }] }), {}).commands, [])
+  assert.deepEqual(
+    reconcile(session(STORED), input(STORED.slice(0, 3) as AguiMessage[], { resume: [{ interruptId: 'gone', status: 'resolved' }] }), {}).commands,
+    [],
+  )
   // The whole history, nothing new: nothing to do.
   assert.deepEqual(reconcile(session(STORED), input(STORED as AguiMessage[]), {}).commands, [])
 })

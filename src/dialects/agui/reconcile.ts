@@ -61,7 +61,14 @@ export function reconcile(session: StoredConversation, input: AguiRunInput, opts
     if (m === newUser || same(m)) continue
     if (m.role === 'tool' && session.waitsFor(m.toolCallId)) {
       const content = textOf(m.content)
-      results.push({ type: 'tool.result', sessionId, toolCallId: m.toolCallId, outcome: m.error === undefined ? 'success' : 'failure', result: toolResultOf(content), ...(m.error !== undefined ? { error: m.error } : {}) })
+      results.push({
+        type: 'tool.result',
+        sessionId,
+        toolCallId: m.toolCallId,
+        outcome: m.error === undefined ? 'success' : 'failure',
+        result: toolResultOf(content),
+        ...(m.error !== undefined ? { error: m.error } : {}),
+      })
       continue
     }
     if (fromAguiMessage(m)) unknownHistory = true
@@ -82,8 +89,17 @@ export function reconcile(session: StoredConversation, input: AguiRunInput, opts
   const clientTools = toolsOf(input)
   const common = { ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.onBusy ? { onBusy: opts.onBusy } : {}) }
   if (newUser) {
-    const toMessageId = cut === undefined ? undefined : replaces ? (clientHistory().at(-1)?.id ?? null) : cut.index > 0 ? stored[cut.index - 1]!.id : null
-    out.push({ type: 'user.message', sessionId, content: textOf(newUser.content), messageId: newUser.id, clientTools, ...common, ...(toMessageId !== undefined ? { rewind: { toMessageId } } : {}) })
+    const toMessageId =
+      cut === undefined ? undefined : replaces ? (clientHistory().at(-1)?.id ?? null) : cut.index > 0 ? stored[cut.index - 1]!.id : null
+    out.push({
+      type: 'user.message',
+      sessionId,
+      content: textOf(newUser.content),
+      messageId: newUser.id,
+      clientTools,
+      ...common,
+      ...(toMessageId !== undefined ? { rewind: { toMessageId } } : {}),
+    })
     return { commands: out, forks: cut !== undefined, userMessageId: newUser.id }
   }
   const turn = last?.role === 'user' ? at(last) : undefined
@@ -103,12 +119,22 @@ export function reconcile(session: StoredConversation, input: AguiRunInput, opts
  * stored user turn the client's user turns do not repeat in order (same id, same text), when the list carries
  * stored history at all; undefined when it only adds a turn.
  */
-function divergence(stored: readonly HistoryMessage[], messages: readonly AguiMessage[], at: (m: Message) => number | undefined): { index: number } | undefined {
+function divergence(
+  stored: readonly HistoryMessage[],
+  messages: readonly AguiMessage[],
+  at: (m: Message) => number | undefined,
+): { index: number } | undefined {
   if (stored.length === 0 || !messages.some((m) => at(m) !== undefined)) return undefined
   const storedUsers = stored.flatMap((m, i) => (m.role === 'user' ? [{ m, i }] : []))
   const clientUsers = messages.filter(isUser)
   let n = 0
-  while (n < storedUsers.length && n < clientUsers.length && clientUsers[n]!.id === storedUsers[n]!.m.id && textOf(clientUsers[n]!.content) === storedUsers[n]!.m.content) n++
+  while (
+    n < storedUsers.length &&
+    n < clientUsers.length &&
+    clientUsers[n]!.id === storedUsers[n]!.m.id &&
+    textOf(clientUsers[n]!.content) === storedUsers[n]!.m.content
+  )
+    n++
   return n < storedUsers.length ? { index: storedUsers[n]!.i } : undefined
 }
 
@@ -119,11 +145,21 @@ function approvals(session: StoredConversation, input: AguiRunInput): Command[] 
     if (!session.waitsFor(r.interruptId)) continue
     const payload = (typeof r.payload === 'object' && r.payload !== null ? r.payload : {}) as { approved?: unknown; feedback?: unknown }
     const approved = r.status === 'resolved' && (payload.approved === true || r.payload === true)
-    out.push({ type: 'approval.response', sessionId: session.id, approvalId: r.interruptId, approved, ...(typeof payload.feedback === 'string' ? { feedback: payload.feedback } : {}) })
+    out.push({
+      type: 'approval.response',
+      sessionId: session.id,
+      approvalId: r.interruptId,
+      approved,
+      ...(typeof payload.feedback === 'string' ? { feedback: payload.feedback } : {}),
+    })
   }
   return out
 }
 
 function toolsOf(input: AguiRunInput): ClientToolSpec[] {
-  return (input.tools ?? []).map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), ...(t.parameters !== undefined ? { parameters: t.parameters as Json } : {}) }))
+  return (input.tools ?? []).map((t) => ({
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    ...(t.parameters !== undefined ? { parameters: t.parameters as Json } : {}),
+  }))
 }

@@ -46,8 +46,21 @@ const ToolCall = Type.Object({
 /** Each message role's schema: `Message` is their union, and decode names the exact bad field of a message through its role's. */
 export const MessageByRole = {
   user: Type.Object({ id: Id, role: Type.Literal('user'), content: Content, metadata: Metadata }),
-  assistant: Type.Object({ id: Id, role: Type.Literal('assistant'), content: Type.Optional(Type.String()), toolCalls: Type.Optional(Type.Array(ToolCall)), metadata: Metadata }),
-  tool: Type.Object({ id: Id, role: Type.Literal('tool'), toolCallId: Id, content: Content, error: Type.Optional(Type.String()), metadata: Metadata }),
+  assistant: Type.Object({
+    id: Id,
+    role: Type.Literal('assistant'),
+    content: Type.Optional(Type.String()),
+    toolCalls: Type.Optional(Type.Array(ToolCall)),
+    metadata: Metadata,
+  }),
+  tool: Type.Object({
+    id: Id,
+    role: Type.Literal('tool'),
+    toolCallId: Id,
+    content: Content,
+    error: Type.Optional(Type.String()),
+    metadata: Metadata,
+  }),
   system: Type.Object({ id: Id, role: Type.Literal('system'), content: Type.String(), metadata: Metadata }),
   developer: Type.Object({ id: Id, role: Type.Literal('developer'), content: Type.String(), metadata: Metadata }),
   reasoning: Type.Object({ id: Id, role: Type.Literal('reasoning'), content: Type.String(), metadata: Metadata }),
@@ -65,15 +78,26 @@ export const RunAgentInput = Type.Object({
   state: Type.Optional(Type.Unknown()),
   messages: Type.Array(Message),
   tools: Type.Optional(
-    Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), description: Type.Optional(Type.String()), parameters: Type.Optional(Type.Unknown()) })),
+    Type.Array(
+      Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 256 }),
+        description: Type.Optional(Type.String()),
+        parameters: Type.Optional(Type.Unknown()),
+      }),
+    ),
   ),
   context: Type.Optional(Type.Array(Type.Object({ description: Type.String(), value: Type.String() }))),
   forwardedProps: Type.Optional(Type.Unknown()),
   resume: Type.Optional(
-    Type.Array(Type.Object({ interruptId: Id, status: Type.Union([Type.Literal('resolved'), Type.Literal('cancelled')]), payload: Type.Optional(Type.Unknown()) })),
+    Type.Array(
+      Type.Object({
+        interruptId: Id,
+        status: Type.Union([Type.Literal('resolved'), Type.Literal('cancelled')]),
+        payload: Type.Optional(Type.Unknown()),
+      }),
+    ),
   ),
 })
 
 export type AguiMessage = Static<typeof Message>
 export type AguiRunInput = Static<typeof RunAgentInput>
-

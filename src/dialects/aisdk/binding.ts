@@ -1,6 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ParlanceError } from '../../core/index.js'
-import { answerErrors, branchEdits, carryOut, httpStatuses, readBody, runAnswering, sendJson, streamRun, whenMessageStarts, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
+import {
+  answerErrors,
+  branchEdits,
+  carryOut,
+  httpStatuses,
+  readBody,
+  runAnswering,
+  sendJson,
+  streamRun,
+  whenMessageStarts,
+  type Dialect,
+  type Endpoint,
+  type EndpointDeps,
+} from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
 import { aisdk, AISDK_SSE } from './codec.js'

@@ -51,18 +51,34 @@ export class AiSdkClient {
   }
 
   /** Answers a client tool call (part state `output-available`, or `output-error` with `errorText`). */
-  toolOutput(chatId: string, call: AiSdkToolCall, outcome: { output: unknown } | { errorText: string }, signal?: AbortSignal): AsyncGenerator<AiSdkChunk> {
+  toolOutput(
+    chatId: string,
+    call: AiSdkToolCall,
+    outcome: { output: unknown } | { errorText: string },
+    signal?: AbortSignal,
+  ): AsyncGenerator<AiSdkChunk> {
     const part =
       'output' in outcome
         ? { type: 'dynamic-tool', ...call, state: 'output-available', output: outcome.output }
         : { type: 'dynamic-tool', ...call, state: 'output-error', errorText: outcome.errorText }
-    return this.post({ id: chatId, trigger: 'submit-message', messages: [{ id: `tool_${call.toolCallId}`, role: 'assistant', parts: [part] }] }, signal)
+    return this.post(
+      { id: chatId, trigger: 'submit-message', messages: [{ id: `tool_${call.toolCallId}`, role: 'assistant', parts: [part] }] },
+      signal,
+    )
   }
 
   /** Answers an approval request (part state `approval-responded`); `reason` reaches the agent as feedback. */
   approve(chatId: string, call: AiSdkToolCall, approved: boolean, reason?: string, signal?: AbortSignal): AsyncGenerator<AiSdkChunk> {
-    const part = { type: 'dynamic-tool', ...call, state: 'approval-responded', approval: { id: call.toolCallId, approved, ...(reason ? { reason } : {}) } }
-    return this.post({ id: chatId, trigger: 'submit-message', messages: [{ id: `approval_${call.toolCallId}`, role: 'assistant', parts: [part] }] }, signal)
+    const part = {
+      type: 'dynamic-tool',
+      ...call,
+      state: 'approval-responded',
+      approval: { id: call.toolCallId, approved, ...(reason ? { reason } : {}) },
+    }
+    return this.post(
+      { id: chatId, trigger: 'submit-message', messages: [{ id: `approval_${call.toolCallId}`, role: 'assistant', parts: [part] }] },
+      signal,
+    )
   }
 
   /** Re-attaches to the chat's active stream (`GET /api/chat/:id/stream`); yields nothing when no run is active. */
@@ -77,7 +93,12 @@ export class AiSdkClient {
   private async *post(body: Record<string, unknown>, signal?: AbortSignal): AsyncGenerator<AiSdkChunk> {
     const path = this.options.agent ? `/api/chat/${encodeURIComponent(this.options.agent)}` : '/api/chat'
     this.options.tap?.('out', { http: `POST ${path}`, body })
-    const res = await fetch(`${this.options.url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: this.headers(), ...(signal ? { signal } : {}) })
+    const res = await fetch(`${this.options.url}${path}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: this.headers(),
+      ...(signal ? { signal } : {}),
+    })
     yield* this.read(res)
   }
 

@@ -28,7 +28,8 @@ export const aisdk = {
     return { frames, view }
   },
   shareKey: () => 'aisdk',
-  encodeError: (err: ParlanceError, _view: AiSdkView | null) => `data: ${JSON.stringify({ type: 'error', errorText: errorText(err.code, err.message) })}\n\n`,
+  encodeError: (err: ParlanceError, _view: AiSdkView | null) =>
+    `data: ${JSON.stringify({ type: 'error', errorText: errorText(err.code, err.message) })}\n\n`,
   errors: AISDK_ERRORS,
 } satisfies Codec<ChatRequest, string, AiSdkView>
 

@@ -11,16 +11,32 @@ export function decodeChat(body: string, limits: Pick<Limits, 'maxJsonDepth'>): 
   const parsed = parseJson(body)
   if (!parsed.ok) return parsed
   const v = parsed.value
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { ok: false, error: new ParlanceError('invalid_message', 'the body must be a JSON object', {}) }
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    return { ok: false, error: new ParlanceError('invalid_message', 'the body must be a JSON object', {}) }
   const shape = checkJsonShape(v, limits.maxJsonDepth)
-  if (shape) return { ok: false, error: new ParlanceError('invalid_message', shape.message, { field: stringOf(shape.details?.path).replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') }) }
+  if (shape)
+    return {
+      ok: false,
+      error: new ParlanceError('invalid_message', shape.message, {
+        field: stringOf(shape.details?.path)
+          .replace(/^\//, '')
+          .replace(/\/(\d+)/g, '[$1]')
+          .replace(/\//g, '.'),
+      }),
+    }
   if (chatRequestChecker.Check(v)) return { ok: true, request: v }
   const first = chatRequestChecker.Errors(v).First()
-  const field = (first?.path ?? '').replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')
+  const field = (first?.path ?? '')
+    .replace(/^\//, '')
+    .replace(/\/(\d+)/g, '[$1]')
+    .replace(/\//g, '.')
   // A union of literals is spelled out ("onBusy must be one of interrupt, enqueue, reject, rollback").
   const anyOf = (first?.schema as { anyOf?: Array<{ const?: unknown }> } | undefined)?.anyOf
   if (anyOf?.length && anyOf.every((x) => typeof x.const === 'string')) {
-    return { ok: false, error: new ParlanceError('invalid_message', `${field} must be one of ${anyOf.map((x) => String(x.const)).join(', ')}`, { field }) }
+    return {
+      ok: false,
+      error: new ParlanceError('invalid_message', `${field} must be one of ${anyOf.map((x) => String(x.const)).join(', ')}`, { field }),
+    }
   }
   return { ok: false, error: new ParlanceError('invalid_message', `${field || 'body'}: ${first?.message.toLowerCase() ?? 'is invalid'}`, { field }) }
 }

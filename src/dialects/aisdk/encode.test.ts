@@ -7,7 +7,9 @@ const at = (body: EventBody): StoredEvent => ({ ...body, sessionId: 'chat-1', ru
 const chunks = (body: EventBody) => encode(at(body)).map((f) => JSON.parse(/^data: (.*)\n\n$/s.exec(f)![1]!) as Record<string, unknown>)
 
 test('message.queued and history.rewound are transient data-message-queued / data-history-rewound parts carrying the event fields', () => {
-  assert.deepEqual(chunks({ type: 'message.queued', messageId: 'q1', content: 'later' }), [{ type: 'data-message-queued', data: { messageId: 'q1', content: 'later' }, transient: true }])
+  assert.deepEqual(chunks({ type: 'message.queued', messageId: 'q1', content: 'later' }), [
+    { type: 'data-message-queued', data: { messageId: 'q1', content: 'later' }, transient: true },
+  ])
   assert.deepEqual(chunks({ type: 'history.rewound', toMessageId: 'a1', reason: 'edit', branch: 'fork_1' }), [
     { type: 'data-history-rewound', data: { toMessageId: 'a1', reason: 'edit', branch: 'fork_1' }, transient: true },
   ])

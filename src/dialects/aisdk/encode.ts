@@ -26,7 +26,11 @@ export function encode(e: StoredEvent): readonly string[] {
     case 'text.end':
       return [chunk({ type: 'text-end', id: e.messageId })]
     case 'message.sent':
-      return [chunk({ type: 'text-start', id: e.messageId }), chunk({ type: 'text-delta', id: e.messageId, delta: e.message }), chunk({ type: 'text-end', id: e.messageId })]
+      return [
+        chunk({ type: 'text-start', id: e.messageId }),
+        chunk({ type: 'text-delta', id: e.messageId, delta: e.message }),
+        chunk({ type: 'text-end', id: e.messageId }),
+      ]
     case 'reasoning.start':
       return [chunk({ type: 'reasoning-start', id: e.messageId })]
     case 'reasoning.delta':
@@ -49,7 +53,11 @@ export function encode(e: StoredEvent): readonly string[] {
       return [
         chunk({ type: 'tool-input-available', toolCallId: e.approvalId, toolName: e.toolName, input: e.args, dynamic: true, title: e.reasoning }),
         chunk({ type: 'tool-approval-request', approvalId: e.approvalId, toolCallId: e.approvalId }),
-        chunk({ type: 'data-approval', data: { approvalId: e.approvalId, toolName: e.toolName, args: e.args, reasoning: e.reasoning, risk: e.risk, timeoutMs: e.timeoutMs }, transient: true }),
+        chunk({
+          type: 'data-approval',
+          data: { approvalId: e.approvalId, toolName: e.toolName, args: e.args, reasoning: e.reasoning, risk: e.risk, timeoutMs: e.timeoutMs },
+          transient: true,
+        }),
       ]
     case 'approval.resolved':
       // The approval's tool invocation ends here; the real tool call (if approved) is a tool part of its own.
@@ -67,7 +75,13 @@ export function encode(e: StoredEvent): readonly string[] {
     case 'plan':
       return [chunk({ type: 'data-plan', id: e.planId, data: { planId: e.planId, tasks: e.tasks } })]
     case 'progress':
-      return [chunk({ type: 'data-progress', data: { percent: e.percent, planId: e.planId ?? null, taskId: e.taskId ?? null, message: e.message ?? null }, transient: true })]
+      return [
+        chunk({
+          type: 'data-progress',
+          data: { percent: e.percent, planId: e.planId ?? null, taskId: e.taskId ?? null, message: e.message ?? null },
+          transient: true,
+        }),
+      ]
     case 'step.started':
       return [chunk({ type: 'data-step', data: { stepId: e.stepId, name: e.name, state: 'started' }, transient: true })]
     case 'step.finished':
@@ -80,7 +94,12 @@ export function encode(e: StoredEvent): readonly string[] {
       return [
         chunk({
           type: 'data-message-queued',
-          data: { messageId: e.messageId, content: e.content, ...(e.metadata !== undefined ? { metadata: e.metadata } : {}), ...(e.agent !== undefined ? { agent: e.agent } : {}) },
+          data: {
+            messageId: e.messageId,
+            content: e.content,
+            ...(e.metadata !== undefined ? { metadata: e.metadata } : {}),
+            ...(e.agent !== undefined ? { agent: e.agent } : {}),
+          },
           transient: true,
         }),
       ]
@@ -88,7 +107,12 @@ export function encode(e: StoredEvent): readonly string[] {
       return [
         chunk({
           type: 'data-history-rewound',
-          data: { toMessageId: e.toMessageId, reason: e.reason, ...(e.droppedRunId !== undefined ? { droppedRunId: e.droppedRunId } : {}), ...(e.branch !== undefined ? { branch: e.branch } : {}) },
+          data: {
+            toMessageId: e.toMessageId,
+            reason: e.reason,
+            ...(e.droppedRunId !== undefined ? { droppedRunId: e.droppedRunId } : {}),
+            ...(e.branch !== undefined ? { branch: e.branch } : {}),
+          },
           transient: true,
         }),
       ]

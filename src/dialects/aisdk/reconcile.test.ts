@@ -22,7 +22,11 @@ const only = (cs: Command[]) => {
 }
 
 test('a new last user message is sent with the body onBusy; one already stored as is is not', () => {
-  const r = reconcile(session(), body([user('u1', 'one'), assistant('msg_r1'), user('u2', 'two'), assistant('msg_r2'), user('u3', 'three')], { onBusy: 'enqueue' }), undefined)
+  const r = reconcile(
+    session(),
+    body([user('u1', 'one'), assistant('msg_r1'), user('u2', 'two'), assistant('msg_r2'), user('u3', 'three')], { onBusy: 'enqueue' }),
+    undefined,
+  )
   assert.deepEqual(only(r.commands), { type: 'user.message', sessionId: 'chat', content: 'three', messageId: 'u3', onBusy: 'enqueue' })
   assert.equal(r.forks, false)
   assert.deepEqual(reconcile(session(), body([user('u3', 'three')]), undefined).forks, false, 'only the new message: no divergence')
@@ -32,12 +36,23 @@ test('a new last user message is sent with the body onBusy; one already stored a
 test('an earlier message edited (same id, new text, list cut there) forks and cuts back to the message before it', () => {
   const r = reconcile(session(), body([user('u1', 'one'), assistant('msg_r1'), user('u2', 'TWO')], { messageId: 'u2' }), 'demo')
   assert.equal(r.forks, true)
-  assert.deepEqual(only(r.commands), { type: 'user.message', sessionId: 'chat', content: 'TWO', messageId: 'u2', agent: 'demo', rewind: { toMessageId: 't1' } })
+  assert.deepEqual(only(r.commands), {
+    type: 'user.message',
+    sessionId: 'chat',
+    content: 'TWO',
+    messageId: 'u2',
+    agent: 'demo',
+    rewind: { toMessageId: 't1' },
+  })
   assert.deepEqual((only(reconcile(session(), body([user('u1', 'ONE')]), undefined).commands) as { rewind?: unknown }).rewind, { toMessageId: null })
 })
 
 test('regenerate-message regenerates the last user message of the request; an unknown one is sent as new', () => {
-  const r = reconcile(session(), body([user('u1', 'one'), assistant('msg_r1'), user('u2', 'two')], { trigger: 'regenerate-message', messageId: 'msg_r2', onBusy: 'rollback' }), undefined)
+  const r = reconcile(
+    session(),
+    body([user('u1', 'one'), assistant('msg_r1'), user('u2', 'two')], { trigger: 'regenerate-message', messageId: 'msg_r2', onBusy: 'rollback' }),
+    undefined,
+  )
   assert.deepEqual(only(r.commands), { type: 'run.regenerate', sessionId: 'chat', messageId: 'u2', onBusy: 'rollback' })
   const fresh = reconcile(session([]), body([user('n1', 'hello')], { trigger: 'regenerate-message' }), undefined)
   assert.equal(only(fresh.commands).type, 'user.message')

@@ -47,7 +47,13 @@ export function reconcile(session: StoredChat, body: ChatRequest, agent: string 
       const toolCallId = stringOf(p.toolCallId)
       const approval = p.approval as { id?: string; approved?: boolean; reason?: string } | undefined
       if (p.state === 'approval-responded' && approval?.id && session.waitsFor(approval.id)) {
-        out.push({ type: 'approval.response', sessionId, approvalId: approval.id, approved: approval.approved === true, ...(approval.reason ? { feedback: approval.reason } : {}) })
+        out.push({
+          type: 'approval.response',
+          sessionId,
+          approvalId: approval.id,
+          approved: approval.approved === true,
+          ...(approval.reason ? { feedback: approval.reason } : {}),
+        })
       } else if (p.state === 'output-available' && session.waitsFor(toolCallId)) {
         out.push({ type: 'tool.result', sessionId, toolCallId, outcome: 'success', result: (p.output ?? null) as Json })
       } else if (p.state === 'output-error' && session.waitsFor(toolCallId)) {

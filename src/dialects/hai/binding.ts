@@ -45,7 +45,11 @@ export function attachParams(url: URL): AttachParams | null {
  * Serves one HAI connection: binds it to the session its messages name and streams that session's events
  * back through the HAI codec. Closing the socket detaches it; the run goes on and a reconnect can resume.
  */
-export function serveHai(conn: Connection<WsFrame>, at: AttachParams | null, deps: Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission'>): void {
+export function serveHai(
+  conn: Connection<WsFrame>,
+  at: AttachParams | null,
+  deps: Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission'>,
+): void {
   const { sessions, limits } = deps
   let bound: { session: Session; sub: Subscription } | null = null
 

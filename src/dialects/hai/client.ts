@@ -90,7 +90,12 @@ export class HaiClient {
 
   /** Answers user message `messageId` (default: the last one) again (Parlance extension `regenerate`). */
   regenerate(messageId?: string, metadata?: Record<string, unknown>): void {
-    this.sendRaw({ type: 'regenerate', session_id: this.sessionId, ...(messageId ? { message_id: messageId } : {}), ...(metadata ? { metadata } : {}) })
+    this.sendRaw({
+      type: 'regenerate',
+      session_id: this.sessionId,
+      ...(messageId ? { message_id: messageId } : {}),
+      ...(metadata ? { metadata } : {}),
+    })
   }
 
   /**

@@ -10,7 +10,11 @@ import { inbound } from './decode.js'
 import { OUTBOUND_TYPES } from './wire.js'
 
 const FIXTURES = new URL('./fixtures/', import.meta.url)
-const limits = { maxFrameBytes: DEFAULT_LIMITS.maxFrameBytes, maxJsonDepth: DEFAULT_LIMITS.maxJsonDepth, maxUserMessageChars: DEFAULT_LIMITS.maxUserMessageChars }
+const limits = {
+  maxFrameBytes: DEFAULT_LIMITS.maxFrameBytes,
+  maxJsonDepth: DEFAULT_LIMITS.maxJsonDepth,
+  maxUserMessageChars: DEFAULT_LIMITS.maxUserMessageChars,
+}
 
 /** Every fixtures folder, with its files' raw text (verbatim from the seed). */
 function fixtureFolders(): Map<string, Map<string, string>> {
@@ -83,8 +87,16 @@ test('every fixtures folder is mapped to a check, and every mapped folder exists
   }
   // The folders are exactly the seed's message types, split by direction as the schema splits them.
   const inboundSeedTypes = Object.keys(CHECKS).filter((k) => CHECKS[k] === 'inbound')
-  assert.deepEqual(inboundSeedTypes.filter((t) => !(t in inbound)), [])
-  assert.deepEqual(Object.keys(CHECKS).filter((k) => CHECKS[k] === 'outbound').sort(), [...OUTBOUND_TYPES].sort())
+  assert.deepEqual(
+    inboundSeedTypes.filter((t) => !(t in inbound)),
+    [],
+  )
+  assert.deepEqual(
+    Object.keys(CHECKS)
+      .filter((k) => CHECKS[k] === 'outbound')
+      .sort(),
+    [...OUTBOUND_TYPES].sort(),
+  )
 })
 
 test('every fixture has the type of its folder', () => {
@@ -174,7 +186,12 @@ const ROWS: Row[] = [
   },
   { rule: '__proto__ at the top level', frame: um({}).replace('{', '{"__proto__":{"x":1},'), code: 'forbidden_key', wire: 'invalid_message' },
   { rule: 'constructor in metadata', frame: um({ metadata: { constructor: { prototype: 1 } } }), code: 'forbidden_key', wire: 'invalid_message' },
-  { rule: 'prototype deep in an array', frame: um({ metadata: { list: [1, [{ prototype: true }]] } }), code: 'forbidden_key', wire: 'invalid_message' },
+  {
+    rule: 'prototype deep in an array',
+    frame: um({ metadata: { list: [1, [{ prototype: true }]] } }),
+    code: 'forbidden_key',
+    wire: 'invalid_message',
+  },
   {
     rule: '__proto__ in tool_approval_response',
     frame: '{"type":"tool_approval_response","approval_id":"a","approved":true,"__proto__":null}',
@@ -182,21 +199,72 @@ const ROWS: Row[] = [
     wire: 'invalid_message',
   },
   { rule: 'too deep (default 64)', frame: um({ metadata: nested(64) }), code: 'too_deep', wire: 'invalid_message' },
-  { rule: 'too deep (configured 3)', frame: um({ metadata: { a: { b: {} } } }), code: 'too_deep', wire: 'invalid_message', limits: { ...limits, maxJsonDepth: 3 } },
-  { rule: 'approval: approved not boolean', frame: '{"type":"tool_approval_response","approval_id":"a","approved":"yes"}', code: 'invalid_message', field: 'approved' },
+  {
+    rule: 'too deep (configured 3)',
+    frame: um({ metadata: { a: { b: {} } } }),
+    code: 'too_deep',
+    wire: 'invalid_message',
+    limits: { ...limits, maxJsonDepth: 3 },
+  },
+  {
+    rule: 'approval: approved not boolean',
+    frame: '{"type":"tool_approval_response","approval_id":"a","approved":"yes"}',
+    code: 'invalid_message',
+    field: 'approved',
+  },
   { rule: 'approval: approved missing', frame: '{"type":"tool_approval_response","approval_id":"a"}', code: 'invalid_message', field: 'approved' },
-  { rule: 'approval: missing approval_id', frame: '{"type":"tool_approval_response","approved":true}', code: 'invalid_message', field: 'approval_id' },
-  { rule: 'approval: feedback not a string', frame: '{"type":"tool_approval_response","approval_id":"a","approved":false,"feedback":1}', code: 'invalid_message', field: 'feedback' },
+  {
+    rule: 'approval: missing approval_id',
+    frame: '{"type":"tool_approval_response","approved":true}',
+    code: 'invalid_message',
+    field: 'approval_id',
+  },
+  {
+    rule: 'approval: feedback not a string',
+    frame: '{"type":"tool_approval_response","approval_id":"a","approved":false,"feedback":1}',
+    code: 'invalid_message',
+    field: 'feedback',
+  },
   { rule: 'tool_result: missing tool_call_id', frame: '{"type":"tool_result","result":1}', code: 'invalid_message', field: 'tool_call_id' },
-  { rule: 'tool_result: error not a string', frame: '{"type":"tool_result","tool_call_id":"c","error":{"m":1}}', code: 'invalid_message', field: 'error' },
+  {
+    rule: 'tool_result: error not a string',
+    frame: '{"type":"tool_result","tool_call_id":"c","error":{"m":1}}',
+    code: 'invalid_message',
+    field: 'error',
+  },
   { rule: 'cancel: missing session_id', frame: '{"type":"cancel"}', code: 'invalid_message', field: 'session_id' },
   { rule: 'cancel: session_id not a string', frame: '{"type":"cancel","session_id":3}', code: 'invalid_message', field: 'session_id' },
-  { rule: 'user_message: metadata.onBusy not a policy', frame: um({ metadata: { onBusy: 'later' } }), code: 'invalid_message', field: 'metadata/onBusy' },
-  { rule: 'user_message: metadata.onBusy not a string', frame: um({ metadata: { onBusy: true } }), code: 'invalid_message', field: 'metadata/onBusy' },
+  {
+    rule: 'user_message: metadata.onBusy not a policy',
+    frame: um({ metadata: { onBusy: 'later' } }),
+    code: 'invalid_message',
+    field: 'metadata/onBusy',
+  },
+  {
+    rule: 'user_message: metadata.onBusy not a string',
+    frame: um({ metadata: { onBusy: true } }),
+    code: 'invalid_message',
+    field: 'metadata/onBusy',
+  },
   { rule: 'regenerate: missing session_id', frame: '{"type":"regenerate"}', code: 'invalid_message', field: 'session_id' },
-  { rule: 'regenerate: empty message_id', frame: '{"type":"regenerate","session_id":"s1","message_id":""}', code: 'invalid_message', field: 'message_id' },
-  { rule: 'regenerate: metadata not an object', frame: '{"type":"regenerate","session_id":"s1","metadata":[]}', code: 'invalid_message', field: 'metadata' },
-  { rule: 'regenerate: metadata.onBusy not a policy', frame: '{"type":"regenerate","session_id":"s1","metadata":{"onBusy":"INTERRUPT"}}', code: 'invalid_message', field: 'metadata/onBusy' },
+  {
+    rule: 'regenerate: empty message_id',
+    frame: '{"type":"regenerate","session_id":"s1","message_id":""}',
+    code: 'invalid_message',
+    field: 'message_id',
+  },
+  {
+    rule: 'regenerate: metadata not an object',
+    frame: '{"type":"regenerate","session_id":"s1","metadata":[]}',
+    code: 'invalid_message',
+    field: 'metadata',
+  },
+  {
+    rule: 'regenerate: metadata.onBusy not a policy',
+    frame: '{"type":"regenerate","session_id":"s1","metadata":{"onBusy":"INTERRUPT"}}',
+    code: 'invalid_message',
+    field: 'metadata/onBusy',
+  },
 ]
 
 test('rejection table: one row per validation rule', async (t) => {
@@ -229,7 +297,13 @@ test('forbidden names as values (not keys) are fine', () => {
 test('metadata passes through and metadata.agent picks the agent', () => {
   const d = decode(um({ metadata: { agent: 'support', trace: { id: 1 } } }), limits)
   assert.ok(d.ok)
-  assert.deepEqual(d.value, { type: 'user.message', sessionId: 's1', content: 'hi', metadata: { agent: 'support', trace: { id: 1 } }, agent: 'support' })
+  assert.deepEqual(d.value, {
+    type: 'user.message',
+    sessionId: 's1',
+    content: 'hi',
+    metadata: { agent: 'support', trace: { id: 1 } },
+    agent: 'support',
+  })
 })
 
 test('extension messages decode: tool_result (success, failure) and cancel', () => {
@@ -282,12 +356,21 @@ function assertDecoded(frame: string): void {
 }
 
 test('property: decode never throws for arbitrary strings', () => {
-  fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => assertDecoded(s)), { numRuns: 500 })
-  fc.assert(fc.property(fc.string(), (s) => assertDecoded(s)), { numRuns: 300 })
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (s) => assertDecoded(s)),
+    { numRuns: 500 },
+  )
+  fc.assert(
+    fc.property(fc.string(), (s) => assertDecoded(s)),
+    { numRuns: 300 },
+  )
 })
 
 test('property: decode never throws for arbitrary JSON values', () => {
-  fc.assert(fc.property(fc.json(), (s) => assertDecoded(s)), { numRuns: 500 })
+  fc.assert(
+    fc.property(fc.json(), (s) => assertDecoded(s)),
+    { numRuns: 500 },
+  )
   fc.assert(
     fc.property(fc.anything(), (v) => {
       const s = JSON.stringify(v)
@@ -315,5 +398,8 @@ test('property: decode never throws for near-valid messages of every inbound typ
     },
     { requiredKeys: ['type'] },
   )
-  fc.assert(fc.property(message, (m) => assertDecoded(JSON.stringify(m))), { numRuns: 1000 })
+  fc.assert(
+    fc.property(message, (m) => assertDecoded(JSON.stringify(m))),
+    { numRuns: 1000 },
+  )
 })

@@ -1,5 +1,15 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { checkJsonShape, ON_BUSY, onBusyOf, parseJson, ParlanceError, type DecodeLimits, type Decoded, type Json, type OnBusy } from '../../core/index.js'
+import {
+  checkJsonShape,
+  ON_BUSY,
+  onBusyOf,
+  parseJson,
+  ParlanceError,
+  type DecodeLimits,
+  type Decoded,
+  type Json,
+  type OnBusy,
+} from '../../core/index.js'
 import { INBOUND, type InboundType } from './wire.js'
 
 /** Compiled checkers of the client → server messages, by `type`. */
@@ -110,7 +120,10 @@ export function decode(frame: string, limits: DecodeLimits): Decoded {
         },
       }
     case 'cancel':
-      return { ok: true, value: { type: 'run.cancel', sessionId: m.session_id as string, ...(typeof m.message_id === 'string' ? { messageId: m.message_id } : {}) } }
+      return {
+        ok: true,
+        value: { type: 'run.cancel', sessionId: m.session_id as string, ...(typeof m.message_id === 'string' ? { messageId: m.message_id } : {}) },
+      }
   }
 }
 
@@ -120,7 +133,10 @@ function policyOf(type: string, metadata: Record<string, unknown> | undefined): 
   if (value === undefined) return undefined
   return (
     onBusyOf(value) ??
-    new ParlanceError('invalid_message', `${type}: field "metadata/onBusy" must be one of ${ON_BUSY.join(', ')}`, { field: 'metadata/onBusy', allowed: [...ON_BUSY] })
+    new ParlanceError('invalid_message', `${type}: field "metadata/onBusy" must be one of ${ON_BUSY.join(', ')}`, {
+      field: 'metadata/onBusy',
+      allowed: [...ON_BUSY],
+    })
   )
 }
 

@@ -10,7 +10,10 @@ import { hai } from './codec.js'
 import { OUTBOUND, OUTBOUND_TYPES } from './wire.js'
 
 /** The wire schemas, compiled: what the client, the inspector and the tests are typed by. */
-const OUT = Object.fromEntries(Object.entries(OUTBOUND).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as Record<string, ReturnType<typeof TypeCompiler.Compile>>
+const OUT = Object.fromEntries(Object.entries(OUTBOUND).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as Record<
+  string,
+  ReturnType<typeof TypeCompiler.Compile>
+>
 
 type Check = (v: unknown) => boolean
 const str: Check = (v) => typeof v === 'string'
@@ -19,8 +22,12 @@ const num: Check = (v) => typeof v === 'number' && Number.isFinite(v)
 const record: Check = (v) => typeof v === 'object' && v !== null && !Array.isArray(v)
 const oneOf =
   (...values: string[]): Check =>
-  (v) => typeof v === 'string' && values.includes(v)
-const literal = (t: string): Check => (v) => v === t
+  (v) =>
+    typeof v === 'string' && values.includes(v)
+const literal =
+  (t: string): Check =>
+  (v) =>
+    v === t
 
 interface WireShape {
   required: Record<string, Check>
@@ -136,7 +143,10 @@ function encoded(body: EventBody): Array<Record<string, unknown>> {
     // …and against wire.ts, the one definition of the type every HAI client is written against.
     const schema = OUT[msg.type as string]
     assert.ok(schema, `encode(${body.type}): ${String(msg.type)} has a wire.ts schema`)
-    assert.ok(schema.Check(msg), `encode(${body.type}): matches wire.ts: ${JSON.stringify([...schema.Errors(msg)].map((e) => `${e.path} ${e.message}`))}`)
+    assert.ok(
+      schema.Check(msg),
+      `encode(${body.type}): matches wire.ts: ${JSON.stringify([...schema.Errors(msg)].map((e) => `${e.path} ${e.message}`))}`,
+    )
     // Only the last frame of an event carries its seq: a client resuming from the seq it saw has seen the whole event.
     assert.equal(msg.seq, i === frames.length - 1 ? e.seq : undefined, `${body.type}: seq on the last frame only`)
     assert.equal(msg.session_id, 'sess-1', `${body.type}: session_id`)
@@ -190,7 +200,17 @@ const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   },
   'approval.resolved': { body: { type: 'approval.resolved', approvalId: 'a', approved: true, by: 'user' }, wire: [] },
   status: { body: { type: 'status', status: 'routing', message: 'Routing to specialist agent...' }, wire: ['status'] },
-  plan: { body: { type: 'plan', planId: 'p1', tasks: [{ id: 't1', title: 'Search' }, { id: 't2', title: 'Answer' }] }, wire: ['status'] },
+  plan: {
+    body: {
+      type: 'plan',
+      planId: 'p1',
+      tasks: [
+        { id: 't1', title: 'Search' },
+        { id: 't2', title: 'Answer' },
+      ],
+    },
+    wire: ['status'],
+  },
   progress: { body: { type: 'progress', planId: 'p1', taskId: 't1', percent: 42.4 }, wire: ['status'] },
   'state.snapshot': { body: { type: 'state.snapshot', snapshot: { a: 1 } }, wire: [] },
   'state.delta': { body: { type: 'state.delta', patch: [{ op: 'add', path: '/a', value: 1 }] }, wire: [] },
@@ -235,11 +255,17 @@ test('text.delta / text.end: chunks grouped by message_id, one empty final chunk
   assert.equal(chunk!.is_final, false)
   assert.equal(chunk!.agent_id, 'agent-1')
   const [final] = encoded({ type: 'text.end', messageId: 'msg_001' })
-  assert.deepEqual({ content: final!.content, message_id: final!.message_id, is_final: final!.is_final }, { content: '', message_id: 'msg_001', is_final: true })
+  assert.deepEqual(
+    { content: final!.content, message_id: final!.message_id, is_final: final!.is_final },
+    { content: '', message_id: 'msg_001', is_final: true },
+  )
 })
 
 test('status, run.finished, plan and progress become status messages', () => {
-  assert.deepEqual(encoded({ type: 'status', status: 'thinking' }).map((m) => [m.status, 'message' in m]), [['thinking', false]])
+  assert.deepEqual(
+    encoded({ type: 'status', status: 'thinking' }).map((m) => [m.status, 'message' in m]),
+    [['thinking', false]],
+  )
   const [routing] = encoded({ type: 'status', status: 'routing', message: 'Routing…' })
   assert.equal(routing!.message, 'Routing…')
   assert.equal(encoded({ type: 'run.finished', result: { ok: true } })[0]!.status, 'completed')
@@ -335,11 +361,22 @@ test('encodeError: {type:"error", error_code, message, details}', () => {
   const noDetails = JSON.parse(encodeError(new ParlanceError('internal', 'oops'), null)) as Record<string, unknown>
   assert.deepEqual(noDetails, { type: 'error', error_code: 'internal_error', message: 'oops', details: {} })
   const withView = JSON.parse(encodeError(new ParlanceError('too_deep', 'deep'), view)) as Record<string, unknown>
-  assert.deepEqual(withView, { type: 'error', error_code: 'invalid_message', message: 'deep', details: {}, session_id: 'sess-1', agent_id: 'agent-1' })
+  assert.deepEqual(withView, {
+    type: 'error',
+    error_code: 'invalid_message',
+    message: 'deep',
+    details: {},
+    session_id: 'sess-1',
+    agent_id: 'agent-1',
+  })
 })
 
 test('property: text.delta content and ids survive quotes, newlines and any unicode', () => {
-  const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('"', '\\', '\n\r\t', '\u2028\u2029', '</script>', '😀𝄞', '\ud800', '\u0000'))
+  const text = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'binary' }),
+    fc.constantFrom('"', '\\', '\n\r\t', '\u2028\u2029', '</script>', '😀𝄞', '\ud800', '\u0000'),
+  )
   fc.assert(
     fc.property(text, text, text, (delta, messageId, sessionId) => {
       const v = haiView(sessionId, 'agent "x"')
@@ -365,7 +402,11 @@ test('approval.resolved: nothing for a user answer; an error naming the approval
 })
 
 test('the batch codec: frames as per event; a run of another agent names that agent from its run.started on', () => {
-  const events = [ev({ type: 'text.delta', messageId: 'm', delta: 'a' }), ev({ type: 'run.started', agent: 'other' }), ev({ type: 'text.delta', messageId: 'm2', delta: 'b' })]
+  const events = [
+    ev({ type: 'text.delta', messageId: 'm', delta: 'a' }),
+    ev({ type: 'run.started', agent: 'other' }),
+    ev({ type: 'text.delta', messageId: 'm2', delta: 'b' }),
+  ]
   const v = hai.view('sess-1', 'demo')
   const out = hai.encode(events, v)
   const agents = out.frames.map((f) => (JSON.parse(f) as { agent_id: string }).agent_id)

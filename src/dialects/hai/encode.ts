@@ -131,7 +131,9 @@ export function encode(e: StoredEvent, view: HaiView): string[] {
       return [frame(view, e.seq, { type: 'assistant_message', content: e.message, metadata: { message_id: e.messageId } })]
     case 'message.queued':
       // HAI has no word for a waiting message: a status the run is busy with, naming it (Parlance extension `queued`).
-      return [frame(view, e.seq, { type: 'status', status: 'thinking', message: QUEUED_MESSAGE, queued: { message_id: e.messageId, content: e.content } })]
+      return [
+        frame(view, e.seq, { type: 'status', status: 'thinking', message: QUEUED_MESSAGE, queued: { message_id: e.messageId, content: e.content } }),
+      ]
     case 'history.rewound':
       return [
         frame(view, e.seq, {
@@ -149,7 +151,14 @@ export function encode(e: StoredEvent, view: HaiView): string[] {
     case 'plan':
       return [frame(view, e.seq, { type: 'status', status: 'thinking', message: PLAN_PREFIX + e.tasks.map((t) => t.title).join(PLAN_SEPARATOR) })]
     case 'progress':
-      return [frame(view, e.seq, { type: 'status', status: 'executing_tools', message: e.message ?? `${Math.round(e.percent)}% done`, progress: e.percent })]
+      return [
+        frame(view, e.seq, {
+          type: 'status',
+          status: 'executing_tools',
+          message: e.message ?? `${Math.round(e.percent)}% done`,
+          progress: e.percent,
+        }),
+      ]
     default:
       return []
   }

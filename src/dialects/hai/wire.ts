@@ -65,7 +65,13 @@ export type Cancel = Static<typeof Cancel>
 export type Regenerate = Static<typeof Regenerate>
 
 /** Every client → server message, by `type`. */
-export const INBOUND = { user_message: UserMessage, tool_approval_response: ToolApprovalResponse, tool_result: ToolResult, cancel: Cancel, regenerate: Regenerate } as const
+export const INBOUND = {
+  user_message: UserMessage,
+  tool_approval_response: ToolApprovalResponse,
+  tool_result: ToolResult,
+  cancel: Cancel,
+  regenerate: Regenerate,
+} as const
 
 export type InboundType = keyof typeof INBOUND
 export type HaiClientMessage = UserMessage | ToolApprovalResponse | ToolResult | Cancel | Regenerate
@@ -92,7 +98,13 @@ const Risk = Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Liter
 const Meta = Type.Optional(Type.Record(Type.String(), Type.Unknown()))
 
 export const AssistantMessage = Type.Object({ type: Type.Literal('assistant_message'), content: Type.String(), metadata: Meta, ...Envelope })
-export const AssistantMessageChunk = Type.Object({ type: Type.Literal('assistant_message_chunk'), content: Type.String(), message_id: Type.String(), is_final: Type.Boolean(), ...Envelope })
+export const AssistantMessageChunk = Type.Object({
+  type: Type.Literal('assistant_message_chunk'),
+  content: Type.String(),
+  message_id: Type.String(),
+  is_final: Type.Boolean(),
+  ...Envelope,
+})
 export const ToolCallStart = Type.Object({
   type: Type.Literal('tool_call_start'),
   tool_call_id: Type.String(),
@@ -102,8 +114,22 @@ export const ToolCallStart = Type.Object({
   metadata: Type.Optional(Type.Object({ target: Type.Optional(Type.Union([Type.Literal('server'), Type.Literal('client')])) })),
   ...Envelope,
 })
-export const ToolCallEnd = Type.Object({ type: Type.Literal('tool_call_end'), tool_call_id: Type.String(), tool_name: Type.String(), result: Type.String(), metadata: Meta, ...Envelope })
-export const ToolCallError = Type.Object({ type: Type.Literal('tool_call_error'), tool_call_id: Type.String(), tool_name: Type.String(), error: Type.String(), metadata: Meta, ...Envelope })
+export const ToolCallEnd = Type.Object({
+  type: Type.Literal('tool_call_end'),
+  tool_call_id: Type.String(),
+  tool_name: Type.String(),
+  result: Type.String(),
+  metadata: Meta,
+  ...Envelope,
+})
+export const ToolCallError = Type.Object({
+  type: Type.Literal('tool_call_error'),
+  tool_call_id: Type.String(),
+  tool_name: Type.String(),
+  error: Type.String(),
+  metadata: Meta,
+  ...Envelope,
+})
 export const ToolApprovalRequest = Type.Object({
   type: Type.Literal('tool_approval_request'),
   tool_name: Type.String(),
@@ -185,4 +211,5 @@ export type ToolApprovalRequest = Static<typeof ToolApprovalRequest>
 export type Status = Static<typeof Status>
 export type ErrorMessage = Static<typeof ErrorMessage>
 /** A message the server sends on HAI. */
-export type HaiServerMessage = AssistantMessage | AssistantMessageChunk | ToolCallStart | ToolCallEnd | ToolCallError | ToolApprovalRequest | Status | ErrorMessage
+export type HaiServerMessage =
+  AssistantMessage | AssistantMessageChunk | ToolCallStart | ToolCallEnd | ToolCallError | ToolApprovalRequest | Status | ErrorMessage

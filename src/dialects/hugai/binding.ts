@@ -40,7 +40,14 @@ export const hugaiDialect: Dialect = {
       request(req, res, url) {
         if (url.pathname !== '/rpc') return false
         // Stateless: each request is a peer of its own, initialized, that can receive no requests.
-        const peer: Peer = { id: `http_${++peers}`, principal: deps.principal(req), initialized: true, approver: false, governanceLevel: 'supervised', registered: new Set() }
+        const peer: Peer = {
+          id: `http_${++peers}`,
+          principal: deps.principal(req),
+          initialized: true,
+          approver: false,
+          governanceLevel: 'supervised',
+          registered: new Set(),
+        }
         void serveJsonRpcHttp(req, res, deps, 'hugai', '/rpc', handlers(hub, peer, deps))
         return true
       },
@@ -62,7 +69,15 @@ function handlers(hub: Hub, peer: Peer, deps: Pick<EndpointDeps, 'limits' | 'log
 
 function serveSocket(conn: Connection, id: string, hub: Hub, deps: Deps): void {
   const send = (msg: object) => conn.send([JSON.stringify(msg)])
-  const peer: Peer = { id, principal: conn.principal, initialized: false, approver: false, governanceLevel: 'supervised', registered: new Set(), push: send }
+  const peer: Peer = {
+    id,
+    principal: conn.principal,
+    initialized: false,
+    approver: false,
+    governanceLevel: 'supervised',
+    registered: new Set(),
+    push: send,
+  }
   hub.connect(peer)
   const run = serveJsonRpcSocket(conn, deps, 'hugai', handlers(hub, peer, deps))
   conn.onclose = () => {

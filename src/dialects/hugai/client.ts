@@ -105,7 +105,13 @@ export class HugaiClient {
 
   private receive(msg: unknown): void {
     if (Array.isArray(msg)) return void this.rawInbox.push(msg)
-    const m = msg as { id?: string | number | null; method?: string; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } }
+    const m = msg as {
+      id?: string | number | null
+      method?: string
+      params?: unknown
+      result?: unknown
+      error?: { code: number; message: string; data?: unknown }
+    }
     if (typeof m.method === 'string') {
       if (m.id === undefined) this.inbox.push({ method: m.method, params: (m.params ?? {}) as RpcNotification['params'] })
       else void this.serve(m.id, m.method, m.params)

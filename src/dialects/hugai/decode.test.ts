@@ -57,7 +57,8 @@ test('every invalid fixture gets its JSON-RPC code, its id and names the field',
 
 test('ids: string, number and null are kept; a notification is marked so even when invalid', () => {
   const base = { jsonrpc: '2.0', method: 'agent/list' }
-  for (const id of ['abc', 0, -1.5, null]) assert.deepEqual(classify({ ...base, id }, depth), { kind: 'request', id, method: 'agent/list', params: undefined })
+  for (const id of ['abc', 0, -1.5, null])
+    assert.deepEqual(classify({ ...base, id }, depth), { kind: 'request', id, method: 'agent/list', params: undefined })
   assert.deepEqual(classify(base, depth), { kind: 'notification', method: 'agent/list', params: undefined })
   const bad = classify({ jsonrpc: '2.0', method: 'nope' }, depth)
   assert.ok(bad.kind === 'invalid' && bad.notification && bad.error.code === -32601)
@@ -72,7 +73,10 @@ test('responses from a peer are classified, with their result or error', () => {
 })
 
 test('batches: each item classified in order; empty or oversized batch is one -32600', () => {
-  const p = parse(JSON.stringify([{ jsonrpc: '2.0', method: 'agent/list', id: 1 }, { jsonrpc: '2.0', method: 'event', params: { event: 'x' } }, 5]), depth)
+  const p = parse(
+    JSON.stringify([{ jsonrpc: '2.0', method: 'agent/list', id: 1 }, { jsonrpc: '2.0', method: 'event', params: { event: 'x' } }, 5]),
+    depth,
+  )
   assert.equal(p.batch, true)
   assert.deepEqual(
     p.items.map((i) => i.kind),
@@ -83,7 +87,12 @@ test('batches: each item classified in order; empty or oversized batch is one -3
 })
 
 test('size is checked before parsing; depth and forbidden keys are invalid params naming the path', () => {
-  const big = JSON.stringify({ jsonrpc: '2.0', method: 'audit/log', id: 1, params: { action: 'a', actor: 'b', timestamp: '2024-06-01T12:34:56Z', details: { x: 'é'.repeat(600) } } })
+  const big = JSON.stringify({
+    jsonrpc: '2.0',
+    method: 'audit/log',
+    id: 1,
+    params: { action: 'a', actor: 'b', timestamp: '2024-06-01T12:34:56Z', details: { x: 'é'.repeat(600) } },
+  })
   const m = only(big, 1000)
   assert.ok(m.kind === 'invalid' && m.error.code === -32600 && m.id === null, JSON.stringify(m))
   assert.equal(only(big, 10_000).kind, 'request')
@@ -94,7 +103,10 @@ test('size is checked before parsing; depth and forbidden keys are invalid param
 })
 
 test('enum errors list the allowed values', () => {
-  const m = classify({ jsonrpc: '2.0', id: 1, method: 'agent/request', params: { sourceAgent: 'a', targetAgent: 'b', task: 't', priority: 'urgent' } }, depth)
+  const m = classify(
+    { jsonrpc: '2.0', id: 1, method: 'agent/request', params: { sourceAgent: 'a', targetAgent: 'b', task: 't', priority: 'urgent' } },
+    depth,
+  )
   assert.ok(m.kind === 'invalid')
   assert.match(m.error.message, /params\.priority must be one of low, medium, high, critical/)
 })

@@ -13,7 +13,10 @@ export type Inbound = RpcInbound<Method>
 export type Parsed = RpcParsed<Method>
 
 /** Compiled params schemas, by method. */
-const checkers = Object.fromEntries(Object.entries(PARAMS).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as unknown as Record<Method, TypeCheck<TSchema>>
+const checkers = Object.fromEntries(Object.entries(PARAMS).map(([k, v]) => [k, TypeCompiler.Compile(v)])) as unknown as Record<
+  Method,
+  TypeCheck<TSchema>
+>
 const METHOD_SET = new Set<string>(METHODS)
 
 /** `/a/0/b` → `params.a.0.b` */
@@ -46,7 +49,8 @@ function checkMethod(name: string, params: unknown, maxDepth: number): MethodChe
   }
   for (const key of TIME_FIELDS[method] ?? []) {
     const t = (params as Record<string, unknown> | undefined)?.[key]
-    if (typeof t === 'string' && Number.isNaN(Date.parse(t))) return fail(RPC.invalidParams, `Invalid params: params.${key} is not a valid ISO 8601 date-time`, { field: `params.${key}` })
+    if (typeof t === 'string' && Number.isNaN(Date.parse(t)))
+      return fail(RPC.invalidParams, `Invalid params: params.${key} is not a valid ISO 8601 date-time`, { field: `params.${key}` })
   }
   return { ok: true, method, params }
 }
@@ -56,7 +60,11 @@ function checkMethod(name: string, params: unknown, maxDepth: number): MethodChe
  * batch shape, then each message (see `classify`). Pure; never throws.
  */
 export function parse(text: string, maxDepth: number, maxBytes?: number): Parsed {
-  return parseRpc(text, { maxBatch: MAX_BATCH, ...(maxBytes !== undefined ? { maxBytes } : {}), method: (name, params) => checkMethod(name, params, maxDepth) })
+  return parseRpc(text, {
+    maxBatch: MAX_BATCH,
+    ...(maxBytes !== undefined ? { maxBytes } : {}),
+    method: (name, params) => checkMethod(name, params, maxDepth),
+  })
 }
 
 /** Classifies one message of a body and validates its params against the method's schema. */

@@ -7,7 +7,11 @@ import { fromParlance, RPC, RPC_CODE } from './errors.js'
 test('responses, requests and notifications are JSON-RPC 2.0 envelopes', () => {
   assert.deepEqual(result(1, { ok: true }), { jsonrpc: '2.0', id: 1, result: { ok: true } })
   assert.deepEqual(result('a', undefined), { jsonrpc: '2.0', id: 'a', result: null })
-  assert.deepEqual(error(null, { code: -32700, message: 'Parse error' }), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })
+  assert.deepEqual(error(null, { code: -32700, message: 'Parse error' }), {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32700, message: 'Parse error' },
+  })
   assert.deepEqual(request('hub_1', 'agent/request', { task: 't' }), { jsonrpc: '2.0', id: 'hub_1', method: 'agent/request', params: { task: 't' } })
   assert.deepEqual(notification('event', {}), { jsonrpc: '2.0', method: 'event', params: {} })
   // The seed's §3.5 example, built by the encoder.

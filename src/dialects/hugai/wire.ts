@@ -19,7 +19,9 @@ export const params = {
     agentId: Str(),
     capabilities: Obj,
     governanceLevel: Governance,
-    clientInfo: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 256 })), version: Type.Optional(Type.String({ maxLength: 64 })) })),
+    clientInfo: Type.Optional(
+      Type.Object({ name: Type.Optional(Type.String({ maxLength: 256 })), version: Type.Optional(Type.String({ maxLength: 64 })) }),
+    ),
     workspaceFolders: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 256 })),
   }),
   'agent/register': Type.Object({
@@ -63,7 +65,13 @@ export const params = {
     feedback: Type.Optional(Type.String({ maxLength: 10_000 })),
   }),
   'tool/integration': Type.Object({ tool: Str(), action: Str(), data: Type.Optional(Obj), callback: Type.Optional(Type.String({ maxLength: 256 })) }),
-  'audit/log': Type.Object({ action: Str(), actor: Str(), target: Type.Optional(Type.String({ maxLength: 1024 })), details: Type.Optional(Obj), timestamp: IsoTime }),
+  'audit/log': Type.Object({
+    action: Str(),
+    actor: Str(),
+    target: Type.Optional(Type.String({ maxLength: 1024 })),
+    details: Type.Optional(Obj),
+    timestamp: IsoTime,
+  }),
   /** Extension: reads the audit log back, filtered. */
   'audit/query': Type.Object({
     actor: Type.Optional(Type.String({ maxLength: 256 })),

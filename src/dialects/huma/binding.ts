@@ -30,13 +30,15 @@ function humaEndpoint(deps: EndpointDeps): Endpoint {
       authenticate: (req, token) => deps.authenticate(req, token),
       clientAddress: (req) => deps.clientAddress(req),
       ...(adapterRedis && keys
-        ? { adapter: createAdapter(adapterRedis, {
+        ? {
+            adapter: createAdapter(adapterRedis, {
               streamName: keys.socketIo,
               channelPrefix: keys.socketIo,
               sessionKeyPrefix: keys.socketIoSession,
               // Its reader blocks this long on XREAD; shorter lets a closing node release its connection soon.
               blockTimeInMs: 1000,
-            }) }
+            }),
+          }
         : {}),
     },
     (conn) => serveHuma(conn, deps),
@@ -71,7 +73,7 @@ export function humaAuth(auth: Readonly<Record<string, unknown>>): HumaAuth | Pa
   if (afterSeq !== undefined && (typeof afterSeq !== 'number' || !Number.isSafeInteger(afterSeq) || afterSeq < 0)) {
     return new ParlanceError('invalid_message', 'handshake auth "afterSeq" must be a non-negative integer', { field: 'auth.afterSeq' })
   }
-  return { sessionId: (sessionId) ?? randomUUID(), ...(afterSeq !== undefined ? { afterSeq: afterSeq } : {}) }
+  return { sessionId: sessionId ?? randomUUID(), ...(afterSeq !== undefined ? { afterSeq: afterSeq } : {}) }
 }
 
 /**
@@ -113,14 +115,23 @@ export function serveHuma(conn: SioConnection, deps: Pick<EndpointDeps, 'session
     }
     sessionId = session.id
     // Per-socket views start from the shared empty one, so sockets attached at rest share encodings.
-    sub = attach(conn, session, auth.afterSeq ?? resumePoint(session), { encoder: huma, view: huma.emptyView, label: `huma:${conn.id}`, extra: { confirmsDelivery: true } })
+    sub = attach(conn, session, auth.afterSeq ?? resumePoint(session), {
+      encoder: huma,
+      view: huma.emptyView,
+      label: `huma:${conn.id}`,
+      extra: { confirmsDelivery: true },
+    })
     const announcement: HumaSessionAnnouncement = { sessionId: session.id, lastSeq: session.lastSeq }
     conn.send([{ channel: 'session', payload: announcement }])
   }
 
   conn.onevent = (channel, payload) => {
     if (channel !== 'message') {
-      return run.enqueue(() => run.reply(new ParlanceError('unknown_type', `unknown channel "${channel.slice(0, 64)}"; send client events on "message"`, { field: 'channel' })))
+      return run.enqueue(() =>
+        run.reply(
+          new ParlanceError('unknown_type', `unknown channel "${channel.slice(0, 64)}"; send client events on "message"`, { field: 'channel' }),
+        ),
+      )
     }
     if (sessionId === null) return run.enqueue(() => undefined) // the handshake failed; the socket is closing
     let text: string | undefined
@@ -129,7 +140,10 @@ export function serveHuma(conn: SioConnection, deps: Pick<EndpointDeps, 'session
     } catch {
       text = undefined
     }
-    if (text === undefined) return run.enqueue(() => run.reply(new ParlanceError('invalid_message', 'a HUMA event must be a JSON object with a string "type"', { field: 'type' })))
+    if (text === undefined)
+      return run.enqueue(() =>
+        run.reply(new ParlanceError('invalid_message', 'a HUMA event must be a JSON object with a string "type"', { field: 'type' })),
+      )
     run.frame(text)
   }
   conn.onclose = (why) => {

@@ -76,12 +76,27 @@ export class HumaClient {
 
   /** Sends a context-update. */
   contextUpdate(description: string, opts: { triggering?: boolean; name?: string; context?: Record<string, unknown> } = {}): void {
-    this.sendRaw('message', { type: 'context-update', triggering: opts.triggering ?? true, name: opts.name ?? 'new-message', context: opts.context ?? {}, description })
+    this.sendRaw('message', {
+      type: 'context-update',
+      triggering: opts.triggering ?? true,
+      name: opts.name ?? 'new-message',
+      context: opts.context ?? {},
+      description,
+    })
   }
 
   /** Sends a tool-result for a tool-call. */
-  toolResult(call: { toolCallId: string; toolName: string }, outcome: { result: unknown } | { error: string } | 'canceled', triggering = outcome !== 'canceled'): void {
-    const body = outcome === 'canceled' ? { outcome } : 'error' in outcome ? { outcome: 'failure', error: outcome.error } : { outcome: 'success', result: outcome.result }
+  toolResult(
+    call: { toolCallId: string; toolName: string },
+    outcome: { result: unknown } | { error: string } | 'canceled',
+    triggering = outcome !== 'canceled',
+  ): void {
+    const body =
+      outcome === 'canceled'
+        ? { outcome }
+        : 'error' in outcome
+          ? { outcome: 'failure', error: outcome.error }
+          : { outcome: 'success', result: outcome.result }
     this.sendRaw('message', { type: 'tool-result', triggering, toolCallId: call.toolCallId, toolName: call.toolName, ...body })
   }
 
@@ -91,9 +106,14 @@ export class HumaClient {
   }
 
   /** Resolves with the next 'event' (after those already returned) that matches; rejects on disconnect or timeout. */
-  next<T extends HumaServerEvent['type']>(type: T | ((e: HumaServerEvent) => boolean), timeoutMs = 10_000): Promise<Extract<HumaServerEvent, { type: T }>> {
+  next<T extends HumaServerEvent['type']>(
+    type: T | ((e: HumaServerEvent) => boolean),
+    timeoutMs = 10_000,
+  ): Promise<Extract<HumaServerEvent, { type: T }>> {
     const match = typeof type === 'function' ? type : (e: HumaServerEvent) => e.type === type
-    return this.events.next(match, timeoutMs, () => !this.socket.connected, typeof type === 'string' ? type : 'a matching event') as Promise<Extract<HumaServerEvent, { type: T }>>
+    return this.events.next(match, timeoutMs, () => !this.socket.connected, typeof type === 'string' ? type : 'a matching event') as Promise<
+      Extract<HumaServerEvent, { type: T }>
+    >
   }
 
   /** Resolves with the next messaging event of kind `event`. */
@@ -103,7 +123,12 @@ export class HumaClient {
 
   /** Resolves with the next 'error' event. */
   nextError(timeoutMs = 10_000): Promise<HumaErrorEvent> {
-    return this.errorInbox.next(() => true, timeoutMs, () => !this.socket.connected, 'an error')
+    return this.errorInbox.next(
+      () => true,
+      timeoutMs,
+      () => !this.socket.connected,
+      'an error',
+    )
   }
 
   close(): void {

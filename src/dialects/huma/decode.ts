@@ -19,11 +19,13 @@ const NAMES = Object.keys(inbound).join(', ')
  */
 export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'maxJsonDepth' | 'maxUserMessageChars'>): Decoded {
   const bytes = frame.length > limits.maxFrameBytes || frame.length * 3 <= limits.maxFrameBytes ? frame.length : Buffer.byteLength(frame, 'utf8')
-  if (bytes > limits.maxFrameBytes) return fail('frame_too_large', `event exceeds the ${limits.maxFrameBytes}-byte limit`, { limit: limits.maxFrameBytes })
+  if (bytes > limits.maxFrameBytes)
+    return fail('frame_too_large', `event exceeds the ${limits.maxFrameBytes}-byte limit`, { limit: limits.maxFrameBytes })
   const parsed = parseJson(frame)
   if (!parsed.ok) return parsed
   const msg = parsed.value
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return fail('invalid_message', 'a HUMA event must be a JSON object with a string "type"', { field: 'type' })
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
+    return fail('invalid_message', 'a HUMA event must be a JSON object with a string "type"', { field: 'type' })
   const type = (msg as { type?: unknown }).type
   if (typeof type !== 'string') return fail('invalid_message', `event requires string "type" (${NAMES})`, { field: 'type' })
   if (!Object.hasOwn(inbound, type)) return fail('unknown_type', `unknown event type "${type.slice(0, 64)}"; accepted: ${NAMES}`, { field: 'type' })
@@ -39,7 +41,9 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
     const first = checker.Errors(msg).First()
     const field = first?.path.replace(/^\//, '') || 'type'
     const rule = FIELD_RULES[t][field] ?? FIELD_RULES[t][field.split('/')[0]!]
-    return fail('invalid_message', rule ? `${t} requires ${rule} "${field}"` : `${t}: "${field}" ${first?.message.toLowerCase() ?? 'is invalid'}`, { field })
+    return fail('invalid_message', rule ? `${t} requires ${rule} "${field}"` : `${t}: "${field}" ${first?.message.toLowerCase() ?? 'is invalid'}`, {
+      field,
+    })
   }
   const m = msg as Record<string, unknown>
   switch (t) {
@@ -47,7 +51,11 @@ export function decode(frame: string, limits: Pick<Limits, 'maxFrameBytes' | 'ma
       const name = m.name as string
       const chars = name.length > MAX_NAME_CHARS ? Array.from(name).length : name.length
       if (chars > MAX_NAME_CHARS) {
-        return fail('invalid_message', `context-update "name" has ${chars} characters; the limit is ${MAX_NAME_CHARS}`, { field: 'name', length: chars, limit: MAX_NAME_CHARS })
+        return fail('invalid_message', `context-update "name" has ${chars} characters; the limit is ${MAX_NAME_CHARS}`, {
+          field: 'name',
+          length: chars,
+          limit: MAX_NAME_CHARS,
+        })
       }
       return {
         ok: true,

@@ -41,7 +41,8 @@ function check(f: HumaFrame): void {
   assert.ok(shape, `unknown server event ${String(f.payload.type)}`)
   assert.equal(f.channel, f.payload.type === 'error' ? 'error' : 'event')
   for (const [k, ok] of Object.entries(shape.required)) assert.ok(ok(f.payload[k]), `${String(f.payload.type)}.${k}`)
-  for (const [k, v] of Object.entries(f.payload)) assert.ok(k in shape.required || (k in shape.optional && shape.optional[k]!(v)), `${String(f.payload.type)}: field ${k}`)
+  for (const [k, v] of Object.entries(f.payload))
+    assert.ok(k in shape.required || (k in shape.optional && shape.optional[k]!(v)), `${String(f.payload.type)}: field ${k}`)
 }
 
 const T = '550e8400-e29b-41d4-a716-446655440000'
@@ -64,12 +65,27 @@ const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   'reasoning.start': { body: { type: 'reasoning.start', messageId: 'r' }, wire: [] },
   'reasoning.delta': { body: { type: 'reasoning.delta', messageId: 'r', delta: 'hmm' }, wire: [] },
   'reasoning.end': { body: { type: 'reasoning.end', messageId: 'r' }, wire: [] },
-  'tool.call': { body: { type: 'tool.call', toolCallId: T, toolName: 'lookup_movie', args: { title: 'Inception' }, target: 'client' }, wire: ['tool-call'] },
+  'tool.call': {
+    body: { type: 'tool.call', toolCallId: T, toolName: 'lookup_movie', args: { title: 'Inception' }, target: 'client' },
+    wire: ['tool-call'],
+  },
   'tool.result': { body: { type: 'tool.result', toolCallId: T, toolName: 'lookup_movie', result: 1 }, wire: [] },
   'tool.error': { body: { type: 'tool.error', toolCallId: T, toolName: 'lookup_movie', error: 'x' }, wire: [] },
-  'tool.cancel': { body: { type: 'tool.cancel', toolCallId: T, toolName: 'lookup_movie', reason: 'interrupted by new input' }, wire: ['cancel-tool-call'] },
+  'tool.cancel': {
+    body: { type: 'tool.cancel', toolCallId: T, toolName: 'lookup_movie', reason: 'interrupted by new input' },
+    wire: ['cancel-tool-call'],
+  },
   'approval.requested': {
-    body: { type: 'approval.requested', approvalId: 'appr_1', toolName: 'delete_file', toolDescription: 'd', args: {}, reasoning: 'r', risk: 'high', timeoutMs: 1 },
+    body: {
+      type: 'approval.requested',
+      approvalId: 'appr_1',
+      toolName: 'delete_file',
+      toolDescription: 'd',
+      args: {},
+      reasoning: 'r',
+      risk: 'high',
+      timeoutMs: 1,
+    },
     wire: ['tool-call'],
   },
   'approval.resolved': { body: { type: 'approval.resolved', approvalId: 'appr_1', approved: false, by: 'timeout' }, wire: ['cancel-tool-call'] },
@@ -81,7 +97,16 @@ const SAMPLES: Record<EventType, { body: EventBody; wire: string[] }> = {
   'messages.snapshot': { body: { type: 'messages.snapshot', messages: [] }, wire: [] },
   typing: { body: { type: 'typing', active: false, toolCallId: T, reason: 'canceled' }, wire: ['typing_end'] },
   'message.sent': {
-    body: { type: 'message.sent', toolCallId: T, messageId: 'm2', message: 'How about Inception?', index: 0, count: 2, confirm: true, extra: { mood: 'happy' } },
+    body: {
+      type: 'message.sent',
+      toolCallId: T,
+      messageId: 'm2',
+      message: 'How about Inception?',
+      index: 0,
+      count: 2,
+      confirm: true,
+      extra: { mood: 'happy' },
+    },
     wire: ['message_sent'],
   },
   'message.delivery': { body: { type: 'message.delivery', toolCallId: T, messageId: 'm2', index: 0, ok: true, by: 'client' }, wire: [] },
@@ -156,6 +181,9 @@ test('a batch encodes as its events one by one would, and never changes the view
   assert.equal(end.view, EMPTY_VIEW)
   const one = socketView()
   const byOne = [...events, ev({ type: 'text.end', messageId: 'm1' })].flatMap((e) => [...one.encode(e)])
-  assert.deepEqual(byOne.map((f) => f.payload.event), [...half.frames, ...end.frames].map((f) => f.payload.event))
+  assert.deepEqual(
+    byOne.map((f) => f.payload.event),
+    [...half.frames, ...end.frames].map((f) => f.payload.event),
+  )
   assert.equal(end.frames[0]!.payload.message, 'Hello')
 })

@@ -59,7 +59,14 @@ function encodeEvent(e: StoredEvent): readonly HumaFrame[] {
           type: 'tool-call',
           toolCallId: e.approvalId,
           toolName: APPROVAL_TOOL,
-          arguments: { toolName: e.toolName, description: e.toolDescription, args: e.args, reasoning: e.reasoning, risk: e.risk, timeoutMs: e.timeoutMs },
+          arguments: {
+            toolName: e.toolName,
+            description: e.toolDescription,
+            args: e.args,
+            reasoning: e.reasoning,
+            risk: e.risk,
+            timeoutMs: e.timeoutMs,
+          },
           seq,
         }),
       ]

@@ -92,8 +92,20 @@ export const APPROVAL_TOOL = 'request_approval'
  * session log; reconnect with handshake `auth.afterSeq`). Passthrough: clients ignore fields they do not know.
  */
 const Seq = Type.Optional(Type.Integer({ minimum: 1 }))
-export const ToolCall = Type.Object({ type: Type.Literal('tool-call'), toolCallId: Type.String(), toolName: Type.String(), arguments: Record, seq: Seq })
-export const CancelToolCall = Type.Object({ type: Type.Literal('cancel-tool-call'), toolCallId: Type.String(), toolName: Type.String(), reason: Type.Optional(Type.String()), seq: Seq })
+export const ToolCall = Type.Object({
+  type: Type.Literal('tool-call'),
+  toolCallId: Type.String(),
+  toolName: Type.String(),
+  arguments: Record,
+  seq: Seq,
+})
+export const CancelToolCall = Type.Object({
+  type: Type.Literal('cancel-tool-call'),
+  toolCallId: Type.String(),
+  toolName: Type.String(),
+  reason: Type.Optional(Type.String()),
+  seq: Seq,
+})
 export const Messaging = Type.Object({
   type: Type.Literal('messaging'),
   event: Type.Union(MESSAGING_EVENTS.map((e) => Type.Literal(e))),

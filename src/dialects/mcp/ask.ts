@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto'
 import type { CallToolResult, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { newId, ParlanceError, type Principal, type StoredEvent } from '../../core/index.js'
 import type { Session, SessionManager } from '../../session/index.js'
-import { APPROVAL_FORM, APPROVAL_META, approvalAnswer, approvalMeta, approvalPrompt, completed, failed, progressOf, refused, waiting } from './mapping.js'
+import {
+  APPROVAL_FORM,
+  APPROVAL_META,
+  approvalAnswer,
+  approvalMeta,
+  approvalPrompt,
+  completed,
+  failed,
+  progressOf,
+  refused,
+  waiting,
+} from './mapping.js'
 import { follow } from '../../binding/index.js'
 import type { AskArgs } from './wire.js'
 
@@ -26,7 +37,13 @@ export interface AskChannel {
  * a queued message's call waits for its own run and answers with it; a refused one (`reject`: `busy`) is a tool
  * error, as is any other refusal of the message.
  */
-export async function ask(sessions: SessionManager, principal: Principal, agent: string, args: AskArgs, channel: AskChannel): Promise<CallToolResult> {
+export async function ask(
+  sessions: SessionManager,
+  principal: Principal,
+  agent: string,
+  args: AskArgs,
+  channel: AskChannel,
+): Promise<CallToolResult> {
   const session = await sessions.open(args.sessionId ?? `mcp_${randomUUID()}`, principal, { agent })
   return new Promise<CallToolResult>((resolve, reject) => {
     let text = ''
@@ -56,11 +73,24 @@ export async function ask(sessions: SessionManager, principal: Principal, agent:
           return
         case 'tool.call':
           if (e.target !== 'client') return
-          return finish(waiting(text, `${agent} waits for the client tool ${e.toolName} (call ${e.toolCallId}); an MCP client cannot run it: answer it from another client of session ${session.id}`, { ...ids(), status: 'input-required', toolCallId: e.toolCallId, tool: e.toolName }))
+          return finish(
+            waiting(
+              text,
+              `${agent} waits for the client tool ${e.toolName} (call ${e.toolCallId}); an MCP client cannot run it: answer it from another client of session ${session.id}`,
+              { ...ids(), status: 'input-required', toolCallId: e.toolCallId, tool: e.toolName },
+            ),
+          )
         case 'approval.requested':
           return void approve(session, e, channel).then(
             (asked) => {
-              if (!asked) finish(waiting(text, `${agent} waits for approval ${e.approvalId} to run ${e.toolName}; answer it from another client of session ${session.id} (this MCP client cannot be asked)`, { ...ids(), status: 'input-required', approvalId: e.approvalId, tool: e.toolName }))
+              if (!asked)
+                finish(
+                  waiting(
+                    text,
+                    `${agent} waits for approval ${e.approvalId} to run ${e.toolName}; answer it from another client of session ${session.id} (this MCP client cannot be asked)`,
+                    { ...ids(), status: 'input-required', approvalId: e.approvalId, tool: e.toolName },
+                  ),
+                )
             },
             (err: unknown) => finish(err instanceof Error ? err : new Error(String(err))),
           )
@@ -75,12 +105,21 @@ export async function ask(sessions: SessionManager, principal: Principal, agent:
       // message is withdrawn — never another call's run. The SDK answers nothing to a cancelled request.
       const mine = follower.runId()
       if (mine === null || session.activeRunId === mine) {
-        void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the MCP client', messageId: cmd.messageId })).catch(() => {})
+        void Promise.resolve(
+          session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the MCP client', messageId: cmd.messageId }),
+        ).catch(() => {})
       }
       finish(new ParlanceError('cancelled', 'cancelled by the MCP client'))
     }
     channel.signal.addEventListener('abort', onAbort, { once: true })
-    const cmd = { type: 'user.message' as const, sessionId: session.id, content: args.message, agent, messageId: newId('msg'), ...(args.onBusy ? { onBusy: args.onBusy } : {}) }
+    const cmd = {
+      type: 'user.message' as const,
+      sessionId: session.id,
+      content: args.message,
+      agent,
+      messageId: newId('msg'),
+      ...(args.onBusy ? { onBusy: args.onBusy } : {}),
+    }
     const follower = follow(session, cmd, 'mcp', {
       event: on,
       queued: () => channel.progress(`queued: waits for the active run of session ${session.id}`),
@@ -93,8 +132,12 @@ export async function ask(sessions: SessionManager, principal: Principal, agent:
 /** Asks the user to approve through elicitation; false when the client cannot be asked. */
 async function approve(session: Session, e: Extract<StoredEvent, { type: 'approval.requested' }>, channel: AskChannel): Promise<boolean> {
   if (!channel.elicit) return false
-  const { approved, feedback } = approvalAnswer(await channel.elicit(approvalPrompt(session.agentName, e), APPROVAL_FORM, { [APPROVAL_META]: approvalMeta(e) }))
+  const { approved, feedback } = approvalAnswer(
+    await channel.elicit(approvalPrompt(session.agentName, e), APPROVAL_FORM, { [APPROVAL_META]: approvalMeta(e) }),
+  )
   // Refused when the approval was answered meanwhile from another client (or timed out): that answer stands.
-  await Promise.resolve(session.handle({ type: 'approval.response', sessionId: session.id, approvalId: e.approvalId, approved, ...(feedback ? { feedback } : {}) })).catch(() => {})
+  await Promise.resolve(
+    session.handle({ type: 'approval.response', sessionId: session.id, approvalId: e.approvalId, approved, ...(feedback ? { feedback } : {}) }),
+  ).catch(() => {})
   return true
 }

@@ -31,14 +31,17 @@ function mcpEndpoint(deps: EndpointDeps): Endpoint {
   const open = new Map<string, McpSession>()
   // Clients that never send DELETE would otherwise keep their MCP session (and its resume window) for good.
   const idleMs = deps.limits.mcpSessionIdleMs
-  const sweep = setInterval(() => {
-    const now = Date.now()
-    for (const [id, s] of open) {
-      if (s.inFlight > 0 || now - s.lastSeen < idleMs) continue
-      open.delete(id)
-      void s.server.close().catch(() => {})
-    }
-  }, Math.max(50, Math.min(60_000, Math.floor(idleMs / 2))))
+  const sweep = setInterval(
+    () => {
+      const now = Date.now()
+      for (const [id, s] of open) {
+        if (s.inFlight > 0 || now - s.lastSeen < idleMs) continue
+        open.delete(id)
+        void s.server.close().catch(() => {})
+      }
+    },
+    Math.max(50, Math.min(60_000, Math.floor(idleMs / 2))),
+  )
   sweep.unref()
   return {
     dialect: 'mcp',
@@ -65,7 +68,8 @@ async function serve(deps: EndpointDeps, open: Map<string, McpSession>, req: Inc
   const id = req.headers['mcp-session-id']
   if (typeof id === 'string') {
     const s = open.get(id)
-    if (!s) return rpcError(res, new ParlanceError('not_found', `MCP session not found: ${id} (it ended, or this server restarted): initialize a new one`))
+    if (!s)
+      return rpcError(res, new ParlanceError('not_found', `MCP session not found: ${id} (it ended, or this server restarted): initialize a new one`))
     if (s.principal !== principal) return rpcError(res, new ParlanceError('forbidden', 'this MCP session belongs to someone else'))
     if (req.method === 'POST' && refused(deps, req, res, principal)) return
     return track(s, res, () => s.transport.handleRequest(req, res))
@@ -124,7 +128,9 @@ function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Pr
           onBusy: z
             .enum(['interrupt', 'enqueue', 'reject', 'rollback'] satisfies OnBusy[])
             .optional()
-            .describe('If a run of the session is active: interrupt it, enqueue this message after it, reject this message (busy), or roll it back (interrupt and drop its turn)'),
+            .describe(
+              'If a run of the session is active: interrupt it, enqueue this message after it, reject this message (busy), or roll it back (interrupt and drop its turn)',
+            ),
         },
       },
       (args, extra) => {
@@ -134,9 +140,13 @@ function create(deps: EndpointDeps, open: Map<string, McpSession>, principal: Pr
           signal: extra.signal,
           progress: (message) => {
             if (token === undefined) return
-            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message } }).catch(() => {})
+            void extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message } })
+              .catch(() => {})
           },
-          elicit: server.server.getClientCapabilities()?.elicitation ? (message, requestedSchema, _meta) => server.server.elicitInput({ message, requestedSchema, _meta }, { signal: extra.signal }) : null,
+          elicit: server.server.getClientCapabilities()?.elicitation
+            ? (message, requestedSchema, _meta) => server.server.elicitInput({ message, requestedSchema, _meta }, { signal: extra.signal })
+            : null,
         })
       },
     )

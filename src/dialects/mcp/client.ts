@@ -23,7 +23,10 @@ export interface McpConnectOptions {
  * the SDK's is the reference). Each agent is the tool `ask_<agent>`; see docs/dialects/mcp.md.
  */
 export async function connectMcp(options: McpConnectOptions): Promise<Client> {
-  const client = new Client({ name: options.name ?? 'parlance-client', version: '1.0.0' }, { capabilities: options.onElicit ? { elicitation: {} } : {} })
+  const client = new Client(
+    { name: options.name ?? 'parlance-client', version: '1.0.0' },
+    { capabilities: options.onElicit ? { elicitation: {} } : {} },
+  )
   const onElicit = options.onElicit
   if (onElicit) client.setRequestHandler(ElicitRequestSchema, (req) => onElicit(req.params))
   const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {}

@@ -1,4 +1,11 @@
-import { JSONRPC_ERRORS, PARLANCE_RPC_CODES as P, type ErrorCode, type ParlanceError, type RpcErrorObject, type RpcWireError } from '../../core/index.js'
+import {
+  JSONRPC_ERRORS,
+  PARLANCE_RPC_CODES as P,
+  type ErrorCode,
+  type ParlanceError,
+  type RpcErrorObject,
+  type RpcWireError,
+} from '../../core/index.js'
 
 /**
  * The codes the MCP SDK's streamable HTTP transport answers with itself: -32000 for a bad HTTP request (its

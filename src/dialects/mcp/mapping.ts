@@ -55,12 +55,17 @@ export function approvalMeta(e: Extract<StoredEvent, { type: 'approval.requested
 
 /** The user's answer to an approval form: only an accepted form with `approve: true` approves. */
 export function approvalAnswer(answer: ElicitResult): { approved: boolean; feedback?: string } {
-  if (answer.action !== 'accept') return { approved: false, feedback: `the user ${answer.action === 'decline' ? 'declined' : 'dismissed'} the request` }
+  if (answer.action !== 'accept')
+    return { approved: false, feedback: `the user ${answer.action === 'decline' ? 'declined' : 'dismissed'} the request` }
   const feedback = typeof answer.content?.feedback === 'string' && answer.content.feedback !== '' ? answer.content.feedback : undefined
   return { approved: answer.content?.approve === true, ...(feedback ? { feedback } : {}) }
 }
 
-const result = (text: string, outcome: AskOutcome, isError = false): CallToolResult => ({ content: [{ type: 'text', text }], structuredContent: { ...outcome }, ...(isError ? { isError } : {}) })
+const result = (text: string, outcome: AskOutcome, isError = false): CallToolResult => ({
+  content: [{ type: 'text', text }],
+  structuredContent: { ...outcome },
+  ...(isError ? { isError } : {}),
+})
 
 /** The run finished: its text, and the session, run and state as structured content. */
 export function completed(text: string, ids: AskIds, state: Json): CallToolResult {
@@ -77,7 +82,11 @@ export function failed(e: Extract<StoredEvent, { type: 'run.error' }>, ids: AskI
  * error with the refusal's code and details (`busy`: `activeRunId`, the run that goes on).
  */
 export function refused(err: { code: string; message: string; details?: Record<string, unknown> | undefined }, ids: AskIds): CallToolResult {
-  return result(`${err.code}: ${err.message}`, { ...ids, status: 'failed', code: err.code, ...(err.details ? { details: err.details as Record<string, Json> } : {}) }, true)
+  return result(
+    `${err.code}: ${err.message}`,
+    { ...ids, status: 'failed', code: err.code, ...(err.details ? { details: err.details as Record<string, Json> } : {}) },
+    true,
+  )
 }
 
 /** The call ends while its run waits for someone else: what it said so far, and what waits. */

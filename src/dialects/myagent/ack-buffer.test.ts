@@ -49,7 +49,12 @@ test('ParkedBuffers: taken once, by the owner only, gone after the window', asyn
 test('signed state: round trip; altered, foreign, expired or malformed exports are refused', () => {
   const secret = Buffer.from('k1')
   const now = Date.parse('2026-01-01T00:00:00Z')
-  const token = signState(secret, { session_id: 's', agent: 'demo', last_seq: 5, state: { a: 1 }, history: [{ role: 'user', content: 'hi' }] as never }, 24 * 3600_000, now)
+  const token = signState(
+    secret,
+    { session_id: 's', agent: 'demo', last_seq: 5, state: { a: 1 }, history: [{ role: 'user', content: 'hi' }] as never },
+    24 * 3600_000,
+    now,
+  )
   const s = verifyState(secret, token, now + 1000)
   assert.equal(s.session_id, 's')
   assert.equal(s.expires_at, '2026-01-02T00:00:00.000Z')

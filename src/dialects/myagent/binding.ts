@@ -80,10 +80,21 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
     bound = { session, sub, buffer }
   }
   const aheadOf = (session: Session, lastSeq: number | null) =>
-    lastSeq !== null && lastSeq > session.lastSeq ? new ParlanceError('invalid_message', `last_seq ${lastSeq} is ahead of the session (${session.lastSeq})`, { field: 'content.last_seq', constraint: `≤ ${session.lastSeq}` }) : null
+    lastSeq !== null && lastSeq > session.lastSeq
+      ? new ParlanceError('invalid_message', `last_seq ${lastSeq} is ahead of the session (${session.lastSeq})`, {
+          field: 'content.last_seq',
+          constraint: `≤ ${session.lastSeq}`,
+        })
+      : null
 
   const serve = async (r: MyAgentRequest): Promise<void> => {
-    frame = r.kind === 'command' ? { ...(r.command.sessionId !== undefined ? { sessionId: r.command.sessionId } : {}), ...(r.command.type === 'approval.response' ? { stepId: r.command.approvalId } : {}) } : {}
+    frame =
+      r.kind === 'command'
+        ? {
+            ...(r.command.sessionId !== undefined ? { sessionId: r.command.sessionId } : {}),
+            ...(r.command.type === 'approval.response' ? { stepId: r.command.approvalId } : {}),
+          }
+        : {}
     await carryOut(r)
     frame = {}
   }
@@ -92,7 +103,14 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
       case 'create_session': {
         const session = await sessions.open(`sess_${randomUUID().replace(/-/g, '')}`, conn.principal)
         bind(session, session.lastSeq)
-        send([myagent.encodeSystem(ids(), 'agent.session_created', { session_id: session.id, project_name: r.projectName ?? null, session_name: r.sessionName ?? null }, { created_at: new Date(session.createdAt).toISOString(), agent: session.agentName })])
+        send([
+          myagent.encodeSystem(
+            ids(),
+            'agent.session_created',
+            { session_id: session.id, project_name: r.projectName ?? null, session_name: r.sessionName ?? null },
+            { created_at: new Date(session.createdAt).toISOString(), agent: session.agentName },
+          ),
+        ])
         return
       }
       case 'command': {
@@ -120,8 +138,16 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
         bound = null
         const p = parked.take(session.id, conn.principal)
         const fromBuffer = p !== undefined && r.lastSeq !== null && p.buffer.after(r.lastSeq) !== null
-        const meta = { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount, resumed: true, last_seq: session.lastSeq, replay: fromBuffer ? 'buffer' : 'log' }
-        send([myagent.encodeSystem(ids(session.id), 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, meta)])
+        const meta = {
+          server_uptime_seconds: uptime(),
+          active_sessions: sessions.loadedCount,
+          resumed: true,
+          last_seq: session.lastSeq,
+          replay: fromBuffer ? 'buffer' : 'log',
+        }
+        send([
+          myagent.encodeSystem(ids(session.id), 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, meta),
+        ])
         if (p && fromBuffer) {
           // Within the window and covered: the unacked frames from memory, then the log from where they end.
           p.buffer.ack(r.lastSeq!)
@@ -136,8 +162,26 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
         const session = await sessions.open(r.sessionId, conn.principal, { create: false })
         await sessions.store.flush()
         const at = ids(session.id)
-        const signed = signState(deps.secret, { session_id: session.id, agent: session.agentName, last_seq: session.lastSeq, state: session.model.state, history: r.includeHistory ? session.model.messages : [] }, limits.stateExportTtlMs, at.now)
-        send([myagent.encodeSystem(at, 'agent.state_export', { signed_state: signed, last_seq: session.lastSeq }, { expires_at: new Date(at.now + limits.stateExportTtlMs).toISOString(), algorithm: 'HMAC-SHA256' })])
+        const signed = signState(
+          deps.secret,
+          {
+            session_id: session.id,
+            agent: session.agentName,
+            last_seq: session.lastSeq,
+            state: session.model.state,
+            history: r.includeHistory ? session.model.messages : [],
+          },
+          limits.stateExportTtlMs,
+          at.now,
+        )
+        send([
+          myagent.encodeSystem(
+            at,
+            'agent.state_export',
+            { signed_state: signed, last_seq: session.lastSeq },
+            { expires_at: new Date(at.now + limits.stateExportTtlMs).toISOString(), algorithm: 'HMAC-SHA256' },
+          ),
+        ])
         return
       }
       case 'reconnect_with_state': {
@@ -150,10 +194,26 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
         } catch (err) {
           frame = { stepId: step }
           run.reply(err)
-          send([myagent.encodeSystem(ids(), 'error.recovery_failed', 'state recovery failed', { error_code: MYAGENT_ERROR.invalid_message.code, attempts: 1, original_error: 'disconnected', recovery_error: (err as Error).message }, step)])
+          send([
+            myagent.encodeSystem(
+              ids(),
+              'error.recovery_failed',
+              'state recovery failed',
+              { error_code: MYAGENT_ERROR.invalid_message.code, attempts: 1, original_error: 'disconnected', recovery_error: (err as Error).message },
+              step,
+            ),
+          ])
           return
         }
-        send([myagent.encodeSystem(ids(s.session_id), 'error.recovery_started', 'restoring the session from a signed state export', { recovery_action: 'reconnect_with_state' }, step)])
+        send([
+          myagent.encodeSystem(
+            ids(s.session_id),
+            'error.recovery_started',
+            'restoring the session from a signed state export',
+            { recovery_action: 'reconnect_with_state' },
+            step,
+          ),
+        ])
         let session: Session
         let restored: 'log' | 'export'
         try {
@@ -169,7 +229,15 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
           await session.handle({ type: 'history.replace', sessionId: session.id, messages: s.history })
           await session.handle({ type: 'state.replace', sessionId: session.id, state: s.state })
         }
-        send([myagent.encodeSystem(ids(), 'error.recovery_success', `session restored from the ${restored === 'log' ? 'event log' : 'signed export'}`, { recovery_time_ms: Date.now() - t0, attempts: 1, restored_from: restored, last_seq: session.lastSeq }, step)])
+        send([
+          myagent.encodeSystem(
+            ids(),
+            'error.recovery_success',
+            `session restored from the ${restored === 'log' ? 'event log' : 'signed export'}`,
+            { recovery_time_ms: Date.now() - t0, attempts: 1, restored_from: restored, last_seq: session.lastSeq },
+            step,
+          ),
+        ])
         return
       }
       case 'heartbeat':
@@ -180,7 +248,10 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
         return
       case 'client_error': {
         const target = r.sessionId ?? bound?.session.id
-        deps.log.warn({ conn: conn.id, sessionId: target, clientError: r.message, errorCode: r.errorCode, severity: r.severity }, 'MyAgent client reported an error')
+        deps.log.warn(
+          { conn: conn.id, sessionId: target, clientError: r.message, errorCode: r.errorCode, severity: r.severity },
+          'MyAgent client reported an error',
+        )
         if (target === undefined) return
         frame = { sessionId: target }
         const session = bound?.session.id === target ? bound.session : await sessions.open(target, conn.principal, { create: false })
@@ -207,7 +278,14 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
   const heartbeat =
     limits.heartbeatMs > 0
       ? setInterval(() => {
-          send([myagent.encodeSystem(ids(), 'system.heartbeat', { server_time: new Date().toISOString() }, { seq: bound?.session.lastSeq ?? 0, acked_seq: acked, server_uptime_seconds: uptime() })])
+          send([
+            myagent.encodeSystem(
+              ids(),
+              'system.heartbeat',
+              { server_time: new Date().toISOString() },
+              { seq: bound?.session.lastSeq ?? 0, acked_seq: acked, server_uptime_seconds: uptime() },
+            ),
+          ])
         }, limits.heartbeatMs)
       : undefined
   heartbeat?.unref()
@@ -216,11 +294,24 @@ export function serveMyAgent(conn: Connection<WsFrame>, deps: Deps, parked: Park
   conn.onclose = () => {
     if (heartbeat) clearInterval(heartbeat)
     run.closed()
-    if (bound) parked.park(bound.session.id, { principal: conn.principal, connectionId: conn.id, buffer: bound.buffer, view: bound.sub.subscriber.view as MyAgentView })
+    if (bound)
+      parked.park(bound.session.id, {
+        principal: conn.principal,
+        connectionId: conn.id,
+        buffer: bound.buffer,
+        view: bound.sub.subscriber.view as MyAgentView,
+      })
     bound?.sub.close()
     bound = null
   }
-  send([myagent.encodeSystem(ids(), 'system.connected', { server_version: SERVER_VERSION, server_time: new Date().toISOString() }, { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount })])
+  send([
+    myagent.encodeSystem(
+      ids(),
+      'system.connected',
+      { server_version: SERVER_VERSION, server_time: new Date().toISOString() },
+      { server_uptime_seconds: uptime(), active_sessions: sessions.loadedCount },
+    ),
+  ])
   return {
     end(reason) {
       if (bound) send([myagent.encodeSystem(ids(), 'agent.session_ended', reason, { last_seq: bound.session.lastSeq, reason: 'server_shutdown' })])

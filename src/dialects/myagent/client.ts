@@ -69,7 +69,12 @@ export class MyAgentClient {
 
   /** `user.regenerate` (extension): answer user message `messageId` (default: the last one) again. */
   regenerate(messageId?: string, metadata?: Record<string, unknown>): void {
-    this.send({ event: 'user.regenerate', session_id: this.sessionId, content: messageId ? { message_id: messageId } : {}, ...(metadata ? { metadata } : {}) })
+    this.send({
+      event: 'user.regenerate',
+      session_id: this.sessionId,
+      content: messageId ? { message_id: messageId } : {},
+      ...(metadata ? { metadata } : {}),
+    })
   }
 
   respond(stepId: string, approved: boolean, feedback?: string): void {
@@ -78,7 +83,11 @@ export class MyAgentClient {
 
   /** `user.cancel`; with `messageId` (one given as `metadata.message_id`): withdraws it while queued, or stops the run answering it. */
   cancel(reason?: string, messageId?: string): void {
-    this.send({ event: 'user.cancel', session_id: this.sessionId, content: { ...(reason ? { reason } : {}), ...(messageId ? { message_id: messageId } : {}) } })
+    this.send({
+      event: 'user.cancel',
+      session_id: this.sessionId,
+      content: { ...(reason ? { reason } : {}), ...(messageId ? { message_id: messageId } : {}) },
+    })
   }
 
   ack(lastSeq = this.lastSeq): void {

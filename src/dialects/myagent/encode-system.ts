@@ -22,9 +22,23 @@ export interface SystemContext extends Whom {
 }
 
 /** One server event for `v`, at `ts` (ms since the epoch). */
-export function base<K extends MyAgentServerEventName>(v: Whom, event: K, content: MyAgentServerContent[K], metadata: Record<string, unknown>, ts: number, stepId?: string): MyAgentServerEventOf<K> {
+export function base<K extends MyAgentServerEventName>(
+  v: Whom,
+  event: K,
+  content: MyAgentServerContent[K],
+  metadata: Record<string, unknown>,
+  ts: number,
+  stepId?: string,
+): MyAgentServerEventOf<K> {
   // Error events always name a session ('' before there is one), as the seed's error structures require.
-  const e: MyAgentServerEventOf<K> = { session_id: v.sessionId || (event.startsWith('error.') ? '' : undefined), connection_id: v.connectionId, event, timestamp: new Date(ts).toISOString(), content, metadata }
+  const e: MyAgentServerEventOf<K> = {
+    session_id: v.sessionId || (event.startsWith('error.') ? '' : undefined),
+    connection_id: v.connectionId,
+    event,
+    timestamp: new Date(ts).toISOString(),
+    content,
+    metadata,
+  }
   if (stepId !== undefined) e.step_id = stepId
   return e
 }
@@ -50,6 +64,12 @@ export function encodeError(err: ParlanceError, v: SystemContext, stepId?: strin
 }
 
 /** A connection-level event (system.*, agent.session_created …): not in the session log, so no seq. */
-export function encodeSystem<K extends MyAgentServerEventName>(v: SystemContext, event: K, content: MyAgentServerContent[K], metadata: Record<string, unknown> = {}, stepId?: string): string {
+export function encodeSystem<K extends MyAgentServerEventName>(
+  v: SystemContext,
+  event: K,
+  content: MyAgentServerContent[K],
+  metadata: Record<string, unknown> = {},
+  stepId?: string,
+): string {
   return JSON.stringify(base(v, event, content, metadata, v.now, stepId))
 }

@@ -48,5 +48,15 @@ export type Draft = { -readonly [K in keyof MyAgentView]: MyAgentView[K] extends
 
 /** A fresh view for a connection bound to `sessionId` ('' while it is bound to none). */
 export function view(connectionId: string, sessionId = ''): MyAgentView {
-  return { connectionId, sessionId, question: '', texts: new Map(), reasoning: new Map(), approvals: new Map(), plan: null, held: [], answered: false }
+  return {
+    connectionId,
+    sessionId,
+    question: '',
+    texts: new Map(),
+    reasoning: new Map(),
+    approvals: new Map(),
+    plan: null,
+    held: [],
+    answered: false,
+  }
 }

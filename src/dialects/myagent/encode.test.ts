@@ -8,19 +8,39 @@ import { MYAGENT_ERROR } from './errors.js'
 /** The seed's payload structures: the content keys (or 'string') and metadata keys each server event must carry. */
 const SEED: Record<string, { content: string[] | 'string'; metadata: string[]; step?: boolean }> = {
   'plan.start': { content: ['question'], metadata: ['plan_id', 'timeout_seconds', 'model'], step: true },
-  'plan.completed': { content: ['tasks'], metadata: ['task_count', 'plan_summary', 'total_estimated_tokens', 'llm_calls', 'planning_time_ms'], step: true },
+  'plan.completed': {
+    content: ['tasks'],
+    metadata: ['task_count', 'plan_summary', 'total_estimated_tokens', 'llm_calls', 'planning_time_ms'],
+    step: true,
+  },
   'plan.step_completed': { content: ['step_name', 'step_result'], metadata: ['step_index', 'step_duration_ms', 'tokens_used'], step: true },
   'solver.start': { content: [], metadata: ['task_count', 'total_tasks', 'estimated_duration_sec'], step: true },
-  'solver.progress': { content: ['current_task', 'status'], metadata: ['progress_percent', 'current_step', 'completed_steps', 'total_steps', 'elapsed_time_ms'], step: true },
-  'solver.completed': { content: ['task_results'], metadata: ['total_tasks', 'successful_tasks', 'failed_tasks', 'total_execution_time_ms', 'total_tokens_used'], step: true },
-  'solver.step_failed': { content: ['error_message', 'step_name'], metadata: ['step_index', 'error_code', 'error_type', 'recovery_possible'], step: true },
+  'solver.progress': {
+    content: ['current_task', 'status'],
+    metadata: ['progress_percent', 'current_step', 'completed_steps', 'total_steps', 'elapsed_time_ms'],
+    step: true,
+  },
+  'solver.completed': {
+    content: ['task_results'],
+    metadata: ['total_tasks', 'successful_tasks', 'failed_tasks', 'total_execution_time_ms', 'total_tokens_used'],
+    step: true,
+  },
+  'solver.step_failed': {
+    content: ['error_message', 'step_name'],
+    metadata: ['step_index', 'error_code', 'error_type', 'recovery_possible'],
+    step: true,
+  },
   'agent.thinking': { content: 'string', metadata: ['model', 'max_tokens', 'temperature', 'thinking_type'], step: true },
   'agent.tool_call': { content: ['tool_name', 'tool_description', 'arguments'], metadata: ['call_id', 'tool_type'], step: true },
   'agent.tool_result': { content: ['result', 'status'], metadata: ['call_id', 'execution_time_ms'], step: true },
   'agent.partial_answer': { content: 'string', metadata: ['chunk_index'], step: true },
   'agent.final_answer': { content: ['answer', 'answer_type'], metadata: ['generation_time_ms', 'total_tokens_used', 'model'], step: true },
   'agent.user_confirm': { content: ['message', 'confirmation_type'], metadata: ['timeout_seconds', 'critical'], step: true },
-  'error.timeout': { content: 'string', metadata: ['error_code', 'timeout_seconds', 'elapsed_seconds', 'stage', 'attempt', 'max_attempts', 'retry_after_ms', 'recovery_strategy'], step: true },
+  'error.timeout': {
+    content: 'string',
+    metadata: ['error_code', 'timeout_seconds', 'elapsed_seconds', 'stage', 'attempt', 'max_attempts', 'retry_after_ms', 'recovery_strategy'],
+    step: true,
+  },
   'error.execution': { content: 'string', metadata: ['error_code', 'error_type', 'context', 'recoverable'], step: true },
   'system.error': { content: 'string', metadata: ['error_code', 'severity'] },
 }
@@ -74,7 +94,10 @@ test('echo: thinking, partial answers with chunk_index, the final answer holding
     { type: 'run.finished' },
   ])
   assert.deepEqual(names(out), ['agent.thinking', 'agent.partial_answer', 'agent.partial_answer', 'agent.final_answer'])
-  assert.deepEqual(out.slice(1, 3).map((f) => f.metadata.chunk_index), [0, 1])
+  assert.deepEqual(
+    out.slice(1, 3).map((f) => f.metadata.chunk_index),
+    [0, 1],
+  )
   assert.deepEqual(out[3]!.content, { answer: 'Echo: hi', answer_type: 'text' })
   assert.equal(out[3]!.metadata.generation_time_ms, 30)
   assert.equal(v.texts.size, 0)
@@ -96,7 +119,16 @@ test('plan: start/completed/solver.start, step_completed and progress per task, 
     { type: 'progress', taskId: 't2', percent: 100 },
     { type: 'run.finished' },
   ])
-  assert.deepEqual(names(out), ['plan.start', 'plan.completed', 'solver.start', 'plan.step_completed', 'solver.progress', 'solver.step_failed', 'solver.progress', 'solver.completed'])
+  assert.deepEqual(names(out), [
+    'plan.start',
+    'plan.completed',
+    'solver.start',
+    'plan.step_completed',
+    'solver.progress',
+    'solver.step_failed',
+    'solver.progress',
+    'solver.completed',
+  ])
   assert.deepEqual(out[0]!.content, { question: 'make a plan' })
   assert.deepEqual(out[4]!.metadata.progress_percent, 50)
   assert.equal(out[4]!.metadata.current_step, 1)
@@ -107,19 +139,43 @@ test('plan: start/completed/solver.start, step_completed and progress per task, 
 
 test('tools, confirmation and its timeout, run errors, custom pass-through', () => {
   const v = view('conn_1', 'sess_1')
-  const retry: EventBody = { type: 'custom', name: 'solver.retry', value: { content: { step_name: 's' }, metadata: { attempt: 2, max_attempts: 3, backoff_ms: 100 }, step_id: 'x' } }
+  const retry: EventBody = {
+    type: 'custom',
+    name: 'solver.retry',
+    value: { content: { step_name: 's' }, metadata: { attempt: 2, max_attempts: 3, backoff_ms: 100 }, step_id: 'x' },
+  }
   const out = run(v, [
     { type: 'tool.call', toolCallId: 'c1', toolName: 'get_weather', args: { city: 'Oslo' }, target: 'server' },
     { type: 'tool.result', toolCallId: 'c1', toolName: 'get_weather', result: { t: 18 } },
     { type: 'tool.error', toolCallId: 'c2', toolName: 'flaky', error: 'down' },
-    { type: 'approval.requested', approvalId: 'a1', toolName: 'delete', toolDescription: 'd', args: {}, reasoning: 'sure?', risk: 'high', timeoutMs: 2000 },
+    {
+      type: 'approval.requested',
+      approvalId: 'a1',
+      toolName: 'delete',
+      toolDescription: 'd',
+      args: {},
+      reasoning: 'sure?',
+      risk: 'high',
+      timeoutMs: 2000,
+    },
     { type: 'approval.resolved', approvalId: 'a1', approved: false, by: 'timeout' },
     { type: 'run.error', code: 'execution_error', message: 'boom' },
     { type: 'run.error', code: 'timeout', message: 'too slow' },
     retry,
     { type: 'custom', name: 'other', value: 1 },
   ])
-  assert.deepEqual(names(out), ['agent.tool_call', 'agent.tool_result', 'agent.tool_result', 'solver.step_failed', 'agent.user_confirm', 'error.timeout', 'error.execution', 'error.timeout', 'solver.retry', 'agent.custom'])
+  assert.deepEqual(names(out), [
+    'agent.tool_call',
+    'agent.tool_result',
+    'agent.tool_result',
+    'solver.step_failed',
+    'agent.user_confirm',
+    'error.timeout',
+    'error.execution',
+    'error.timeout',
+    'solver.retry',
+    'agent.custom',
+  ])
   assert.equal(out[0]!.metadata.call_id, out[1]!.metadata.call_id)
   assert.equal((out[2]!.content as { status: string }).status, 'failed')
   assert.equal(out[4]!.step_id, 'a1')
@@ -131,7 +187,15 @@ test('tools, confirmation and its timeout, run errors, custom pass-through', () 
   assert.equal(out[6]!.metadata.error_code, 'ERR_EXECUTION_600')
   assert.equal(out[7]!.metadata.error_code, 'ERR_TIMEOUT_500')
   assert.deepEqual(out[8]!.metadata, { attempt: 2, max_attempts: 3, backoff_ms: 100, seq: seq - 1 })
-  assert.deepEqual(retry, { type: 'custom', name: 'solver.retry', value: { content: { step_name: 's' }, metadata: { attempt: 2, max_attempts: 3, backoff_ms: 100 }, step_id: 'x' } }, 'the logged event is not modified')
+  assert.deepEqual(
+    retry,
+    {
+      type: 'custom',
+      name: 'solver.retry',
+      value: { content: { step_name: 's' }, metadata: { attempt: 2, max_attempts: 3, backoff_ms: 100 }, step_id: 'x' },
+    },
+    'the logged event is not modified',
+  )
 })
 
 test('conversation control: message.queued → agent.message_queued, history.rewound → agent.history_rewound (extensions)', () => {
@@ -156,7 +220,10 @@ test('conversation control: message.queued → agent.message_queued, history.rew
 
 test('an event it has no mapping for encodes to nothing (default branch)', () => {
   const v = view('conn_1', 'sess_1')
-  assert.deepEqual(encode([{ type: 'no.such.event', sessionId: 's', runId: 'r', seq: 1, ts: T0 } as unknown as StoredEvent], v), { frames: [], view: v })
+  assert.deepEqual(encode([{ type: 'no.such.event', sessionId: 's', runId: 'r', seq: 1, ts: T0 } as unknown as StoredEvent], v), {
+    frames: [],
+    view: v,
+  })
 })
 
 test("the seed's outbound examples: ours carry every content and metadata key they show, with the same JSON type", () => {
@@ -185,18 +252,33 @@ test("the seed's outbound examples: ours carry every content and metadata key th
 test('every canonical error code has an event and a seed code; validation answers name field and constraint', () => {
   for (const code of ERROR_CODES) assert.match(MYAGENT_ERROR[code].code, /^ERR_[A-Z_]+_\d{3}$/)
   const now = Date.UTC(2026, 0, 2, 3, 4, 5)
-  const wire = JSON.parse(encodeError(new ParlanceError('invalid_message', 'bad', { field: 'content', constraint: 'content type: string', sessionId: 's9' }), { ...view('conn_1'), now })) as MyAgentEvent
+  const wire = JSON.parse(
+    encodeError(new ParlanceError('invalid_message', 'bad', { field: 'content', constraint: 'content type: string', sessionId: 's9' }), {
+      ...view('conn_1'),
+      now,
+    }),
+  ) as MyAgentEvent
   assert.equal(wire.event, 'error.validation')
   assert.equal(wire.timestamp, '2026-01-02T03:04:05.000Z', 'dated by the time the caller gives, not a clock')
   assert.equal(wire.session_id, 's9')
-  assert.deepEqual({ ...wire.metadata }, { error_code: 'ERR_VALIDATION_400', field: 'content', constraint: 'content type: string', recoverable: true, parlance_code: 'invalid_message' })
+  assert.deepEqual(
+    { ...wire.metadata },
+    { error_code: 'ERR_VALIDATION_400', field: 'content', constraint: 'content type: string', recoverable: true, parlance_code: 'invalid_message' },
+  )
   assert.equal(wire.metadata.seq, undefined)
 })
 
 test('a batch never changes the view it is given; what it learns is in the view it returns', () => {
   const v = view('conn_1', 'sess_1')
   const at = (body: EventBody, n: number) => ({ ...body, sessionId: 'sess_1', runId: 'run_1', seq: n, ts: T0 + n })
-  const first = encode([at({ type: 'message.user', messageId: 'u', content: 'q?' }, 1), at({ type: 'text.start', messageId: 'm' }, 2), at({ type: 'text.delta', messageId: 'm', delta: 'Hel' }, 3)], v)
+  const first = encode(
+    [
+      at({ type: 'message.user', messageId: 'u', content: 'q?' }, 1),
+      at({ type: 'text.start', messageId: 'm' }, 2),
+      at({ type: 'text.delta', messageId: 'm', delta: 'Hel' }, 3),
+    ],
+    v,
+  )
   assert.deepEqual([v.question, v.texts.size], ['', 0], 'the input view is untouched')
   assert.equal(first.view.question, 'q?')
   const second = encode([at({ type: 'text.delta', messageId: 'm', delta: 'lo' }, 4), at({ type: 'text.end', messageId: 'm' }, 5)], first.view)

@@ -19,15 +19,27 @@ const digest = (history: HistoryMessage[]) => createHash('sha256').update(JSON.s
 const mac = (secret: Buffer, body: string) => createHmac('sha256', secret).update(body).digest()
 
 /** Signs an export: `base64url(JSON).base64url(HMAC-SHA256)`, issued at `now` (ms, the caller's clock) and valid for `lifetimeMs`. */
-export function signState(secret: Buffer, s: Omit<StateExport, 'v' | 'history_digest' | 'issued_at' | 'expires_at'>, lifetimeMs: number, now: number): string {
-  const body: StateExport = { v: 1, ...s, history_digest: digest(s.history), issued_at: new Date(now).toISOString(), expires_at: new Date(now + lifetimeMs).toISOString() }
+export function signState(
+  secret: Buffer,
+  s: Omit<StateExport, 'v' | 'history_digest' | 'issued_at' | 'expires_at'>,
+  lifetimeMs: number,
+  now: number,
+): string {
+  const body: StateExport = {
+    v: 1,
+    ...s,
+    history_digest: digest(s.history),
+    issued_at: new Date(now).toISOString(),
+    expires_at: new Date(now + lifetimeMs).toISOString(),
+  }
   const encoded = Buffer.from(JSON.stringify(body)).toString('base64url')
   return `${encoded}.${mac(secret, encoded).toString('base64url')}`
 }
 
 /** Verifies and opens an export; throws `invalid_message` (field `content.signed_state`) when altered, foreign, malformed or expired at `now` (ms). */
 export function verifyState(secret: Buffer, token: string, now: number): StateExport {
-  const bad = (why: string) => new ParlanceError('invalid_message', `signed_state rejected: ${why}; nothing was restored`, { field: 'content.signed_state', constraint: why })
+  const bad = (why: string) =>
+    new ParlanceError('invalid_message', `signed_state rejected: ${why}; nothing was restored`, { field: 'content.signed_state', constraint: why })
   const dot = token.indexOf('.')
   if (dot <= 0 || dot !== token.lastIndexOf('.')) throw bad('malformed')
   const encoded = token.slice(0, dot)

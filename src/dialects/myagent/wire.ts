@@ -14,7 +14,11 @@ export const inbound = {
   'user.create_session': Type.Object({
     event: Type.Literal('user.create_session'),
     content: Type.Optional(
-      Type.Object({ project_name: Type.Optional(Type.String({ maxLength: 256 })), session_name: Type.Optional(Type.String({ maxLength: 256 })), config: Meta }),
+      Type.Object({
+        project_name: Type.Optional(Type.String({ maxLength: 256 })),
+        session_name: Type.Optional(Type.String({ maxLength: 256 })),
+        config: Meta,
+      }),
     ),
     metadata: Meta,
   }),
@@ -26,7 +30,12 @@ export const inbound = {
     content: Type.Object({ approved: Type.Boolean(), feedback: Type.Optional(Type.String({ maxLength: 10_000 })), data: Meta }),
     metadata: Meta,
   }),
-  'user.ack': Type.Object({ event: Type.Literal('user.ack'), session_id: SessionId, content: Type.Optional(Type.Object({ last_seq: Type.Integer({ minimum: 0 }) })), metadata: Meta }),
+  'user.ack': Type.Object({
+    event: Type.Literal('user.ack'),
+    session_id: SessionId,
+    content: Type.Optional(Type.Object({ last_seq: Type.Integer({ minimum: 0 }) })),
+    metadata: Meta,
+  }),
   /**
    * Parlance extension: answer user message `content.message_id` (default: the session's last one) again; the
    * answers after it leave the history the agent sees. `metadata.onBusy` as on `user.message`.
@@ -37,17 +46,32 @@ export const inbound = {
     content: Type.Optional(Type.Object({ message_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) })),
     metadata: Meta,
   }),
-  'user.cancel': Type.Object({ event: Type.Literal('user.cancel'), session_id: SessionId, content: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) })) }),
-  'user.reconnect': Type.Object({ event: Type.Literal('user.reconnect'), content: Type.Object({ session_id: SessionId, last_seq: Type.Optional(Type.Integer({ minimum: 0 })) }) }),
+  'user.cancel': Type.Object({
+    event: Type.Literal('user.cancel'),
+    session_id: SessionId,
+    content: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) })),
+  }),
+  'user.reconnect': Type.Object({
+    event: Type.Literal('user.reconnect'),
+    content: Type.Object({ session_id: SessionId, last_seq: Type.Optional(Type.Integer({ minimum: 0 })) }),
+  }),
   'user.reconnect_with_state': Type.Object({
     event: Type.Literal('user.reconnect_with_state'),
-    content: Type.Object({ signed_state: Type.String({ minLength: 1 }), last_seq: Type.Integer({ minimum: 0 }), last_event_id: Type.Optional(Type.String()) }),
+    content: Type.Object({
+      signed_state: Type.String({ minLength: 1 }),
+      last_seq: Type.Integer({ minimum: 0 }),
+      last_event_id: Type.Optional(Type.String()),
+    }),
     metadata: Meta,
   }),
   'user.request_state': Type.Object({ event: Type.Literal('user.request_state'), session_id: SessionId, metadata: Meta }),
   /** System events are bidirectional (seed: "System Events"): a client's are accepted as the seed shapes them. */
   'system.heartbeat': Type.Object({ event: Type.Literal('system.heartbeat') }),
-  'system.connected': Type.Object({ event: Type.Literal('system.connected'), connection_id: Type.Optional(Type.String({ maxLength: 256 })), metadata: Meta }),
+  'system.connected': Type.Object({
+    event: Type.Literal('system.connected'),
+    connection_id: Type.Optional(Type.String({ maxLength: 256 })),
+    metadata: Meta,
+  }),
   'system.error': Type.Object({
     event: Type.Literal('system.error'),
     session_id: Type.Optional(SessionId),
@@ -64,7 +88,14 @@ export const inbound = {
 export type InboundEvent = keyof typeof inbound
 
 /** Events whose optional `content` may also be `null` (the seed's base structure allows it): checked as absent. */
-export const NULLABLE_CONTENT: ReadonlySet<string> = new Set(['user.create_session', 'user.ack', 'user.cancel', 'user.regenerate', 'system.heartbeat', 'system.connected'])
+export const NULLABLE_CONTENT: ReadonlySet<string> = new Set([
+  'user.create_session',
+  'user.ack',
+  'user.cancel',
+  'user.regenerate',
+  'system.heartbeat',
+  'system.connected',
+])
 
 /** A client event, by its `event` name. */
 export type MyAgentClientEvent = { [K in InboundEvent]: Static<(typeof inbound)[K]> }[InboundEvent]

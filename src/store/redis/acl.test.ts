@@ -17,7 +17,15 @@ after(async () => {
   await dropPrefix(prefix)
 })
 
-const event = (sessionId: string, seq: number): StoredEvent => ({ type: 'custom', name: 'n', value: seq, sessionId, runId: 'run_1', seq, ts: 1000 + seq })
+const event = (sessionId: string, seq: number): StoredEvent => ({
+  type: 'custom',
+  name: 'n',
+  value: seq,
+  sessionId,
+  runId: 'run_1',
+  seq,
+  ts: 1000 + seq,
+})
 
 test('redis: a user whose ACL allows only the prefix (keys and channels) runs the store and the cluster coordinator', async () => {
   const all = redisKeys(prefix).all
@@ -34,10 +42,20 @@ test('redis: a user whose ACL allows only the prefix (keys and channels) runs th
       events: [event('s1', 1), event('s1', 2)],
       sessions: [{ id: 's1', agent: 'echo', owner: 'alice', createdAt: 1, updatedAt: 2, lastSeq: 2, activeRunId: 'run_1', state: {} }],
     })
-    assert.deepEqual((await seen).map((e) => e.seq), [1, 2], 'published on the session channel')
-    assert.deepEqual((await store.readEvents('s1', 0, 10)).map((e) => e.seq), [1, 2])
+    assert.deepEqual(
+      (await seen).map((e) => e.seq),
+      [1, 2],
+      'published on the session channel',
+    )
+    assert.deepEqual(
+      (await store.readEvents('s1', 0, 10)).map((e) => e.seq),
+      [1, 2],
+    )
     assert.equal((await store.getSession('s1'))?.activeRunId, 'run_1')
-    assert.deepEqual((await store.listSessions(10)).map((s) => s.id), ['s1'])
+    assert.deepEqual(
+      (await store.listSessions(10)).map((s) => s.id),
+      ['s1'],
+    )
     assert.equal(await store.countSessions('alice'), 1)
     assert.deepEqual(await cluster.renew(['s1']), [])
     cluster.sharePending('req_1', 's1')

@@ -25,7 +25,7 @@ export function unreachable<T>(p: Promise<T>): Promise<T> {
 /** `p`, or a rejection once `ms` passed without an answer. */
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() =>
-    clearTimeout(timer),
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(
+    () => clearTimeout(timer),
   )
 }

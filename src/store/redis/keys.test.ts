@@ -29,7 +29,18 @@ test('redis keys: a session log, record, lease and channel share one hash tag, w
 
 test('redis keys: every name starts with the prefix; a prefix with its own hash tag puts every key in one slot', () => {
   const k = redisKeys('{pl}:')
-  const names = [k.log('a'), k.meta('b'), k.lease('c'), k.channel('d'), k.sessions, k.owner('alice'), k.leases, k.node('n1'), k.pending('r1'), k.secret]
+  const names = [
+    k.log('a'),
+    k.meta('b'),
+    k.lease('c'),
+    k.channel('d'),
+    k.sessions,
+    k.owner('alice'),
+    k.leases,
+    k.node('n1'),
+    k.pending('r1'),
+    k.secret,
+  ]
   for (const name of names) assert.ok(name.startsWith('{pl}:'), name)
   assert.deepEqual(new Set(names.map(hashTag)), new Set(['pl']))
 })

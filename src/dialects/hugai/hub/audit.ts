@@ -39,7 +39,13 @@ export class Audit {
 
   private async append(entry: Omit<AuditEntry, 'timestamp'> & { timestamp?: string }): Promise<{ recorded: true; seq: number }> {
     const session = await this.sessions.open(AUDIT_SESSION, SYSTEM)
-    const value = { action: entry.action, actor: entry.actor, ...(entry.target !== undefined ? { target: entry.target } : {}), details: entry.details, timestamp: entry.timestamp ?? new Date().toISOString() }
+    const value = {
+      action: entry.action,
+      actor: entry.actor,
+      ...(entry.target !== undefined ? { target: entry.target } : {}),
+      details: entry.details,
+      timestamp: entry.timestamp ?? new Date().toISOString(),
+    }
     await session.handle({ type: 'custom.record', sessionId: AUDIT_SESSION, name: 'audit', value })
     const seq = session.lastSeq
     // Durable before answering: the entry is in the store (SQLite: on disk) when the caller hears "recorded".
@@ -48,13 +54,19 @@ export class Audit {
   }
 
   /** Entries matching every given filter (`from`/`to`: ISO-8601 bounds on `timestamp`), oldest first. */
-  private async read(f: { actor?: string; action?: string; from?: string; to?: string; limit?: number }): Promise<Array<AuditEntry & { seq: number }>> {
+  private async read(f: {
+    actor?: string
+    action?: string
+    from?: string
+    to?: string
+    limit?: number
+  }): Promise<Array<AuditEntry & { seq: number }>> {
     await this.sessions.store.flush()
     const from = f.from ? Date.parse(f.from) : -Infinity
     const to = f.to ? Date.parse(f.to) : Infinity
     const limit = f.limit ?? 1000
     const out: Array<AuditEntry & { seq: number }> = []
-    for (let after = 0; out.length < limit; ) {
+    for (let after = 0; out.length < limit;) {
       const page = await this.sessions.store.read(AUDIT_SESSION, after, 5000)
       if (page.length === 0) break
       after = page[page.length - 1]!.seq

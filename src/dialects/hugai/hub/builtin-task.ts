@@ -37,7 +37,15 @@ export type Turn = { kind: 'message' } | { kind: 'regenerate'; messageId?: strin
  * `run.finished` with the final text and tool results; rejects with the run's error on `run.error`, with the
  * refusal (`busy` …) when the session refuses the turn, and with `cancelled` when `signal` aborts.
  */
-export async function runBuiltinTask(sessions: SessionManager, task: TaskRef, agent: string, p: Params, turn: Turn, hooks: TaskHooks, signal: AbortSignal): Promise<BuiltinResult> {
+export async function runBuiltinTask(
+  sessions: SessionManager,
+  task: TaskRef,
+  agent: string,
+  p: Params,
+  turn: Turn,
+  hooks: TaskHooks,
+  signal: AbortSignal,
+): Promise<BuiltinResult> {
   const sessionId = typeof p.sessionId === 'string' ? p.sessionId : task.taskId
   const session = await sessions.open(sessionId, task.requester.principal, { agent, ...(turn.kind === 'regenerate' ? { create: false } : {}) })
   const onBusy = p.onBusy as OnBusy | undefined
@@ -64,16 +72,31 @@ export async function runBuiltinTask(sessions: SessionManager, task: TaskRef, ag
       else if (e.type === 'status') hooks.progress({ status: e.status, message: e.message ?? null })
       else if (e.type === 'run.finished') {
         hooks.progress({ progress: 100, status: 'completed' })
-        settle({ taskId: task.taskId, sessionId: session.id, agent, status: 'completed', output: text.trim(), toolResults, state: session.model.state })
+        settle({
+          taskId: task.taskId,
+          sessionId: session.id,
+          agent,
+          status: 'completed',
+          output: text.trim(),
+          toolResults,
+          state: session.model.state,
+        })
       } else if (e.type === 'run.error') settle(new ParlanceError(e.code, e.message, { taskId: task.taskId, ...(e.details ?? {}) }))
     }
     // A refusal (busy, an unknown message to regenerate) names the task and its session.
-    const failed = (err: Error) => settle(err instanceof ParlanceError ? new ParlanceError(err.code, err.message, { ...(err.details ?? {}), taskId: task.taskId, sessionId: session.id }) : err)
+    const failed = (err: Error) =>
+      settle(
+        err instanceof ParlanceError
+          ? new ParlanceError(err.code, err.message, { ...(err.details ?? {}), taskId: task.taskId, sessionId: session.id })
+          : err,
+      )
     let messageId: string | null = null
     const onAbort = () => {
       // A task whose message still waits in its session's queue: the message is withdrawn, so it never runs.
       if (messageId !== null && follower?.runId() === null) {
-        void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, messageId, reason: `task ${task.taskId} cancelled` })).catch(() => {})
+        void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, messageId, reason: `task ${task.taskId} cancelled` })).catch(
+          () => {},
+        )
       }
       settle(new ParlanceError('cancelled', `task cancelled: ${String(signal.reason ?? 'cancelled')}`, { taskId: task.taskId }))
     }
@@ -83,12 +106,23 @@ export async function runBuiltinTask(sessions: SessionManager, task: TaskRef, ag
     hooks.started(session)
     const handlers = { event: on, failed, queued: () => hooks.progress({ status: 'queued', queue: 'session', sessionId: session.id }) }
     if (turn.kind === 'regenerate') {
-      const cmd = { type: 'run.regenerate' as const, sessionId: session.id, agent, ...(turn.messageId ? { messageId: turn.messageId } : {}), ...(onBusy ? { onBusy } : {}) }
+      const cmd = {
+        type: 'run.regenerate' as const,
+        sessionId: session.id,
+        agent,
+        ...(turn.messageId ? { messageId: turn.messageId } : {}),
+        ...(onBusy ? { onBusy } : {}),
+      }
       follower = follow(session, cmd, `hugai:${task.taskId}`, handlers)
     } else {
       const name = String(p.task)
       const content = p.context ? `${name}\n\ncontext: ${JSON.stringify(p.context)}` : name
-      const metadata = { sourceAgent: stringOf(p.sourceAgent), priority: stringOf(p.priority, 'medium'), context: (p.context ?? {}) as Json, taskId: task.taskId }
+      const metadata = {
+        sourceAgent: stringOf(p.sourceAgent),
+        priority: stringOf(p.priority, 'medium'),
+        context: (p.context ?? {}) as Json,
+        taskId: task.taskId,
+      }
       messageId = newId('msg')
       const cmd = { type: 'user.message' as const, sessionId: session.id, content, agent, metadata, messageId, ...(onBusy ? { onBusy } : {}) }
       follower = follow(session, cmd, `hugai:${task.taskId}`, handlers)

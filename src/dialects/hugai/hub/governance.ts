@@ -55,9 +55,20 @@ export class Governance {
   /** A task's run asked for approval. */
   async requested(task: TaskRef, session: Session, e: Requested): Promise<void> {
     const artifact = { tool: e.toolName, description: e.toolDescription, arguments: e.args, reasoning: e.reasoning, risk: e.risk }
-    await this.audit.record({ action: 'checkpoint', actor: session.agentName, target: e.toolName, details: { checkpoint: e.approvalId, taskId: task.taskId, level: task.level, artifact: artifact as Json } })
+    await this.audit.record({
+      action: 'checkpoint',
+      actor: session.agentName,
+      target: e.toolName,
+      details: { checkpoint: e.approvalId, taskId: task.taskId, level: task.level, artifact: artifact as Json },
+    })
     if (task.level === 'autonomous') {
-      await session.handle({ type: 'approval.response', sessionId: session.id, approvalId: e.approvalId, approved: true, feedback: 'auto-approved (autonomous governance)' })
+      await session.handle({
+        type: 'approval.response',
+        sessionId: session.id,
+        approvalId: e.approvalId,
+        approved: true,
+        feedback: 'auto-approved (autonomous governance)',
+      })
       return
     }
     const notified = new Set([...this.peers()].filter((x) => x.approver && x.principal === session.owner))
@@ -65,7 +76,14 @@ export class Governance {
     this.open.set(e.approvalId, { ...task, agent: session.agentName, name: e.toolName, owner: session.owner, notified })
     await this.link?.placeCheckpoint(e.approvalId, e.toolName, session.owner)
     if (await this.applyEarly(session, e, task.level)) return
-    const msg = hugai.event('checkpoint', { checkpoint: e.approvalId, taskId: task.taskId, agent: session.agentName, level: task.level, artifact, timeoutMs: e.timeoutMs })
+    const msg = hugai.event('checkpoint', {
+      checkpoint: e.approvalId,
+      taskId: task.taskId,
+      agent: session.agentName,
+      level: task.level,
+      artifact,
+      timeoutMs: e.timeoutMs,
+    })
     this.tell(session.owner, notified, msg)
   }
 
@@ -89,9 +107,21 @@ export class Governance {
     if (!cp) return
     this.open.delete(e.approvalId)
     this.link?.forgetCheckpoint(e.approvalId)
-    const msg = hugai.event('checkpoint-resolved', { checkpoint: e.approvalId, taskId: cp.taskId, approved: e.approved, by: e.by, feedback: e.feedback ?? null })
+    const msg = hugai.event('checkpoint-resolved', {
+      checkpoint: e.approvalId,
+      taskId: cp.taskId,
+      approved: e.approved,
+      by: e.by,
+      feedback: e.feedback ?? null,
+    })
     this.tell(cp.owner, cp.notified, msg)
-    if (e.by !== 'user') await this.audit.record({ action: 'checkpoint-resolved', actor: 'hub', target: e.approvalId, details: { taskId: cp.taskId, approved: e.approved, by: e.by } })
+    if (e.by !== 'user')
+      await this.audit.record({
+        action: 'checkpoint-resolved',
+        actor: 'hub',
+        target: e.approvalId,
+        details: { taskId: cp.taskId, approved: e.approved, by: e.by },
+      })
   }
 
   /**
@@ -123,7 +153,13 @@ export class Governance {
     const decision = String(p.decision)
     const given = typeof p.feedback === 'string' && p.feedback !== '' ? p.feedback : undefined
     const feedback = decision === 'needs_revision' ? `needs revision${given ? `: ${given}` : ''}` : given
-    await session.handle({ type: 'approval.response', sessionId: session.id, approvalId: checkpoint, approved: decision === 'approved', ...(feedback ? { feedback } : {}) })
+    await session.handle({
+      type: 'approval.response',
+      sessionId: session.id,
+      approvalId: checkpoint,
+      approved: decision === 'approved',
+      ...(feedback ? { feedback } : {}),
+    })
     await this.audit.record({
       action: 'approval',
       actor: String(p.approver),
@@ -150,7 +186,14 @@ export class Governance {
       details: { decision, feedback: feedback ?? null, taskId: null, matched: false, artifact: p.artifact as Json },
     })
     if (this.earlyWindowMs <= 0) return { checkpoint, decision, recorded: true, matched: false }
-    const d: EarlyDecision = { decision, feedback, approver: String(p.approver), principal: peer.principal, byApprover: peer.approver, at: Date.now() }
+    const d: EarlyDecision = {
+      decision,
+      feedback,
+      approver: String(p.approver),
+      principal: peer.principal,
+      byApprover: peer.approver,
+      at: Date.now(),
+    }
     if (this.link) await this.link.keepEarly(checkpoint, d, MAX_EARLY)
     else {
       this.early.delete(checkpoint)
@@ -177,8 +220,26 @@ export class Governance {
       }
       this.early.delete(key)
       const feedback = d.decision === 'needs_revision' ? `needs revision${d.feedback ? `: ${d.feedback}` : ''}` : d.feedback
-      await session.handle({ type: 'approval.response', sessionId: session.id, approvalId: e.approvalId, approved: d.decision === 'approved', ...(feedback ? { feedback } : {}) })
-      await this.audit.record({ action: 'approval', actor: d.approver, target: e.approvalId, details: { decision: d.decision, feedback: d.feedback ?? null, taskId: this.open.get(e.approvalId)?.taskId ?? null, matched: 'early', decidedAt: new Date(d.at).toISOString(), named: key } })
+      await session.handle({
+        type: 'approval.response',
+        sessionId: session.id,
+        approvalId: e.approvalId,
+        approved: d.decision === 'approved',
+        ...(feedback ? { feedback } : {}),
+      })
+      await this.audit.record({
+        action: 'approval',
+        actor: d.approver,
+        target: e.approvalId,
+        details: {
+          decision: d.decision,
+          feedback: d.feedback ?? null,
+          taskId: this.open.get(e.approvalId)?.taskId ?? null,
+          matched: 'early',
+          decidedAt: new Date(d.at).toISOString(),
+          named: key,
+        },
+      })
       return true
     }
     return false

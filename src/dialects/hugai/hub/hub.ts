@@ -116,7 +116,11 @@ export class Hub {
         return this.initialize(peer, p)
       case 'agent/register': {
         const r = await this.registry.register(peer, p)
-        await this.audit.record({ action: 'agent-register', actor: r.agentId, details: { missingDependencies: r.missingDependencies, version: (p.version as string | undefined) ?? null } })
+        await this.audit.record({
+          action: 'agent-register',
+          actor: r.agentId,
+          details: { missingDependencies: r.missingDependencies, version: (p.version as string | undefined) ?? null },
+        })
         return r
       }
       case 'agent/list':
@@ -141,7 +145,13 @@ export class Hub {
       case 'tool/integration':
         return this.tools.call(peer, p)
       case 'audit/log':
-        return this.audit.record({ action: stringOf(p.action), actor: stringOf(p.actor), ...(p.target !== undefined ? { target: stringOf(p.target) } : {}), details: (p.details ?? {}) as Json, timestamp: stringOf(p.timestamp) })
+        return this.audit.record({
+          action: stringOf(p.action),
+          actor: stringOf(p.actor),
+          ...(p.target !== undefined ? { target: stringOf(p.target) } : {}),
+          details: (p.details ?? {}) as Json,
+          timestamp: stringOf(p.timestamp),
+        })
       case 'audit/query':
         return { entries: await this.audit.query(p) }
     }
@@ -150,7 +160,14 @@ export class Hub {
   /** Runs `method` on `node` as `peer` (its pushes come back here through the link). */
   private forward(node: string, peer: Peer, method: LinkCall['method'], params: Params): Promise<unknown> {
     if (peer.push) this.exported.add(peer.id)
-    const snapshot: PeerSnapshot = { id: peer.id, principal: peer.principal, governanceLevel: peer.governanceLevel, approver: peer.approver, push: Boolean(peer.push), ...(peer.agentId !== undefined ? { agentId: peer.agentId } : {}) }
+    const snapshot: PeerSnapshot = {
+      id: peer.id,
+      principal: peer.principal,
+      governanceLevel: peer.governanceLevel,
+      approver: peer.approver,
+      push: Boolean(peer.push),
+      ...(peer.agentId !== undefined ? { agentId: peer.agentId } : {}),
+    }
     return this.link!.call(node, { peer: snapshot, method, params })
   }
 

@@ -21,7 +21,8 @@ export interface LinkCall {
 }
 
 /** A remote node's answer to a call: its result, or its error (an RPC error object or a Parlance error). */
-export type LinkAnswer = { result: unknown } | { rpc: RpcErrorObject } | { error: { code: string; message: string; details?: Record<string, unknown> } }
+export type LinkAnswer =
+  { result: unknown } | { rpc: RpcErrorObject } | { error: { code: string; message: string; details?: Record<string, unknown> } }
 
 /** A registered agent on another node. */
 export interface RemoteAgent {

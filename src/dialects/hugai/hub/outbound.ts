@@ -22,8 +22,17 @@ export class Outbound {
   send(peer: Peer, method: string, params: unknown, timeoutMs: number): { id: string; done: Promise<unknown> } {
     const id = `hub_${++this.next}`
     const done = new Promise<unknown>((resolve, reject) => {
-      if (!peer.push) return reject(new RpcFailure({ code: RPC.needsConnection, message: `${peer.agentId ?? peer.id} has no connection to receive ${method}` }))
-      const timer = setTimeout(() => this.fail(id, { code: RPC.timeout, message: `${peer.agentId ?? peer.id} did not answer ${method} within ${timeoutMs} ms`, data: { code: 'timeout', timeoutMs } }), timeoutMs)
+      if (!peer.push)
+        return reject(new RpcFailure({ code: RPC.needsConnection, message: `${peer.agentId ?? peer.id} has no connection to receive ${method}` }))
+      const timer = setTimeout(
+        () =>
+          this.fail(id, {
+            code: RPC.timeout,
+            message: `${peer.agentId ?? peer.id} did not answer ${method} within ${timeoutMs} ms`,
+            data: { code: 'timeout', timeoutMs },
+          }),
+        timeoutMs,
+      )
       this.waiting.set(id, { peer, resolve, reject, timer })
       peer.push(hugai.request(id, method, params))
     })
@@ -37,7 +46,9 @@ export class Outbound {
     this.settle(String(id))
     if (error) {
       const code = typeof error.code === 'number' && Number.isInteger(error.code) ? error.code : RPC.internalError
-      w.reject(new RpcFailure({ code, message: String(error.message ?? 'the peer failed'), ...(error.data !== undefined ? { data: error.data } : {}) }))
+      w.reject(
+        new RpcFailure({ code, message: String(error.message ?? 'the peer failed'), ...(error.data !== undefined ? { data: error.data } : {}) }),
+      )
     } else w.resolve(result)
   }
 
@@ -51,7 +62,11 @@ export class Outbound {
   disconnected(peer: Peer): void {
     for (const [id, w] of this.waiting) {
       if (w.peer !== peer) continue
-      this.fail(id, { code: RPC.targetDisconnected, message: `${peer.agentId ?? peer.id} disconnected before answering`, data: { code: 'unavailable' } })
+      this.fail(id, {
+        code: RPC.targetDisconnected,
+        message: `${peer.agentId ?? peer.id} disconnected before answering`,
+        data: { code: 'unavailable' },
+      })
     }
   }
 

@@ -270,7 +270,8 @@ export function createRedisLink(redis: Redis, k: HubKeys, nodeId: string): HubLi
       waiting.clear()
       // Agents registered here leave with the node (their connections close with it anyway).
       const all = await redis.hgetall(k.agents).catch(() => ({}))
-      for (const [agentId, raw] of Object.entries(all)) if ((JSON.parse(raw) as { node: string }).node === nodeId) await scripts.hugaiDeleteIf(k.agents, agentId, raw).catch(() => 0)
+      for (const [agentId, raw] of Object.entries(all))
+        if ((JSON.parse(raw) as { node: string }).node === nodeId) await scripts.hugaiDeleteIf(k.agents, agentId, raw).catch(() => 0)
       await sub.quit().catch(() => sub.disconnect())
     },
   }

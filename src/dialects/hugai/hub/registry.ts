@@ -69,15 +69,28 @@ export class Registry {
 
   /** Registers `peer` as agent `p.agentId`; answers the dependencies nobody provides (yet). */
   async register(peer: Peer, p: Params): Promise<{ registered: true; agentId: string; missingDependencies: string[] }> {
-    if (!peer.push) throw new RpcFailure({ code: RPC.needsConnection, message: 'agent/register needs a WebSocket connection (/rpc), so tasks can reach the agent' })
+    if (!peer.push)
+      throw new RpcFailure({ code: RPC.needsConnection, message: 'agent/register needs a WebSocket connection (/rpc), so tasks can reach the agent' })
     const agentId = String(p.agentId)
-    const taken = this.sessions.agent(agentId) ? 'a built-in agent' : this.remote.get(agentId)?.peer !== peer && this.remote.has(agentId) ? 'another connection' : null
+    const taken = this.sessions.agent(agentId)
+      ? 'a built-in agent'
+      : this.remote.get(agentId)?.peer !== peer && this.remote.has(agentId)
+        ? 'another connection'
+        : null
     if (taken) throw new ParlanceError('conflict', `agent ${agentId} is already registered by ${taken}`, { agentId })
     const dependencies = (p.dependencies as string[] | undefined) ?? []
     const opt = (k: string) => (typeof p[k] === 'string' ? { [k]: p[k] } : {})
-    const info: RemoteInfo = { capabilities: p.capabilities as Record<string, unknown>, governanceLevel: String(p.governanceLevel), ...opt('version'), ...opt('author'), ...opt('description'), dependencies }
+    const info: RemoteInfo = {
+      capabilities: p.capabilities as Record<string, unknown>,
+      governanceLevel: String(p.governanceLevel),
+      ...opt('version'),
+      ...opt('author'),
+      ...opt('description'),
+      dependencies,
+    }
     const elsewhere = await this.link?.claimAgent(agentId, info)
-    if (elsewhere) throw new ParlanceError('conflict', `agent ${agentId} is already registered by a connection on node ${elsewhere}`, { agentId, node: elsewhere })
+    if (elsewhere)
+      throw new ParlanceError('conflict', `agent ${agentId} is already registered by a connection on node ${elsewhere}`, { agentId, node: elsewhere })
     // Registered meanwhile by another connection of this node (the claim above was ours for it too): first wins.
     const holder = this.remote.get(agentId)?.peer
     if (holder && holder !== peer) throw new ParlanceError('conflict', `agent ${agentId} is already registered by another connection`, { agentId })

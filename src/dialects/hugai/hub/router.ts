@@ -61,21 +61,44 @@ export class Router {
    * `sessionId` again, run by `targetAgent` or the session's own agent; only a built-in agent has sessions.
    */
   async regenerate(peer: Peer, p: Params): Promise<unknown> {
-    const targetId = typeof p.targetAgent === 'string' ? p.targetAgent : (await this.d.sessions.open(String(p.sessionId), peer.principal, { create: false })).agentName
+    const targetId =
+      typeof p.targetAgent === 'string'
+        ? p.targetAgent
+        : (await this.d.sessions.open(String(p.sessionId), peer.principal, { create: false })).agentName
     const source = typeof p.sourceAgent === 'string' ? p.sourceAgent : (peer.agentId ?? peer.id)
     if (this.d.registry.find(targetId)?.kind === 'remote') {
-      throw new RpcFailure({ code: RPC.invalidParams, message: `Invalid params: params.targetAgent ${targetId} is a registered agent; only a built-in agent's session can be answered again`, data: { field: 'params.targetAgent' } })
+      throw new RpcFailure({
+        code: RPC.invalidParams,
+        message: `Invalid params: params.targetAgent ${targetId} is a registered agent; only a built-in agent's session can be answered again`,
+        data: { field: 'params.targetAgent' },
+      })
     }
-    return this.route(peer, { ...p, sourceAgent: source, task: 'regenerate' }, targetId, { kind: 'regenerate', ...(typeof p.messageId === 'string' ? { messageId: p.messageId } : {}) })
+    return this.route(peer, { ...p, sourceAgent: source, task: 'regenerate' }, targetId, {
+      kind: 'regenerate',
+      ...(typeof p.messageId === 'string' ? { messageId: p.messageId } : {}),
+    })
   }
 
   private async route(peer: Peer, p: Params, targetId: string, turn: Turn): Promise<unknown> {
     const target = this.d.registry.find(targetId)
     if (!target) throw new ParlanceError('not_found', `agent not found: ${targetId}`, { agentId: targetId })
     const priority = (p.priority as Priority | undefined) ?? 'medium'
-    const task: Task = { taskId: `task_${randomUUID().replace(/-/g, '')}`, requester: peer, level: peer.governanceLevel, target: targetId, abort: new AbortController(), shared: typeof p.sessionId === 'string' }
+    const task: Task = {
+      taskId: `task_${randomUUID().replace(/-/g, '')}`,
+      requester: peer,
+      level: peer.governanceLevel,
+      target: targetId,
+      abort: new AbortController(),
+      shared: typeof p.sessionId === 'string',
+    }
     const source = String(p.sourceAgent)
-    const details = { taskId: task.taskId, task: String(p.task), priority, kind: target.kind, ...(typeof p.sessionId === 'string' ? { sessionId: p.sessionId } : {}) }
+    const details = {
+      taskId: task.taskId,
+      task: String(p.task),
+      priority,
+      kind: target.kind,
+      ...(typeof p.sessionId === 'string' ? { sessionId: p.sessionId } : {}),
+    }
     await this.d.audit.record({ action: 'agent-request', actor: source, target: targetId, details })
     this.tasks.set(task.taskId, task)
     await this.d.link?.placeTask(task.taskId)
@@ -85,7 +108,12 @@ export class Router {
       await this.d.audit.record({ action: 'agent-response', actor: targetId, target: source, details: { taskId: task.taskId, ok: true } })
       return out
     } catch (err) {
-      await this.d.audit.record({ action: 'agent-response', actor: targetId, target: source, details: { taskId: task.taskId, ok: false, error: (err as Error).message } })
+      await this.d.audit.record({
+        action: 'agent-response',
+        actor: targetId,
+        target: source,
+        details: { taskId: task.taskId, ok: false, error: (err as Error).message },
+      })
       throw err
     } finally {
       this.tasks.delete(task.taskId)
@@ -137,7 +165,11 @@ export class Router {
     }
     if (task.outboundId) {
       task.remotePeer?.push?.(hugai.notification('task/cancel', { taskId: task.taskId, reason }))
-      this.d.outbound.fail(task.outboundId, { code: RPC.cancelled, message: `task cancelled: ${reason}`, data: { code: 'cancelled', taskId: task.taskId } })
+      this.d.outbound.fail(task.outboundId, {
+        code: RPC.cancelled,
+        message: `task cancelled: ${reason}`,
+        data: { code: 'cancelled', taskId: task.taskId },
+      })
     }
   }
 
@@ -149,8 +181,13 @@ export class Router {
 
   private start(task: Task, target: Target, p: Params, turn: Turn): Promise<unknown> {
     if (target.kind === 'remote') return this.runRemote(task, target.peer, p)
-    const progress = (data: Record<string, unknown>) => task.requester.push?.(hugai.event('task-progress', { taskId: task.taskId, task: String(p.task), ...data }))
-    const hooks = { progress, started: (session: Session) => (task.session = session), event: (session: Session, e: StoredEvent) => this.onEvent(task, session, e) }
+    const progress = (data: Record<string, unknown>) =>
+      task.requester.push?.(hugai.event('task-progress', { taskId: task.taskId, task: String(p.task), ...data }))
+    const hooks = {
+      progress,
+      started: (session: Session) => (task.session = session),
+      event: (session: Session, e: StoredEvent) => this.onEvent(task, session, e),
+    }
     return runBuiltinTask(this.d.sessions, task, target.agentId, p, turn, hooks, task.abort.signal)
   }
 
@@ -158,7 +195,13 @@ export class Router {
     task.runId = e.runId
     if (e.type === 'history.rewound') {
       // The history the agent sees was cut (a rollback, a regenerate): the superseded turns stay in the log.
-      const cut = { taskId: task.taskId, sessionId: session.id, reason: e.reason, toMessageId: e.toMessageId, ...(e.droppedRunId ? { droppedRunId: e.droppedRunId } : {}) }
+      const cut = {
+        taskId: task.taskId,
+        sessionId: session.id,
+        reason: e.reason,
+        toMessageId: e.toMessageId,
+        ...(e.droppedRunId ? { droppedRunId: e.droppedRunId } : {}),
+      }
       task.requester.push?.(hugai.event('history-rewound', cut))
     } else if (e.type === 'approval.requested') void this.d.governance.requested(task, session, e).catch(() => {})
     else if (e.type === 'approval.resolved') void this.d.governance.resolved(e).catch(() => {})
@@ -172,7 +215,8 @@ export class Router {
   private clientTool(task: Task, session: Session, e: Extract<StoredEvent, { type: 'tool.call' }>): void {
     const params = { tool: e.toolName, action: 'call', data: e.args, taskId: task.taskId, toolCallId: e.toolCallId }
     const answer = (outcome: { result: Json } | { error: string }) => {
-      const cmd = 'result' in outcome ? { outcome: 'success' as const, result: outcome.result } : { outcome: 'failure' as const, error: outcome.error }
+      const cmd =
+        'result' in outcome ? { outcome: 'success' as const, result: outcome.result } : { outcome: 'failure' as const, error: outcome.error }
       // Refused when the run no longer waits for it (cancelled, timed out).
       void Promise.resolve()
         .then(() => session.handle({ type: 'tool.result', sessionId: session.id, toolCallId: e.toolCallId, toolName: e.toolName, ...cmd }))
@@ -190,7 +234,11 @@ export class Router {
     // A task that waited in the queue of a target which has since left fails at once.
     const still = this.d.registry.find(task.target)
     if (still?.kind !== 'remote' || still.peer !== target) {
-      throw new RpcFailure({ code: RPC.targetDisconnected, message: `target agent ${task.target} disconnected before the task started`, data: { taskId: task.taskId } })
+      throw new RpcFailure({
+        code: RPC.targetDisconnected,
+        message: `target agent ${task.target} disconnected before the task started`,
+        data: { taskId: task.taskId },
+      })
     }
     const sent = this.d.outbound.send(target, 'agent/request', { ...p, taskId: task.taskId }, this.d.timeoutMs)
     task.outboundId = sent.id

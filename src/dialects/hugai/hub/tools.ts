@@ -52,21 +52,35 @@ export class ToolIntegration {
     const found = integration ? this.action(integration, action) : this.find([tool, action])
     if (!found) {
       await this.audit.record({ action: 'tool-integration', actor, target: tool, details: { invocationId, action, ok: false, error: 'not found' } })
-      if (integration) throw new ParlanceError('not_found', `integration ${tool} has no action ${action} (it has: ${Object.keys(integration).join(', ') || 'none'})`, { tool, action })
+      if (integration)
+        throw new ParlanceError(
+          'not_found',
+          `integration ${tool} has no action ${action} (it has: ${Object.keys(integration).join(', ') || 'none'})`,
+          { tool, action },
+        )
       throw new ParlanceError('not_found', `no integration or server tool named ${tool}, and no server tool named ${action}`, { tool, action })
     }
     const callback = typeof p.callback === 'string' && p.callback !== '' ? p.callback : undefined
     const progress = (percent: number, message?: string) => {
-      if (callback === 'event' && peer.push) peer.push(hugai.event('tool-progress', { invocationId, tool, action, percent, ...(message !== undefined ? { message } : {}) }))
+      if (callback === 'event' && peer.push)
+        peer.push(hugai.event('tool-progress', { invocationId, tool, action, percent, ...(message !== undefined ? { message } : {}) }))
     }
     const invoke = async () => {
       try {
-        const result = await found.execute((p.data ?? {}) as Record<string, unknown>, integrationContext(found.name, new AbortController().signal, progress))
+        const result = await found.execute(
+          (p.data ?? {}) as Record<string, unknown>,
+          integrationContext(found.name, new AbortController().signal, progress),
+        )
         await this.audit.record({ action: 'tool-integration', actor, target: found.name, details: { invocationId, action, ok: true } })
-        return { invocationId, tool, action, status: 'success', result: (result ?? null) }
+        return { invocationId, tool, action, status: 'success', result: result ?? null }
       } catch (err) {
         const message = (err as Error).message
-        await this.audit.record({ action: 'tool-integration', actor, target: found.name, details: { invocationId, action, ok: false, error: message } })
+        await this.audit.record({
+          action: 'tool-integration',
+          actor,
+          target: found.name,
+          details: { invocationId, action, ok: false, error: message },
+        })
         throw new ParlanceError('tool_error', `tool ${found.name} failed: ${message}`, { invocationId })
       }
     }
