@@ -127,9 +127,16 @@ export class NetLog {
       if (refused && x.status === undefined) x.status = Number(refused[1])
       else x.failure ??= String(p.errorMessage)
     })
+    // Every event that fills in a field re-checks the waits: an exchange's parts arrive in no fixed order. The
+    // network service's responseReceivedExtraInfo (the status) can come before the renderer's requestWillBeSent
+    // (the URL), and on a stream held open nothing comes after those two, so a wait woken only by the status
+    // would miss the exchange for good.
     for (const event of [
+      'Network.requestWillBeSent',
+      'Network.responseReceived',
       'Network.responseReceivedExtraInfo',
       'Network.loadingFailed',
+      'Network.webSocketCreated',
       'Network.webSocketHandshakeResponseReceived',
       'Network.webSocketFrameError',
     ]) {
@@ -167,11 +174,7 @@ export class NetLog {
       }
       const timer = setTimeout(() => {
         stop()
-        reject(
-          new Error(
-            `no ${what} within ${timeoutMs} ms; seen:\n${this.all.map((x) => `${x.kind} ${x.method} ${x.url.href} ${x.status ?? x.failure ?? 'pending'}`).join('\n')}`,
-          ),
-        )
+        reject(new Error(`no ${what} within ${timeoutMs} ms; seen:\n${this.dump()}`))
       }, timeoutMs)
       const stop = () => {
         clearTimeout(timer)
@@ -180,6 +183,11 @@ export class NetLog {
       this.watchers.add(check)
       check()
     })
+  }
+
+  /** Every exchange so far, one a line with its outcome, for failure messages. */
+  dump(): string {
+    return this.all.map((x) => `${x.kind} ${x.method} ${x.url.href} ${x.status ?? x.failure ?? 'pending'}`).join('\n')
   }
 
   /** Every exchange so far, in the order they started. */

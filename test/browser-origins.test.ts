@@ -121,8 +121,14 @@ after(async () => {
 interface TestPage {
   page: Page
   net: NetLog
+  /** The page's uncaught errors (none is expected). */
   errors: string[]
+  /** What the page said and what happened to it (console, errors, crash, close), for failure messages. */
+  events: string[]
+  /** A scenario in the page; a failure to evaluate it (the page closed, crashed, navigated) names what came before. */
   run(name: ScenarioName, ...args: unknown[]): Promise<ScenarioResult>
+  /** The page's events and its network log, to append to a failure message. */
+  report(): string
 }
 
 /** A page in a context of its own, with its network log; `url` is loaded and waited for. */
@@ -132,16 +138,29 @@ async function openPage(url: string, prepare?: (page: Page) => Promise<void>): P
   page.setDefaultTimeout(WAIT)
   const net = await NetLog.attach(page)
   const errors: string[] = []
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
+  const events: string[] = []
+  page.on('pageerror', (e) => {
+    errors.push(`pageerror: ${e.message}`)
+    events.push(`pageerror: ${e.message}`)
+  })
+  page.on('console', (m) => events.push(`console.${m.type()}: ${m.text()}`))
+  page.on('framenavigated', (f) => f === page.mainFrame() && events.push(`navigated: ${f.url()}`))
+  page.on('crash', () => events.push('the page crashed'))
+  page.on('close', () => events.push('the page closed'))
+  const report = () => `page events:\n${events.join('\n') || '(none)'}\nnetwork log:\n${net.dump() || '(empty)'}`
   await prepare?.(page)
   await page.goto(url)
   await page.locator('body[data-ready="true"]').waitFor()
   const run = (name: ScenarioName, ...args: unknown[]) =>
-    page.evaluate(({ n, a }) => (globalThis as unknown as { scenario: (n: string, ...a: unknown[]) => Promise<ScenarioResult> }).scenario(n, ...a), {
-      n: name,
-      a: args,
-    })
-  return { page, net, errors, run }
+    page
+      .evaluate(({ n, a }) => (globalThis as unknown as { scenario: (n: string, ...a: unknown[]) => Promise<ScenarioResult> }).scenario(n, ...a), {
+        n: name,
+        a: args,
+      })
+      .catch((err: Error) => {
+        throw new Error(`scenario ${name}: ${err.message}\n${report()}`, { cause: err })
+      })
+  return { page, net, errors, events, run, report }
 }
 
 /**
@@ -178,7 +197,7 @@ async function allowed(p: TestPage, server: TestServer): Promise<void> {
   const results = await Promise.all(DIALECTS.map((d) => p.run(d.name, ...d.args(server.url))))
   for (const [i, d] of DIALECTS.entries()) {
     const r = results[i]!
-    assert.ok(r.ok, `${d.name} from ${pageOrigin}: ${r.ok ? '' : r.error}`)
+    assert.ok(r.ok, `${d.name} from ${pageOrigin}: ${r.ok ? '' : `${r.error}\n${p.report()}`}`)
     d.check(r.value)
   }
   await p.net.settled(port(server))
@@ -273,23 +292,42 @@ describe('browser front ends on their own origin (Chromium)', { concurrency: tru
       await allowed(p, open)
       const chatId = `resume-${Date.now()}`
       const first = await p.run('aisdkResumeStart', holding.url, chatId, 'count to ten')
-      assert.ok(first.ok, first.ok ? '' : first.error)
+      assert.ok(first.ok, first.ok ? '' : `${first.error}\n${p.report()}`)
       const start = first.value as { before: string; partial: string }
       assert.equal(start.before, 'none', 'reconnectToStream on a chat with no run: 204, nothing to resume')
       assert.equal(start.partial, '1 2 3 ')
       // The answer is held after "3 " until the reloaded page is reading it again.
       await p.page.reload()
       await p.page.locator('body[data-ready="true"]').waitFor()
-      const finishing = p.run('aisdkResumeFinish', holding.url, chatId)
-      await p.net.waitFor((x) => x.url.pathname === `/api/chat/${chatId}/stream` && x.status === 200, 'resumed stream')
-      release()
+      // The scenario stays awaited whatever happens below: the page is closed (finally) only once it has settled,
+      // and a failure here is the first cause, not the evaluate that the closing page would cut short.
+      const finishing = p.run('aisdkResumeFinish', holding.url, chatId).then(
+        (r) => r,
+        (err: Error): ScenarioResult => ({ ok: false, error: err.message }),
+      )
+      // Held until the reloaded page has the re-attached stream's answer (its 200 and headers): a condition in the
+      // page, so the release never depends on when DevTools reports the exchange.
+      let attached: unknown
+      try {
+        await p.page.waitForFunction((id) => (globalThis as { resumeAttached?: string }).resumeAttached === id, chatId, {
+          timeout: 20_000,
+          polling: 50,
+        })
+      } catch (err) {
+        attached = err
+      }
+      release() // (on a failed wait too: the page's scenario then ends with the run instead of at its time limit)
       const second = await finishing
-      assert.ok(second.ok, second.ok ? '' : second.error)
+      if (attached)
+        throw new Error(`${(attached as Error).message}\nthe page's aisdkResumeFinish: ${JSON.stringify(second)}\n${p.report()}`, { cause: attached })
+      assert.ok(second.ok, second.ok ? '' : `${second.error}\n${p.report()}`)
       assert.deepEqual(second.value, { resumed: '1 2 3 4 5 6 7 8 9 10 ', after: 'none' })
+      await p.net.settled(port(holding)) // Chromium reports the last 204 a little after the page's promise settled
       const resumes = p.net.to(port(holding)).filter((x) => x.url.pathname === `/api/chat/${chatId}/stream`)
       assert.deepEqual(
         resumes.map((x) => x.status),
         [204, 200, 204],
+        p.report(),
       )
       for (const x of resumes) assert.equal(x.headers['access-control-allow-origin'], origin('localhost'))
       assertLoopbackOnly(p)

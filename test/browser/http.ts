@@ -85,11 +85,16 @@ export async function aisdkResumeStart(base: string, chatId: string, text: strin
   })
 }
 
-/** AI SDK resume, second half (the reloaded page): `reconnectToStream` re-attaches and reads to the end; then 204 again. */
+/**
+ * AI SDK resume, second half (the reloaded page): `reconnectToStream` re-attaches and reads to the end; then 204
+ * again. Once the re-attached stream's answer has arrived (status 200, its headers read), `resumeAttached` names
+ * the chat: the test waits for that before it lets the run go on.
+ */
 export async function aisdkResumeFinish(base: string, chatId: string): Promise<{ resumed: string; after: 'none' | 'stream' }> {
   const transport = chat(base)
   const stream = await transport.reconnectToStream({ chatId })
   if (!stream) throw new Error('nothing to resume')
+  ;(globalThis as { resumeAttached?: string }).resumeAttached = chatId
   const resumed = textOf(await read(stream))
   return { resumed, after: (await transport.reconnectToStream({ chatId })) === null ? 'none' : 'stream' }
 }
