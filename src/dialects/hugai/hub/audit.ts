@@ -1,4 +1,4 @@
-import type { Json } from '../../../core/index.js'
+import { ParlanceError, type Json } from '../../../core/index.js'
 import type { SessionManager } from '../../../session/index.js'
 
 /** The audit log lives in a session of its own, so it is as durable as the store (SQLite survives restarts). */
@@ -18,8 +18,20 @@ export interface AuditEntry {
 export class Audit {
   /** Records and queries run in arrival order, so a query sees every entry recorded before it was asked. */
   private chain: Promise<unknown> = Promise.resolve()
+  private closed = false
 
   constructor(private readonly sessions: SessionManager) {}
+
+  /**
+   * The server is stopping: entries already asked for are stored (resolves once they are), later ones are refused.
+   * A write after that would reach a store about to close: its commit would fail and be retried for ever, and the
+   * `flush` waiting on it would keep the process alive (a task failed by a connection closing at shutdown records
+   * its `agent-response` after the hub closed).
+   */
+  close(): Promise<void> {
+    this.closed = true
+    return this.chain.then(() => {})
+  }
 
   private inOrder<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.chain.then(fn, fn)
@@ -29,6 +41,7 @@ export class Audit {
 
   /** Appends one entry (the timestamp defaults to now); resolves once it is stored. */
   record(entry: Omit<AuditEntry, 'timestamp'> & { timestamp?: string }): Promise<{ recorded: true; seq: number }> {
+    if (this.closed) return Promise.reject(new ParlanceError('unavailable', 'the server is shutting down: audit entry not recorded'))
     return this.inOrder(() => this.append(entry))
   }
 

@@ -71,8 +71,12 @@ export class Hub {
     })
   }
 
-  /** Stops listening to the other nodes; this node's registered agents leave the cluster's registry. */
+  /**
+   * Stops recording audit entries (those under way are stored first) and listening to the other nodes; this
+   * node's registered agents leave the cluster's registry.
+   */
   async close(): Promise<void> {
+    await this.audit.close()
     await this.link?.close()
   }
 

@@ -67,7 +67,9 @@ export function createRedisLink(redis: Redis, k: HubKeys, nodeId: string): HubLi
   let livenessTimer: NodeJS.Timeout | null = null
 
   const send = (channel: string, msg: Wire) => redis.publish(channel, JSON.stringify(msg))
-  const fire = (channel: string, msg: Wire) => void send(channel, msg).catch(() => {})
+  // Once closed, this node is gone for the others (no subscriber: they fail what waits on it and drop its peers'
+  // stand-ins): nothing more is sent, so an answer finished during shutdown does not race with that verdict.
+  const fire = (channel: string, msg: Wire) => void (closed ? undefined : send(channel, msg).catch(() => {}))
 
   async function alive(node: string): Promise<boolean> {
     if (node === nodeId) return !closed
