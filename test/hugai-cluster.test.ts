@@ -15,8 +15,11 @@ before(async () => {
   nodes = await startNodes(3, prefix)
 })
 after(async () => {
-  for (const n of nodes) await n.close()
+  // Every node is closed even if one fails to (a node left open keeps its Redis connections, and the process, alive).
+  const failed: unknown[] = []
+  for (const n of nodes ?? []) await n.close().catch((err: unknown) => failed.push(err))
   await dropPrefix(prefix)
+  if (failed.length) throw failed[0]
 })
 
 const DELETE = { sourceAgent: 'demo-agent-1', targetAgent: 'demo', task: 'delete my notes' }
@@ -100,6 +103,7 @@ test("an agent's death is noticed on every node: its connection closes, or its n
   const n4 = (await startNodes(1, prefix, { nodeId: 'node-4' }))[0]!
   t.after(() => n4.close())
   const doomed = await connect(n4, { agentId: 'doomed' })
+  t.after(() => doomed.close())
   await doomed.call('agent/register', { agentId: 'doomed', capabilities: {}, governanceLevel: 'supervised' })
   doomed.handle('agent/request', () => new Promise(() => {}))
   const r2 = await connect(n2)
