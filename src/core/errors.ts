@@ -29,6 +29,27 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
 /**
+ * The codes a bridged agent's failure keeps as the run's own when the remote reports one (A2A, AG-UI bridges):
+ * what the remote's caller can act on. Anything else — the remote's own interrupted or cancelled included, which
+ * describe its session, not ours — becomes `execution_error`.
+ */
+export const BRIDGED_ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+  'tool_error',
+  'timeout',
+  'unavailable',
+  'not_found',
+  'forbidden',
+  'unauthorized',
+  'rate_limited',
+  'invalid_message',
+])
+
+/** `code` when it is one a bridged failure keeps (`BRIDGED_ERROR_CODES`), else `execution_error`. */
+export function bridgedErrorCode(code: string | undefined): ErrorCode {
+  return code !== undefined && BRIDGED_ERROR_CODES.has(code) ? (code as ErrorCode) : 'execution_error'
+}
+
+/**
  * Parlance's JSON-RPC codes for canonical errors the protocol itself has no number for, shared by the JSON-RPC
  * dialects that do not define their own (A2A, MCP; HugAI has its hub's). They sit in JSON-RPC's
  * implementation-defined range (-32000…-32099) clear of A2A's -32001…-32009 and of the MCP SDK's -32000, -32001

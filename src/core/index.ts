@@ -1,6 +1,6 @@
 export { ANONYMOUS, newId } from './ids.js'
 export type { Principal, RunId, SessionId } from './ids.js'
-export { ERROR_CODES, PARLANCE_RPC_CODES, ParlanceError, toParlanceError } from './errors.js'
+export { bridgedErrorCode, BRIDGED_ERROR_CODES, ERROR_CODES, PARLANCE_RPC_CODES, ParlanceError, toParlanceError } from './errors.js'
 export type { ErrorCode, RpcWireError } from './errors.js'
 export { HTTP_STATUS } from './http-status.js'
 export { DEFAULT_LIMITS } from './limits.js'

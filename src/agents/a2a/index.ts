@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { Role, TaskState, type Message, type Part, type StreamResponse } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client'
 import { defineAgent, type AgentDefinition, type Plan, type RunContext } from '../../agent-api/index.js'
-import { ParlanceError, type ErrorCode, type Json, type RiskLevel } from '../../core/index.js'
+import { bridgedErrorCode, ParlanceError, type Json, type RiskLevel } from '../../core/index.js'
 import { openTools } from '../open-tools.js'
 import { injectTraceHeaders } from '../../telemetry/index.js'
 import { TextQueue } from '../text-queue.js'
@@ -18,17 +18,6 @@ export interface A2aBridgeOptions {
   headers?: Record<string, string>
 }
 
-/** Error codes of a failed remote task kept as the run's own (others become `execution_error`). */
-const KEPT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'tool_error',
-  'timeout',
-  'unavailable',
-  'not_found',
-  'forbidden',
-  'unauthorized',
-  'rate_limited',
-  'invalid_message',
-])
 const RISKS: readonly RiskLevel[] = ['low', 'medium', 'high', 'critical']
 
 /**
@@ -225,11 +214,7 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
         if (st.state === TaskState.TASK_STATE_CANCELED) throw new ParlanceError('cancelled', said || 'the remote task was cancelled')
         if (st.state === TaskState.TASK_STATE_FAILED || st.state === TaskState.TASK_STATE_REJECTED) {
           // A Parlance remote says "<code>: <message>"; a code that means the same here is kept.
-          const code = /^([a-z_]+): /.exec(said)?.[1] as ErrorCode | undefined
-          throw new ParlanceError(
-            code && KEPT_CODES.has(code) ? code : 'execution_error',
-            `the remote A2A agent failed: ${said || TaskState[st.state]}`,
-          )
+          throw new ParlanceError(bridgedErrorCode(/^([a-z_]+): /.exec(said)?.[1]), `the remote A2A agent failed: ${said || TaskState[st.state]}`)
         }
       }
     }

@@ -1,6 +1,6 @@
 import type { Message, Tool } from '@ag-ui/client'
 import { toolJsonSchema, type RunContext, type ToolDefinition } from '../../agent-api/index.js'
-import { ERROR_CODES, ParlanceError, stringOf, toolResultOf, type ErrorCode, type HistoryMessage, type Json } from '../../core/index.js'
+import { bridgedErrorCode, ParlanceError, stringOf, toolResultOf, type HistoryMessage, type Json } from '../../core/index.js'
 import { CUSTOM, toAguiMessage as toWire } from '../../dialects/agui/index.js'
 
 /**
@@ -34,22 +34,9 @@ export function parseContent(content: unknown): Json {
   return typeof content === 'string' ? toolResultOf(content) : ((content ?? null) as Json)
 }
 
-/** Codes a remote RUN_ERROR keeps; anything else (including the session's own interrupted/cancelled) becomes execution_error. */
-const KEPT: ReadonlySet<string> = new Set<ErrorCode>([
-  'tool_error',
-  'timeout',
-  'unavailable',
-  'not_found',
-  'forbidden',
-  'unauthorized',
-  'rate_limited',
-  'invalid_message',
-])
-
 /** A RUN_ERROR of the agent (`who`: 'the remote AG-UI agent') as the Parlance run's error. */
 export function remoteRunError(who: string, details: Record<string, Json>, message: string, code: string | undefined): ParlanceError {
-  const kept = code !== undefined && KEPT.has(code) && (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : 'execution_error'
-  return new ParlanceError(kept, `${who} failed: ${message}`, { ...details, ...(code !== undefined ? { remoteCode: code } : {}) })
+  return new ParlanceError(bridgedErrorCode(code), `${who} failed: ${message}`, { ...details, ...(code !== undefined ? { remoteCode: code } : {}) })
 }
 
 /** A failed request to the remote agent (no connection, an HTTP error status) as the bridge run's error. */
