@@ -11,7 +11,6 @@
 //        npx tsx bench/ai-sdk-agent.ts all [N] [T] [MS] [REPEATS]  each variant REPEATS times (default 3),
 //        interleaved, each run in a process of its own; prints the medians and the ratios to `say`.
 import { spawnSync } from 'node:child_process'
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { streamText } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { aiSdkAgent } from '../src/agents/ai-sdk/index.js'
@@ -20,6 +19,7 @@ import { DEFAULT_LIMITS } from '../src/core/index.js'
 import { SessionManager } from '../src/session/index.js'
 import { haiRunEnded, type HaiTally } from './lib/hai-turn.js'
 import { createMemoryStore, EventStore } from '../src/store/index.js'
+import { watchRuntime } from './lib/runtime-stats.js'
 
 const VARIANTS = ['say', 'textstream', 'ai-sdk'] as const
 type Variant = (typeof VARIANTS)[number]
@@ -109,15 +109,7 @@ function agentOf(v: Variant): AgentDefinition {
   })
 }
 
-let gcCount = 0
-let gcMs = 0
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) {
-    gcCount++
-    gcMs += e.duration
-  }
-}).observe({ entryTypes: ['gc'] })
-const loop = monitorEventLoopDelay({ resolution: 1 })
+const runtime = watchRuntime()
 const tally: HaiTally = { tokens: 0, bytes: 0 }
 const agent = agentOf(variant)
 const store = new EventStore(createMemoryStore(), {})
@@ -129,7 +121,7 @@ const manager = new SessionManager({
 })
 const c0 = process.cpuUsage()
 const t0 = performance.now()
-loop.enable()
+runtime.start()
 const done: Array<Promise<void>> = []
 for (let i = 0; i < N; i++) {
   done.push(
@@ -151,7 +143,7 @@ for (let i = 0; i < N; i++) {
 await Promise.all(done)
 const cpu = process.cpuUsage(c0)
 const wallMs = performance.now() - t0
-loop.disable()
+const stats = runtime.stop()
 const cpuMs = (cpu.user + cpu.system) / 1000
 const r1 = (x: number) => Math.round(x * 10) / 10
 if (tally.tokens !== N * T) process.stderr.write(`warning: ${tally.tokens} tokens seen, ${N * T} expected\n`)
@@ -163,8 +155,7 @@ process.stdout.write(
     frameBytes: tally.bytes,
     wallMs: Math.round(wallMs),
     cpuMsPer1kTokens: r1((cpuMs / Math.max(1, tally.tokens)) * 1000),
-    gc: { count: gcCount, ms: Math.round(gcMs) },
-    loopDelayMs: { p50: r1(loop.percentile(50) / 1e6), p99: r1(loop.percentile(99) / 1e6), max: r1(loop.max / 1e6) },
+    ...stats,
   })}\n`,
 )
 process.exit(0)

@@ -15,7 +15,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { DEFAULT_LIMITS, type StoredEvent } from '../src/core/index.js'
 import { asBuffers } from '../src/binding/index.js'
 import { hai } from '../src/dialects/hai/codec.js'
@@ -23,6 +22,7 @@ import { SessionManager, type Subscriber } from '../src/session/index.js'
 import { createMemoryStore, EventStore, type StoreBackend } from '../src/store/index.js'
 import { createSqliteStore } from '../src/store/sqlite.js'
 import paced from './agents/paced.js'
+import { watchRuntime } from './lib/runtime-stats.js'
 
 const LAYERS = ['raw', 'agent', 'core', 'memory', 'sqlite', 'memory+hai', 'sqlite+hai'] as const
 type Layer = (typeof LAYERS)[number]
@@ -36,15 +36,7 @@ const N = Number(nArg)
 const T = Number(tArg)
 const MS = Number(msArg)
 
-let gcCount = 0
-let gcMs = 0
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) {
-    gcCount++
-    gcMs += e.duration
-  }
-}).observe({ entryTypes: ['gc'] })
-const loop = monitorEventLoopDelay({ resolution: 1 })
+const runtime = watchRuntime()
 const commits: number[] = []
 let commitEvents = 0
 let tokens = 0
@@ -97,7 +89,7 @@ let backend: StoreBackend | null = null
 const done: Array<Promise<void>> = []
 const c0 = process.cpuUsage()
 const t0 = performance.now()
-loop.enable()
+runtime.start()
 if (layer === 'raw' || layer === 'agent') {
   for (let i = 0; i < N; i++) done.push(staggered(i, () => (layer === 'raw' ? rawStream(i) : agentStream(i))))
 } else {
@@ -151,7 +143,7 @@ if (layer === 'raw' || layer === 'agent') {
 await Promise.all(done)
 const cpu = process.cpuUsage(c0)
 const wallMs = performance.now() - t0
-loop.disable()
+const stats = runtime.stop()
 await backend?.close()
 rmSync(dir, { recursive: true, force: true })
 const cpuMs = (cpu.user + cpu.system) / 1000
@@ -166,8 +158,7 @@ process.stdout.write(
     frameBytes: bytes,
     wallMs: Math.round(wallMs),
     cpuMsPer1kTokens: r1((cpuMs / Math.max(1, tokens)) * 1000),
-    gc: { count: gcCount, ms: Math.round(gcMs) },
-    loopDelayMs: { p50: r1(loop.percentile(50) / 1e6), p99: r1(loop.percentile(99) / 1e6), max: r1(loop.max / 1e6) },
+    ...stats,
     ...(commits.length
       ? {
           commits: {
