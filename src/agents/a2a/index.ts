@@ -3,6 +3,7 @@ import { Role, TaskState, type Message, type Part, type StreamResponse } from '@
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client'
 import { defineAgent, type AgentDefinition, type Plan, type RunContext } from '../../agent-api/index.js'
 import { bridgedErrorCode, ParlanceError, type Json, type RiskLevel } from '../../core/index.js'
+import { dataPart, textOf, textPart } from '../../dialects/a2a/mapping.js'
 import { openTools } from '../open-tools.js'
 import { injectTraceHeaders } from '../../telemetry/index.js'
 import { TextQueue } from '../text-queue.js'
@@ -154,7 +155,7 @@ async function relay(ctx: RunContext, stream: AsyncGenerator<StreamResponse>, ta
       } else if (p.$case === 'statusUpdate') {
         const st = p.value.status
         if (!st) continue
-        const said = st.message ? textOfParts(st.message.parts) : ''
+        const said = st.message ? textOf(st.message) : ''
         const meta = (p.value.metadata?.parlance ?? null) as RemoteMeta | null
         if (st.state === TaskState.TASK_STATE_WORKING) {
           if (meta?.status) await ctx.status(meta.status as Parameters<RunContext['status']>[0], said && said !== meta.status ? said : undefined)
@@ -238,9 +239,6 @@ interface RemoteMeta {
   step?: { id: string; name: string; phase: 'started' | 'finished' }
 }
 
-const textPart = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' })
-const dataPart = (value: Json): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' })
-const textOfParts = (parts: readonly Part[]) => parts.map((x) => (x.content?.$case === 'text' ? x.content.value : '')).join('')
 const dataOfParts = (parts: readonly Part[]): unknown => parts.find((x) => x.content?.$case === 'data')?.content?.value
 const userMessage = (contextId: string, taskId: string, parts: Part[]): Message => ({
   messageId: randomUUID(),
