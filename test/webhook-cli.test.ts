@@ -3,13 +3,12 @@
 // URL is refused. Loopback only.
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
 import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test, type TestContext } from 'node:test'
-import { Role, type Message } from '@a2a-js/sdk'
 import { connectA2a } from '../src/client/index.js'
 import { cliArgs } from './support/node-args.js'
+import { a2aMessage } from './support/a2a.js'
 
 function serve(t: TestContext, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, cliArgs('serve', '--port', '0', '--store', 'memory', ...args), {
@@ -27,23 +26,12 @@ function serve(t: TestContext, args: string[], env: NodeJS.ProcessEnv = {}): Pro
   })
 }
 
-const message = (text: string): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-})
-
 async function tryWebhook(url: string, hook: string): Promise<string> {
   const c = await connectA2a({ url })
   return c
     .sendMessage({
       tenant: '',
-      message: message('count 2'),
+      message: a2aMessage('count 2'),
       configuration: {
         acceptedOutputModes: [],
         historyLength: undefined,

@@ -7,13 +7,14 @@ import { randomUUID } from 'node:crypto'
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { test, type TestContext } from 'node:test'
-import { Role, TaskState, type Message, type StreamResponse, type TaskPushNotificationConfig } from '@a2a-js/sdk'
+import { TaskState, type StreamResponse, type TaskPushNotificationConfig } from '@a2a-js/sdk'
 import type { Client } from '@a2a-js/sdk/client'
 import { InMemoryPushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server'
 import { connectA2a } from '../src/client/index.js'
 import { guardedPushStore, pinnedPost, RetryingPushSender, type PushPost } from '../src/dialects/a2a/push.js'
 import { WebhookGuard, type Resolve } from '../src/dialects/a2a/webhook-guard.js'
 import { startServer } from './harness.js'
+import { a2aMessage } from './support/a2a.js'
 
 interface Delivery {
   headers: IncomingHttpHeaders
@@ -50,16 +51,6 @@ async function receiver(t: TestContext) {
   return { got, port, url: `http://127.0.0.1:${port}/hook`, until }
 }
 
-const message = (text: string): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-})
 const pushConfig = (url: string, taskId = ''): TaskPushNotificationConfig => ({
   tenant: '',
   id: '',
@@ -71,7 +62,7 @@ const pushConfig = (url: string, taskId = ''): TaskPushNotificationConfig => ({
 const sendWithHook = (c: Client, text: string, url: string) =>
   c.sendMessage({
     tenant: '',
-    message: message(text),
+    message: a2aMessage(text),
     configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: false, taskPushNotificationConfig: pushConfig(url) },
     metadata: undefined,
   })
@@ -96,7 +87,7 @@ test('a loopback webhook nobody allowed is refused with a JSON-RPC error saying 
   t.after(() => s.close())
   const c = await connectA2a({ url: s.url })
   // CreateTaskPushNotificationConfig on an existing task.
-  const task = await c.sendMessage({ tenant: '', message: message('count 2'), configuration: undefined, metadata: undefined })
+  const task = await c.sendMessage({ tenant: '', message: a2aMessage('count 2'), configuration: undefined, metadata: undefined })
   const taskId = 'id' in task ? task.id : assert.fail('a task')
   const created = await c.createTaskPushNotificationConfig(pushConfig(hook.url, taskId)).then(
     () => null,
