@@ -108,6 +108,47 @@ for (const client of CLIENTS) {
       assert.equal(textOf(second.events), 'Done: deleted notes/demo.txt.')
     })
 
+    // CopilotKit answers an interrupt in a new request that reuses the interrupted run's runId (issue 44): that
+    // request is a resume, not a retry of the finished run, and `status: "cancelled"` refuses the approval.
+    for (const [status, said] of [
+      ['resolved', 'Done: deleted notes/demo.txt.'],
+      ['cancelled', 'Not approved, so notes/demo.txt was not deleted.'],
+    ] as const) {
+      test(`an approval answered ${status} in a request reusing the interrupted run's runId, as CopilotKit does`, async () => {
+        const agent = client.agent(server.url)
+        const first = await run(agent, 'delete the notes', { runId: 'copilot-run-1' })
+        assertClean(first)
+        const outcome = first.events.at(-1)!.outcome as { type: string; interrupts: Array<{ id: string }> }
+        assert.equal(outcome.type, 'interrupt')
+        const resume = [{ interruptId: outcome.interrupts[0]!.id, status, ...(status === 'resolved' ? { payload: { approved: true } } : {}) }]
+        const second = await run(agent, null, { runId: 'copilot-run-1', resume })
+        assertClean(second)
+        assert.equal(textOf(second.events), said)
+        assert.equal((second.events.at(-1)!.outcome as { type: string } | undefined)?.type ?? 'success', 'success')
+        // The thread is usable afterwards: the next message gets its answer.
+        const third = await run(agent, 'hello after the approval')
+        assertClean(third)
+        assert.equal(textOf(third.events), 'Echo: hello after the approval')
+      })
+    }
+
+    test('two approvals in one thread, each answered in a request that reuses its run id', async () => {
+      const agent = client.agent(server.url)
+      for (const [i, approved] of [true, false].entries()) {
+        const runId = `copilot-two-${i}`
+        const asked = await run(agent, `delete the notes (${i})`, { runId })
+        assertClean(asked)
+        const outcome = asked.events.at(-1)!.outcome as { type: string; interrupts: Array<{ id: string }> }
+        assert.equal(outcome.type, 'interrupt', `approval ${i} asked`)
+        const answered = await run(agent, null, {
+          runId,
+          resume: [{ interruptId: outcome.interrupts[0]!.id, status: 'resolved', payload: { approved } }],
+        })
+        assertClean(answered)
+        assert.equal(textOf(answered.events), approved ? 'Done: deleted notes/demo.txt.' : 'Not approved, so notes/demo.txt was not deleted.')
+      }
+    })
+
     test("shared state: the agent's snapshot and delta reach agent.state, and the next run sends it back unchanged", async () => {
       const agent = client.agent(server.url)
       const first = await run(agent, 'state')

@@ -109,6 +109,11 @@ const RUN_TAG = 'aguiRunId'
  * session already has or queues, sent by a request with the same `runId`. It re-attaches to that run, replayed
  * from its start and live to its end, instead of running the turn again. Undefined: not a retry; null: the queued
  * message's run had not started when the client went away.
+ *
+ * A request that answers something the session is waiting for (a `resume` entry for an open interrupt, a tool
+ * message for a pending client tool call) is never a retry, whatever its `runId`: CopilotKit sends its resume in a
+ * new request that reuses the interrupted run's `runId`, and that request must answer the approval, not replay
+ * the run that asked for it.
  */
 async function retryOf(
   deps: EndpointDeps,
@@ -116,6 +121,7 @@ async function retryOf(
   input: AguiRunInput,
   res: ServerResponse,
 ): Promise<{ runId: string; seq: number } | null | undefined> {
+  if (answersOpen(session, input)) return undefined
   const last = input.messages.at(-1)
   if (last?.role !== 'user') return undefined
   if (session.model.queue.some((q) => q.messageId === last.id && q.metadata?.[RUN_TAG] === input.runId)) {
@@ -124,6 +130,10 @@ async function retryOf(
   if (!session.model.messages.some((m) => m.role === 'user' && m.id === last.id)) return undefined
   return (await runAnswering(session, last.id, deps.limits.replayPageSize, [RUN_TAG, input.runId])) ?? undefined
 }
+
+/** The input answers an interrupt or a client tool call the session is waiting for. */
+const answersOpen = (session: Session, input: AguiRunInput): boolean =>
+  (input.resume ?? []).some((r) => session.waitsFor(r.interruptId)) || input.messages.some((m) => m.role === 'tool' && session.waitsFor(m.toolCallId))
 
 async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, threadId: string): Promise<void> {
   const principal = deps.principal(req)
