@@ -4,7 +4,7 @@
  * `createServer({ dialects: [myDialect] })`; docs/ADDING-A-DIALECT.md walks through one. Pinned by
  * test/public-api.test.ts.
  */
-export { asBuffers, attach, answerErrors, carryOut, readBody, resumePoint, sendJson, serveSocket, streamRun } from './binding/index.js'
+export { asBuffers, attach, answerErrors, carryOut, collectRun, readBody, resumePoint, sendJson, serveSocket, streamRun } from './binding/index.js'
 export type {
   AttachOptions,
   Capabilities,

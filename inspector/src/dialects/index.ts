@@ -6,6 +6,7 @@ import { hugaiDialect } from './hugai.js'
 import { humaDialect } from './huma.js'
 import { mcpDialect } from './mcp.js'
 import { myagentDialect } from './myagent.js'
+import { openaiDialect } from './openai.js'
 import type { ConnectOptions, DialectAdapter, DialectId, InspectorDialect } from './types.js'
 
 export * from './types.js'
@@ -20,6 +21,7 @@ export const DIALECTS: readonly InspectorDialect[] = [
   aisdkDialect,
   mcpDialect,
   a2aDialect,
+  openaiDialect,
 ]
 
 /** The dialect with this id (the first when unknown). */

@@ -15,12 +15,12 @@ import {
 } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { capabilities } from './capabilities.js'
-import { chatCompletion, chatView, CHAT_SSE } from './chat-format.js'
+import { chatCompletion, chatView, CHAT_SSE } from './encode-chat.js'
 import { decodeChatCompletion, decodeResponseRequest } from './decode.js'
 import { errorBody, OPENAI_ERRORS } from './errors.js'
-import { parseChatToolCallId, parseResponseId, responseId, type ResponseRef } from './ids.js'
+import { parseChatToolCallId, parseResponseId, responseId, type ResponseRef } from './codec-ids.js'
 import { reconcileChat, reconcileResponse } from './reconcile.js'
-import { responseObject, responsesStep, responsesView, RESPONSES_SSE, type ResponseHead, type ResponsesView } from './responses-format.js'
+import { responseObject, responsesStep, responsesView, RESPONSES_SSE, type ResponseHead, type ResponsesView } from './encode-responses.js'
 import type { ResponseObject } from './wire.js'
 
 const STATUS = httpStatuses(OPENAI_ERRORS)

@@ -1,6 +1,6 @@
 import { toolResultOf, type ClientToolSpec, type Command, type HistoryMessage, type Json, type SessionId } from '../../core/index.js'
-import { APPROVAL_TOOL } from './chat-format.js'
-import { parseChatToolCallId } from './ids.js'
+import { APPROVAL_TOOL } from './encode-chat.js'
+import { parseChatToolCallId } from './codec-ids.js'
 import type { ChatCompletionRequest, ChatMessage, InputItem, ResponseRequest } from './wire.js'
 
 /** What reconciling a request reads of its session (a `Session`, narrowed). */

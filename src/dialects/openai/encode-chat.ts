@@ -1,6 +1,6 @@
 import { type ErrorCode, type SseRunFormat, type StoredEvent, type TokenUsage } from '../../core/index.js'
 import { errorBody } from './errors.js'
-import { chatToolCallId } from './ids.js'
+import { chatToolCallId } from './codec-ids.js'
 import { SSE_HEADERS, type ChatCompletion, type ChatToolCall, type ChatUsage } from './wire.js'
 
 /** The tool name under which Chat Completions clients see an approval request (see docs/dialects/openai.md). */
