@@ -3,7 +3,9 @@
 // resolve from the repo's node_modules; the clients under test from compat/node_modules.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { register } from 'node:module'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 const build = process.env.PARLANCE_BUILD
 if (!build) throw new Error('PARLANCE_BUILD is not set: run the suite with compat/run.sh')
@@ -30,4 +32,11 @@ export async function startParlance(options = {}) {
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** Makes the compiled tree's imports of the packages in `map` resolve to compat's packages named by its values. */
+export function redirect(map) {
+  register('./redirect-hooks.mjs', import.meta.url, {
+    data: { map, build: pathToFileURL(build).href, from: pathToFileURL(join(import.meta.dirname, '..', 'package.json')).href },
+  })
 }
