@@ -2,13 +2,15 @@
 // tests use and host-resolver rules that map every *.test name to 127.0.0.1 and resolve nothing else (so a page
 // on http://app.test:PORT is another origin, still on loopback, and nothing a page does leaves the machine);
 // a page built with Vite; a static file server that can hand some paths to another listener.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { extname, join, normalize, resolve } from 'node:path'
 import { chromium } from 'playwright-core'
 import { build, createServer as createVite } from 'vite'
+
+const compat = resolve(import.meta.dirname, '..')
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -118,7 +120,15 @@ export async function servePage(name, { deps, prefix, handler, define = {} }) {
     esbuild: { jsx: 'automatic' },
     // Every dependency named up front: no discovery while the page loads, so no re-optimisation and reload mid-test.
     optimizeDeps: { include: deps, noDiscovery: true },
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false, watch: null },
+    // compat/node_modules may be a link to the install kept outside the checkout (run.sh): Vite may serve both.
+    server: {
+      host: '127.0.0.1',
+      port: 0,
+      strictPort: false,
+      hmr: false,
+      watch: null,
+      fs: { allow: [compat, realpathSync(join(compat, 'node_modules'))] },
+    },
     plugins: prefix
       ? [
           {

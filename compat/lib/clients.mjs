@@ -6,7 +6,7 @@ export const CLIENTS = {
   copilotV1: {
     title: 'CopilotKit, v1 hooks',
     about:
-      '`@copilotkit/react-core` v1 API (`CopilotKit`, `useCopilotChatHeadless_c`, `useCopilotAction`, `useCoAgent`, `useLangGraphInterrupt`) in Chromium, through the CopilotKit runtime (v2 API, in Node) to Parlance as its AG-UI agent',
+      '`@copilotkit/react-core` v1 API (`CopilotKit`, `useCopilotChatInternal` (what the v1 chat components run on), `useCopilotAction`, `useCoAgent`, `useLangGraphInterrupt`) in Chromium, through the CopilotKit runtime (v2 API, in Node) to Parlance as its AG-UI agent',
     packages: [{ name: '@copilotkit/react-core' }, { name: '@copilotkit/runtime' }, { name: '@ag-ui/client', from: '@copilotkit/runtime' }],
   },
   copilotV2: {

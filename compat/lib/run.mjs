@@ -3,8 +3,9 @@
 // from the npm registry when missing: lib/node-bin.mjs), then writes docs/compatibility.md from the results
 // (lib/write-doc.mjs). Exits non-zero when a case failed.
 //
-// Usage: node lib/run.mjs [substring…]   (only the test files whose name contains one of them; the doc is then
-// written to compat/compatibility.partial.md instead, so a partial run never replaces the table)
+// Usage: node lib/run.mjs [substring…] [--test-…]   (substrings: only the test files whose name contains one of
+// them, and the doc is then written to compat/compatibility.partial.md, so a partial run never replaces the table;
+// --test-… options go to node's test runner, e.g. --test-name-pattern=approved)
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,9 +14,13 @@ import { compileTests } from '../../test/support/compile.mjs'
 import { nodeBinary } from './node-bin.mjs'
 
 const NODE24 = '24.22.3'
+/** The clients' usage reporting off (CopilotKit's runtime telemetry, Scarf): the suite talks to loopback only. */
+const QUIET = { COPILOTKIT_TELEMETRY_DISABLED: 'true', SCARF_ANALYTICS: 'false', DO_NOT_TRACK: '1' }
 const compat = resolve(import.meta.dirname, '..')
 const repo = resolve(compat, '..')
-const filters = process.argv.slice(2)
+const filters = process.argv.slice(2).filter((a) => !a.startsWith('--test-'))
+/** Options for node's test runner runnerOptions through (e.g. --test-name-pattern=approved). */
+const runnerOptions = process.argv.slice(2).filter((a) => a.startsWith('--test-'))
 const started = Date.now()
 
 const all = readdirSync(join(compat, 'tests'))
@@ -47,19 +52,24 @@ try {
           '--test-reporter-destination=stdout',
           '--test-reporter=./lib/reporter.mjs',
           `--test-reporter-destination=${out}`,
+          ...runnerOptions,
           ...g.files.map((f) => join('tests', f)),
         ],
-        { cwd: compat, stdio: 'inherit', env: { ...process.env, PARLANCE_BUILD: build.outDir, PARLANCE_REPO: repo } },
+        { cwd: compat, stdio: 'inherit', env: { ...process.env, ...QUIET, PARLANCE_BUILD: build.outDir, PARLANCE_REPO: repo } },
       )
       child.on('exit', (c, signal) => resolveRun(c ?? (signal ? 1 : 0)))
     })
     if (status !== 0) code = 1
   }
-  const doc = filters.length === 0 ? join(repo, 'docs', 'compatibility.md') : join(compat, 'compatibility.partial.md')
+  const doc = filters.length === 0 && runnerOptions.length === 0 ? join(repo, 'docs', 'compatibility.md') : join(compat, 'compatibility.partial.md')
   const written = await new Promise((resolveDoc) => {
-    const child = spawn(process.execPath, [join(compat, 'lib', 'write-doc.mjs'), doc, ...results, ...(filters.length ? ['--partial'] : [])], {
-      stdio: 'inherit',
-    })
+    const child = spawn(
+      process.execPath,
+      [join(compat, 'lib', 'write-doc.mjs'), doc, ...results, ...(filters.length || runnerOptions.length ? ['--partial'] : [])],
+      {
+        stdio: 'inherit',
+      },
+    )
     child.on('exit', (c) => resolveDoc(c ?? 1))
   })
   if (written !== 0) code = 1
