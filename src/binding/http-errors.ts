@@ -4,8 +4,8 @@ import type { EndpointDeps } from './endpoint.js'
 import { BodyError, sendJson } from './http-util.js'
 
 /**
- * Runs an HTTP dialect's handler and answers what it throws before its stream started as JSON
- * `{error: {code, message, field?, details?}}` with the dialect's status for its code (counted per dialect); once the
+ * Runs an HTTP dialect's handler and answers what it throws before its stream started as JSON (`shape`, by default
+ * `{error: {code, message, field?, details?}}`) with the dialect's status for its code (counted per dialect); once the
  * stream has started, the response just ends (the dialect reports run errors in-band).
  */
 export async function answerErrors(
@@ -14,6 +14,7 @@ export async function answerErrors(
   res: ServerResponse,
   work: () => Promise<void>,
   status: Readonly<Record<ErrorCode, number>> = HTTP_STATUS,
+  shape: (e: ParlanceError) => unknown = parlanceShape,
 ): Promise<void> {
   try {
     await work()
@@ -24,16 +25,19 @@ export async function answerErrors(
     if (e.code === 'internal') deps.log.error({ err: e.cause ?? e, dialect }, 'HTTP request failed')
     deps.metrics.inboundErrors.inc({ dialect, code: e.code })
     if (res.headersSent) return void res.end()
-    sendJson(res, code, {
-      error: {
-        code: e.code,
-        message: e.message,
-        ...(e.details?.field !== undefined ? { field: e.details.field } : {}),
-        ...(e.details ? { details: e.details } : {}),
-      },
-    })
+    sendJson(res, code, shape(e))
   }
 }
+
+/** Parlance's own error body: `{error: {code, message, field?, details?}}`. */
+const parlanceShape = (e: ParlanceError) => ({
+  error: {
+    code: e.code,
+    message: e.message,
+    ...(e.details?.field !== undefined ? { field: e.details.field } : {}),
+    ...(e.details ? { details: e.details } : {}),
+  },
+})
 
 /** The HTTP status column of a dialect's error table (`{ status, … }` per code). */
 export function httpStatuses(table: Readonly<Record<ErrorCode, { readonly status: number }>>): Record<ErrorCode, number> {

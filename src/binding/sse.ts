@@ -30,24 +30,50 @@ export function sseRunEncoder<View>(f: SseRunFormat<View>): BatchEncoder<string,
       if (rv.ended) return { frames: [], view: rv }
       let out = ''
       let ended = false
+      let view = rv.view
       for (const e of events) {
         if (rv.follow !== null && e.runId !== rv.follow && e.runId !== '') continue
-        for (const x of f.event(e, rv.view)) out += x
-        const last = f.ending(e, rv.view) ?? (e.seq >= rv.endAt ? f.empty(rv.view) : null)
+        if (f.step) {
+          const s = f.step(e, view)
+          out += s.out
+          view = s.view
+          if (s.end || e.seq >= rv.endAt) {
+            if (!s.end) out += f.empty(view)
+            ended = true
+            break
+          }
+          continue
+        }
+        for (const x of f.event(e, view)) out += x
+        const last = f.ending(e, view) ?? (e.seq >= rv.endAt ? f.empty(view) : null)
         if (last) {
           out += last
           ended = true
           break
         }
       }
-      return { frames: out ? [out] : [], view: ended ? { ...rv, ended } : rv }
+      return { frames: out ? [out] : [], view: ended || view !== rv.view ? { ...rv, view, ended } : rv }
     },
     shareKey: (rv) => rv.key,
   }
 }
 
 /** Encoders by format, so every response of a dialect uses the same encoder object. */
-const encoders = new WeakMap<SseRunFormat<never>, BatchEncoder<string, SseRunView<never>>>()
+const encoders = new WeakMap<object, BatchEncoder<string, SseRunView<never>>>()
+
+function encoderOf<View>(f: SseRunFormat<View>): BatchEncoder<string, SseRunView<View>> {
+  let encoder = encoders.get(f) as BatchEncoder<string, SseRunView<View>> | undefined
+  if (!encoder) encoders.set(f, (encoder = sseRunEncoder(f)) as BatchEncoder<string, SseRunView<never>>)
+  return encoder
+}
+
+const startOf = <View>(f: SseRunFormat<View>, view: View, follow: string | null, endAt: number): SseRunView<View> => ({
+  view,
+  follow,
+  endAt,
+  ended: false,
+  key: `${f.shareKey(view)}\0${follow ?? ''}\0${endAt}`,
+})
 
 /**
  * Streams a session's events after `from` as one HTTP response: the opening, the events of run `follow`
@@ -69,8 +95,7 @@ export function streamRun<View>(
   res.write(f.opening(view))
   const endAt = session.activeRunId === null ? session.lastSeq : Infinity
   if (from >= endAt) return void res.end(f.empty(view))
-  let encoder = encoders.get(f) as BatchEncoder<string, SseRunView<View>> | undefined
-  if (!encoder) encoders.set(f, (encoder = sseRunEncoder(f)) as BatchEncoder<string, SseRunView<never>>)
+  const encoder = encoderOf(f)
   deps.metrics.connections.inc({ dialect: f.dialect })
   let done = false
   const finish = () => {
@@ -82,7 +107,7 @@ export function streamRun<View>(
   }
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
   heartbeat.unref()
-  const start: SseRunView<View> = { view, follow, endAt, ended: false, key: `${f.shareKey(view)}\0${follow ?? ''}\0${endAt}` }
+  const start = startOf(f, view, follow, endAt)
   const sub = session.subscribe(
     {
       codecKey: `${f.dialect}:${start.key}`,
@@ -103,4 +128,49 @@ export function streamRun<View>(
     from,
   )
   res.once('close', finish)
+}
+
+/**
+ * The view a format holds once run `follow` ends or pauses after `from` (null: the client went away first), for a
+ * dialect that answers a run in one body (a non-streamed OpenAI completion): the same fold as `streamRun`, with
+ * nothing written.
+ */
+export function collectRun<View>(
+  res: ServerResponse,
+  session: Session,
+  from: number,
+  follow: string | null,
+  f: SseRunFormat<View>,
+  view: View,
+): Promise<View | null> {
+  const endAt = session.activeRunId === null ? session.lastSeq : Infinity
+  if (from >= endAt) return Promise.resolve(view)
+  const encoder = encoderOf(f)
+  const start = startOf(f, view, follow, endAt)
+  return new Promise((resolve) => {
+    let done = false
+    const sub = session.subscribe(
+      {
+        codecKey: `${f.dialect}:collect:${start.key}`,
+        encoder,
+        view: start,
+        write() {
+          const rv = sub.subscriber.view as SseRunView<View>
+          if (!done && rv.ended) {
+            done = true
+            sub.close()
+            resolve(rv.view)
+          }
+          return !done
+        },
+      },
+      from,
+    )
+    res.once('close', () => {
+      if (done) return
+      done = true
+      sub.close()
+      resolve(null)
+    })
+  })
 }

@@ -80,4 +80,11 @@ export interface SseRunFormat<View> {
   empty(view: View): string
   /** Equal keys ⇒ equal frames for equal events: responses of the same run share one encoding per batch. */
   shareKey(view: View): string
+  /**
+   * For a format whose frames depend on what the response sent before (OpenAI Responses: sequence numbers, output
+   * indexes, an item's text so far): the messages for `e`, the view after it, and whether `e` closes the response —
+   * in place of `event` and `ending`. The view it returns is the next event's; `shareKey` must then tell apart
+   * responses that started at different points.
+   */
+  step?(e: StoredEvent, view: View): { readonly out: string; readonly view: View; readonly end: boolean }
 }

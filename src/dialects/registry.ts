@@ -7,12 +7,23 @@ import { hugaiDialect } from './hugai/binding.js'
 import { humaDialect } from './huma/binding.js'
 import { mcpDialect } from './mcp/binding.js'
 import { myagentDialect } from './myagent/binding.js'
+import { openaiDialect } from './openai/binding.js'
 
 /**
  * The dialects every server mounts, in the order requests are offered to them. Adding one is a folder under
  * src/dialects/ and one line here (docs/ADDING-A-DIALECT.md); `createServer({ dialects })` adds more.
  */
-export const DIALECTS: readonly Dialect[] = [haiDialect, humaDialect, aguiDialect, myagentDialect, hugaiDialect, aisdkDialect, mcpDialect, a2aDialect]
+export const DIALECTS: readonly Dialect[] = [
+  haiDialect,
+  humaDialect,
+  aguiDialect,
+  myagentDialect,
+  hugaiDialect,
+  aisdkDialect,
+  mcpDialect,
+  a2aDialect,
+  openaiDialect,
+]
 
 /** The built-in dialects plus `extra`: one with a built-in's name replaces it, the others are mounted after them. */
 export function withDialects(extra: readonly Dialect[] = []): Dialect[] {
