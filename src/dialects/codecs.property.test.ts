@@ -5,6 +5,7 @@ import { DEFAULT_LIMITS, ParlanceError } from '../core/index.js'
 import { decodeRunInput } from './agui/index.js'
 import { hugai } from './hugai/index.js'
 import { myagent } from './myagent/index.js'
+import { decodeChatCompletion, decodeResponseRequest } from './openai/index.js'
 
 // Any input → a decoded value or an error in the dialect's shape; never a throw. Inputs: arbitrary strings,
 // arbitrary JSON, and objects shaped like each dialect's messages with arbitrary field values.
@@ -78,6 +79,42 @@ test('HugAI parse: never throws; every item is a request, notification, response
       for (const item of hugai.parse(body, limits.maxJsonDepth).items) {
         if (item.kind === 'invalid') assert.ok([-32700, -32600, -32601, -32602].includes(item.error.code), String(item.error.code))
       }
+    }),
+    { numRuns: 2000 },
+  )
+})
+
+test('OpenAI decode (chat completions, responses): never throws; every error is a ParlanceError', () => {
+  const content = fc.oneof(
+    fc.string(),
+    json,
+    fc.array(fc.record({ type: fc.constantFrom('text', 'input_text', 'image_url'), text: json }, { requiredKeys: [] })),
+  )
+  const arb = frames({
+    model: fc.oneof(fc.string(), json),
+    messages: fc.array(
+      fc.record(
+        { role: fc.constantFrom('user', 'assistant', 'tool', 'system', 'x'), content, tool_call_id: json, tool_calls: json },
+        { requiredKeys: [] },
+      ),
+    ),
+    input: fc.oneof(
+      fc.string(),
+      fc.array(
+        fc.record(
+          { type: fc.constantFrom('message', 'mcp_approval_response', 'function_call_output', 'x'), role: fc.string(), content },
+          { requiredKeys: [] },
+        ),
+      ),
+    ),
+    tools: json,
+    stream: json,
+    previous_response_id: json,
+  })
+  fc.assert(
+    fc.property(arb, (body) => {
+      for (const d of [decodeChatCompletion(body, limits), decodeResponseRequest(body, limits)])
+        if (!d.ok) assert.ok(d.error instanceof ParlanceError)
     }),
     { numRuns: 2000 },
   )

@@ -64,9 +64,12 @@ function decoder<T extends TSchema>(schema: T, refuse: (v: Static<T>) => Refusal
       const r = refuse(v)
       return r ? { ok: false, error: new ParlanceError('invalid_message', `${r.field}: ${r.message}`, { field: r.field }) } : { ok: true, value: v }
     }
-    // The deepest error names the field best (a union reports its own path first).
+    // The first error, or, when it is a union's, the deepest error inside that union names the field best.
     let first: { path: string; message: string } | undefined
-    for (const e of checker.Errors(v)) if (!first || e.path.length > first.path.length) first = e
+    for (const e of checker.Errors(v)) {
+      if (!first) first = e
+      else if (e.path.startsWith(first.path) && e.path.length > first.path.length) first = e
+    }
     const field = param(first?.path ?? '')
     return {
       ok: false,
