@@ -12,6 +12,7 @@ import { PROFILE, TODO } from './lib/sections.js'
 import * as haiStream from './hai-stream.js'
 import * as humaStream from './huma-stream.js'
 import * as aguiStream from './agui-stream.js'
+import * as openaiStream from './openai-stream.js'
 import * as myagentStream from './myagent-stream.js'
 import * as replay from './replay.js'
 import * as storeAppend from './store-append.js'
@@ -48,6 +49,7 @@ const BENCHMARKS: Record<string, Bench> = {
   paced,
   'sdk-streams': sdkStreams,
   'a2a-get-task': a2aGetTask,
+  'openai-stream': openaiStream,
   telemetry,
 }
 
