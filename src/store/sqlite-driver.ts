@@ -73,19 +73,28 @@ let better: BetterSqliteModule | Error | undefined
 function loadBetterSqlite(): BetterSqliteModule | Error {
   if (better !== undefined) return better
   try {
-    better = createRequire(import.meta.url)('better-sqlite3') as BetterSqliteModule
+    const Database = createRequire(import.meta.url)('better-sqlite3') as BetterSqliteModule
+    // Its native addon loads at the first open: a build for another Node fails here, not at require().
+    new Database(':memory:').close()
+    better = Database
   } catch (err) {
-    const e = err as NodeJS.ErrnoException
-    better =
-      e.code === 'MODULE_NOT_FOUND' && /better-sqlite3/.test(e.message)
-        ? new Error(`the SQLite store needs the better-sqlite3 package on Node ${process.versions.node}, and it is not installed: ${INSTALL}`)
-        : new Error(
-            `better-sqlite3 is installed but does not load on Node ${process.versions.node} (${e.message.split('\n')[0]}): ` +
-              `rebuild it for this Node (\`npm rebuild better-sqlite3\`)${nodeSqlite() ? `, or set ${DRIVER_ENV}=node to use node:sqlite` : ''}`,
-            { cause: err },
-          )
+    better = betterSqliteError(err)
   }
   return better
+}
+
+/** What to do when requiring or opening better-sqlite3 failed with `err`: install it, or rebuild it for this Node. */
+export function betterSqliteError(err: unknown): Error {
+  const e = err as NodeJS.ErrnoException
+  if (e.code === 'MODULE_NOT_FOUND' && /better-sqlite3/.test(e.message))
+    return new Error(`the SQLite store needs the better-sqlite3 package on Node ${process.versions.node}, and it is not installed: ${INSTALL}`, {
+      cause: err,
+    })
+  return new Error(
+    `better-sqlite3 is installed but does not load on Node ${process.versions.node} (${String(e.message).split('\n')[0]}): ` +
+      `rebuild it for this Node (\`npm rebuild better-sqlite3\`)${nodeSqlite() ? `, or set ${DRIVER_ENV}=node to use node:sqlite` : ''}`,
+    { cause: err },
+  )
 }
 
 /**
