@@ -94,7 +94,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     date: new Date().toISOString(),
     quick: ctx.quick,
     machine: machine(),
-    params: { events: n, sessions, pageSize: PAGE, repetitions: ctx.reps, drivers: drivers.join(', ') },
+    params: { node: process.versions.node, events: n, sessions, pageSize: PAGE, repetitions: ctx.reps, drivers: drivers.join(', ') },
     description:
       'In one process, the SQLite store (WAL, synchronous=normal, checkpoints in a worker) over each driver: `EventStore.append` of `text.delta` events ' +
       `round-robin over ${sessions} sessions until all are committed (as in "Store append"), then the store is closed, opened anew on the same file and ` +
