@@ -16,6 +16,7 @@ import * as openaiStream from './openai-stream.js'
 import * as myagentStream from './myagent-stream.js'
 import * as replay from './replay.js'
 import * as storeAppend from './store-append.js'
+import * as sqliteDrivers from './sqlite-drivers.js'
 import * as longHistory from './long-history.js'
 import * as fanout from './fanout.js'
 import * as concurrency from './concurrency.js'
@@ -40,6 +41,7 @@ const BENCHMARKS: Record<string, Bench> = {
   'myagent-stream': myagentStream,
   replay,
   'store-append': storeAppend,
+  'sqlite-drivers': sqliteDrivers,
   'long-history': longHistory,
   fanout,
   concurrency,

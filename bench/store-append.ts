@@ -9,7 +9,7 @@ import { machine, rowOf, table, type BenchContext, type BenchResult } from './li
 export const title = 'Store append'
 
 /** Appends `n` text.delta events round-robin over `sessions` sessions, as fast as the writer admits them. */
-async function append(backend: StoreBackend, tag: string, n: number, sessions: number): Promise<number> {
+export async function append(backend: StoreBackend, tag: string, n: number, sessions: number): Promise<number> {
   const store = new EventStore(backend)
   let committed = 0
   const listeners = Array.from({ length: sessions }, (_, i): CommitListener & { id: SessionId; seq: number; runId: string; messageId: string } => {

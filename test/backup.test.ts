@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
-import { backupSqlite } from '../src/cli/backup.js'
+import { backupSqlite } from '../src/store/sqlite-backup.js'
+import { openSqlite } from '../src/store/sqlite-driver.js'
+import { sqliteDrivers } from './support/sqlite-drivers.js'
 import { startServer } from './harness.js'
 import { cliArgs } from './support/node-args.js'
 
@@ -102,35 +104,37 @@ test('backup while a server process writes; a new server on the copy serves the 
   }
 })
 
-test('a writer committing between every step: after two restarts the rest is copied in one step, and the copy is whole', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'parlance-backup-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const { default: Database } = await import('better-sqlite3')
-  const writer = new Database(join(dir, 'parlance.db'))
-  t.after(() => writer.close())
-  writer.pragma('journal_mode = WAL')
-  writer.exec('CREATE TABLE t (x TEXT)')
-  const insert = writer.prepare('INSERT INTO t VALUES (?)')
-  writer.transaction(() => {
-    for (let i = 0; i < 2000; i++) insert.run('x'.repeat(200))
-  })()
-  let writes = 0
-  // Another connection commits after every step: SQLite starts the copy over each time. Without the one-step
-  // fallback this backup would never end (the test's timeout would fail it).
-  const result = await backupSqlite({
-    dataDir: dir,
-    out: join(dir, 'copy.db'),
-    stepPages: 10,
-    progress: () => {
-      insert.run(`write ${++writes}`)
-    },
+for (const driver of sqliteDrivers) {
+  test(`a writer committing between every step: after two restarts the rest is copied in one step, and the copy is whole (${driver})`, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'parlance-backup-'))
+    t.after(() => rmSync(dir, { recursive: true, force: true }))
+    const writer = openSqlite(join(dir, 'parlance.db'), { driver })
+    t.after(() => writer.close())
+    writer.pragma('journal_mode = WAL')
+    writer.exec('CREATE TABLE t (x TEXT)')
+    const insert = writer.prepare('INSERT INTO t VALUES (?)')
+    writer.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert.run('x'.repeat(200))
+    })()
+    let writes = 0
+    // Another connection commits after every step: SQLite starts the copy over each time. Without the one-step
+    // fallback this backup would never end (the test's timeout would fail it).
+    const result = await backupSqlite({
+      dataDir: dir,
+      out: join(dir, 'copy.db'),
+      stepPages: 10,
+      driver,
+      progress: () => {
+        insert.run(`write ${++writes}`)
+      },
+    })
+    assert.equal(result.restarts, 2)
+    const copy = openSqlite(join(dir, 'copy.db'), { readonly: true, driver })
+    t.after(() => copy.close())
+    const rows = copy.prepareValue<[], number>('SELECT count(*) FROM t').get()!
+    assert.ok(rows >= 2000 && rows <= 2000 + writes, `${rows} rows: a state the writer committed`)
   })
-  assert.equal(result.restarts, 2)
-  const copy = new Database(join(dir, 'copy.db'), { readonly: true })
-  t.after(() => copy.close())
-  const rows = (copy.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n
-  assert.ok(rows >= 2000 && rows <= 2000 + writes, `${rows} rows: a state the writer committed`)
-})
+}
 
 test('backup refuses what it cannot do, naming it', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'parlance-backup-'))

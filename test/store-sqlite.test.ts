@@ -4,8 +4,9 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, test } from 'node:test'
-import Database from 'better-sqlite3'
 import { createSqliteStore } from '../src/store/sqlite.js'
+import { openSqlite } from '../src/store/sqlite-driver.js'
+import { sqliteDrivers } from './support/sqlite-drivers.js'
 import { ev, rec, runStoreContract } from './store-contract.js'
 import { deferred, FlakyBackend } from './support/delegating-backend.js'
 import { waitFor } from './support/wait.js'
@@ -19,7 +20,8 @@ after(() => rmSync(root, { recursive: true, force: true }))
 let n = 0
 const file = (): string => join(root, `db-${++n}`, 'parlance.db')
 
-runStoreContract('sqlite', () => Promise.resolve(createSqliteStore({ file: file() })))
+// Each driver this Node runs passes the contract; the tests below use the one chosen by default (or by PARLANCE_SQLITE_DRIVER).
+for (const driver of sqliteDrivers) runStoreContract(`sqlite (${driver})`, () => Promise.resolve(createSqliteStore({ file: file(), driver })))
 
 test('sqlite store: events and records survive closing and reopening the file', async () => {
   const path = file()
@@ -89,7 +91,7 @@ test('sqlite store: a file from before the messages table has its histories move
   await first.commit({ events: [ev('s1', 1)], sessions: [rec('s1', { lastSeq: 1 }), rec('s2', { lastSeq: 0 })] })
   await first.close()
   // As an older version left it: the history whole in sessions.messages, no messages table, user_version 0.
-  const old = new Database(path)
+  const old = openSqlite(path)
   const history: HistoryMessage[] = [
     { id: 'u1', role: 'user', content: 'hi "there"' },
     { id: 'a1', role: 'assistant', content: 'héllo 😀', toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":1}' }] },
@@ -110,14 +112,10 @@ test('sqlite store: a file from before the messages table has its histories move
   } finally {
     await second.close()
   }
-  const check = new Database(path, { readonly: true })
+  const check = openSqlite(path, { readonly: true })
   try {
-    assert.equal(
-      check.pragma('user_version', { simple: true }),
-      3,
-      'migrated to this version (1: the messages table, 2: compact blocks, 3: blocks by rowid)',
-    )
-    assert.equal(check.prepare("SELECT messages FROM sessions WHERE id = 's1'").pluck().get(), '[]')
+    assert.equal(check.pragma('user_version'), 3, 'migrated to this version (1: the messages table, 2: compact blocks, 3: blocks by rowid)')
+    assert.equal(check.prepareValue("SELECT messages FROM sessions WHERE id = 's1'").get(), '[]')
   } finally {
     check.close()
   }
@@ -145,9 +143,9 @@ test('sqlite store: a block holds each event without its session id and repeated
   ]
   await s.commit({ events, sessions: [rec('s1', { lastSeq: 5 })] })
   await s.close()
-  const db = new Database(path)
+  const db = openSqlite(path)
   try {
-    const body = db.prepare<[], string>("SELECT body FROM event_blocks WHERE session_id = 's1'").pluck().get()!
+    const body = db.prepareValue<[], string>("SELECT body FROM event_blocks WHERE session_id = 's1'").get()!
     const stored = JSON.parse(body) as Array<Record<string, unknown>>
     assert.ok(
       stored.every((e) => !('sessionId' in e)),
@@ -189,7 +187,7 @@ test('sqlite store: a version 2 file (blocks clustered on session and seq) has i
   const path = file()
   // As version 2 left it: event_blocks WITHOUT ROWID keyed by (session_id, first_seq), user_version 2.
   mkdirSync(dirname(path), { recursive: true })
-  const old = new Database(path)
+  const old = openSqlite(path)
   old.exec(`CREATE TABLE event_blocks (session_id TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, first_seq)) WITHOUT ROWID;
     CREATE TABLE sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, owner TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, last_seq INTEGER NOT NULL, active_run_id TEXT, state TEXT NOT NULL, messages TEXT NOT NULL, queue TEXT NOT NULL DEFAULT '[]', forked_from TEXT);
     CREATE TABLE messages (session_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (session_id, idx)) WITHOUT ROWID;`)
@@ -234,16 +232,16 @@ test('sqlite store: a version 2 file (blocks clustered on session and seq) has i
   const again: string[] = []
   await createSqliteStore({ file: path, onMigration: (m) => again.push(m) }).close()
   assert.deepEqual(again, [], 'nothing to move the second time')
-  const check = new Database(path, { readonly: true })
+  const check = openSqlite(path, { readonly: true })
   try {
-    assert.equal(check.pragma('user_version', { simple: true }), 3)
-    const sql = check.prepare<[], string>("SELECT sql FROM sqlite_master WHERE name = 'event_blocks'").pluck().get()!
+    assert.equal(check.pragma('user_version'), 3)
+    const sql = check.prepareValue<[], string>("SELECT sql FROM sqlite_master WHERE name = 'event_blocks'").get()!
     assert.doesNotMatch(sql, /WITHOUT ROWID/)
-    assert.deepEqual(check.prepare("SELECT name FROM sqlite_master WHERE tbl_name = 'event_blocks' AND type = 'index'").pluck().all(), [
+    assert.deepEqual(check.prepareValue("SELECT name FROM sqlite_master WHERE tbl_name = 'event_blocks' AND type = 'index'").all(), [
       'event_blocks_key',
     ])
     // A second (session, first seq) is refused by the index, as the old primary key refused it.
-    const rw = new Database(path)
+    const rw = openSqlite(path)
     try {
       assert.throws(
         () => rw.prepare("INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES ('s2', 1, 1, '[]')").run(),
@@ -260,7 +258,7 @@ test('sqlite store: a version 2 file (blocks clustered on session and seq) has i
 test('sqlite store: a file a newer version wrote is refused with a clear error and left untouched', async () => {
   const path = file()
   await createSqliteStore({ file: path }).close()
-  const db = new Database(path)
+  const db = openSqlite(path)
   db.pragma('user_version = 99')
   db.close()
   const size = statSync(path).size
@@ -268,9 +266,9 @@ test('sqlite store: a file a newer version wrote is refused with a clear error a
     // Twice: the first refusal released the data directory's lock.
     assert.throws(() => createSqliteStore({ file: path }), /data format is version 99, written by a newer Parlance; this one reads up to version 3/)
   }
-  const check = new Database(path, { readonly: true })
+  const check = openSqlite(path, { readonly: true })
   try {
-    assert.equal(check.pragma('user_version', { simple: true }), 99)
+    assert.equal(check.pragma('user_version'), 99)
   } finally {
     check.close()
   }
@@ -295,9 +293,9 @@ test("sqlite store: commits every tick by default (a WAL append), and asks for a
 
 /** Rows of a table, read through a second connection (WAL lets it read while the store writes). */
 function rows(path: string, table: 'journal' | 'event_blocks'): number {
-  const db = new Database(path, { readonly: true })
+  const db = openSqlite(path, { readonly: true })
   try {
-    return db.prepare<[], number>(`SELECT COUNT(*) FROM ${table}`).pluck().get() ?? 0
+    return db.prepareValue<[], number>(`SELECT COUNT(*) FROM ${table}`).get() ?? 0
   } finally {
     db.close()
   }
@@ -509,10 +507,10 @@ test("sqlite store: a record whose only change is lastSeq is not rewritten per c
   try {
     await s.commit({ events: [ev('a', 1)], sessions: [rec('a', { lastSeq: 1, updatedAt: 1000 })] })
     await s.commit({ events: [ev('a', 2)], sessions: [rec('a', { lastSeq: 2, updatedAt: 1100 })] })
-    const db = new Database(path, { readonly: true })
+    const db = openSqlite(path, { readonly: true })
     try {
       assert.deepEqual(
-        db.prepare('SELECT last_seq, updated_at FROM sessions WHERE id = ?').get('a'),
+        { ...db.prepare<[string], { last_seq: number; updated_at: number }>('SELECT last_seq, updated_at FROM sessions WHERE id = ?').get('a') },
         { last_seq: 1, updated_at: 1000 },
         'the row was not rewritten',
       )
@@ -535,7 +533,7 @@ test('sqlite store: a database file from before the queue and forkedFrom columns
   const path = file()
   mkdirSync(dirname(path), { recursive: true })
   // The sessions table as the first release made it.
-  const old = new Database(path)
+  const old = openSqlite(path)
   old.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, agent TEXT NOT NULL, owner TEXT NOT NULL, created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL, last_seq INTEGER NOT NULL, active_run_id TEXT, state TEXT NOT NULL, messages TEXT NOT NULL)`)
   old.prepare(`INSERT INTO sessions VALUES ('s1', 'echo', 'alice', 1000, 1000, 0, NULL, '{"a":1}', '[]')`).run()

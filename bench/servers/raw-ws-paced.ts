@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
+import { openSqlite } from '../../src/store/sqlite-driver.js'
 import { WebSocket, WebSocketServer } from 'ws'
 import { parsePaced } from '../agents/paced.js'
 
@@ -21,7 +21,7 @@ import { parsePaced } from '../agents/paced.js'
 function sender(file: string | undefined): (ws: WebSocket, text: string) => void {
   if (!file) return (ws, text) => ws.send(text)
   mkdirSync(dirname(file), { recursive: true })
-  const db = new Database(file)
+  const db = openSqlite(file)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.exec('CREATE TABLE IF NOT EXISTS ticks (body TEXT NOT NULL)')

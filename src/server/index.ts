@@ -1,3 +1,5 @@
 export { createServer } from './create-server.js'
 export type { ClusterOptions, ParlanceServer, RedisUrl, ServerOptions } from './create-server.js'
 export type { Metrics } from '../binding/metrics.js'
+export { backupSqlite } from '../store/sqlite-backup.js'
+export type { BackupOptions, BackupResult } from '../store/sqlite-backup.js'

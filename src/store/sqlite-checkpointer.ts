@@ -1,11 +1,12 @@
-import { createRequire } from 'node:module'
-import type Database from 'better-sqlite3'
 import { Worker } from 'node:worker_threads'
+import { driverModule, type SqliteDatabase, type SqliteDriverName } from './sqlite-driver.js'
 
 /** Options of the WAL checkpointer. */
 export interface CheckpointerOptions {
   /** The database file (not ':memory:'). */
   file: string
+  /** The driver the worker opens it with (the writer's). */
+  driver: SqliteDriverName
   /** How often the worker checkpoints (ms). @default 250 */
   everyMs?: number
   /** Told when a checkpoint fails (the next one retries; the WAL only grows meanwhile). */
@@ -22,14 +23,16 @@ export interface Checkpointer {
 }
 
 // The worker, as CommonJS source evaluated in its own thread (no file of its own to resolve, compiled or not).
+// It uses only what both drivers share: a constructor taking the file, exec, prepare and get.
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads')
-const Database = require(workerData.module)
-const db = new Database(workerData.file)
-db.pragma('busy_timeout = 5000')
+const driver = require(workerData.module)
+const db = workerData.module === 'node:sqlite' ? new driver.DatabaseSync(workerData.file) : new driver(workerData.file)
+db.exec('PRAGMA busy_timeout = 5000')
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
 const timer = setInterval(() => {
   try {
-    const [r] = db.pragma('wal_checkpoint(PASSIVE)')
+    const r = checkpoint.get()
     if (r && r.checkpointed === r.log) parentPort.postMessage({ pages: r.log })
   } catch (err) {
     parentPort.postMessage({ error: err && err.message ? err.message : String(err) })
@@ -54,7 +57,7 @@ parentPort.on('message', (m) => {
 export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { file: options.file, module: createRequire(import.meta.url).resolve('better-sqlite3'), everyMs: options.everyMs ?? 250 },
+    workerData: { file: options.file, module: driverModule(options.driver), everyMs: options.everyMs ?? 250 },
   })
   worker.unref()
   worker.on('message', (m: { error?: string; pages?: number }) => {
@@ -86,10 +89,11 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
  * (copying only what it committed since), so that its next commit starts the WAL over. If the worker stops,
  * the writer goes back to SQLite's default.
  */
-export function checkpointInBackground(db: Database.Database, file: string, restartPages: number, onError?: (message: string) => void): Checkpointer {
+export function checkpointInBackground(db: SqliteDatabase, file: string, restartPages: number, onError?: (message: string) => void): Checkpointer {
   db.pragma('wal_autocheckpoint = 0')
   return startCheckpointer({
     file,
+    driver: db.driver,
     onError,
     onCheckpointed: (pages) => {
       if (pages < restartPages || !db.open) return

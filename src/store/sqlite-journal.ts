@@ -1,7 +1,7 @@
-import type Database from 'better-sqlite3'
 import type { StoredEvent } from '../core/index.js'
 import { encodeBlock } from './sqlite-blocks.js'
 import type { Statements } from './sqlite-schema.js'
+import type { SqliteDatabase } from './sqlite-driver.js'
 
 /** Writes `events` (one session's, ascending) as blocks of consecutive seqs. */
 export function writeBlocks(st: Pick<Statements, 'insertBlock'>, sid: string, events: readonly StoredEvent[]): void {
@@ -18,10 +18,7 @@ export function writeBlocks(st: Pick<Statements, 'insertBlock'>, sid: string, ev
  * A journal left by a process that stopped without compacting (a crash, kill -9): its events move into blocks
  * (those past what the blocks already hold) and the journal is emptied, in one transaction.
  */
-export function recoverJournal(
-  db: Database.Database,
-  st: Pick<Statements, 'insertBlock' | 'selectJournal' | 'selectLastSeq' | 'deleteJournal'>,
-): void {
+export function recoverJournal(db: SqliteDatabase, st: Pick<Statements, 'insertBlock' | 'selectJournal' | 'selectLastSeq' | 'deleteJournal'>): void {
   const pending = new Map<string, StoredEvent[]>()
   let last = 0
   for (const row of st.selectJournal.iterate()) {

@@ -31,4 +31,10 @@ export interface SqliteStoreOptions {
   onCheckpointError?: (message: string) => void
   /** Told before and after opening the file upgrades its data (a migration that moves rows). */
   onMigration?: (message: string) => void
+  /**
+   * The SQLite binding: 'node' (Node's built-in node:sqlite) or 'better-sqlite3' (the optional peer package).
+   * @default the `PARLANCE_SQLITE_DRIVER` environment variable, else node:sqlite on Node 24.15 and later,
+   * else better-sqlite3 if installed, else node:sqlite where Node 22.16+ has it (with Node's ExperimentalWarning)
+   */
+  driver?: 'node' | 'better-sqlite3'
 }

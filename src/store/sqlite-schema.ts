@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3'
 import type { Json } from '../core/index.js'
 import type { ForkOrigin, SessionRecord, StoreBackend } from './types.js'
+import { openSqlite, type SqliteDatabase, type SqliteDriverName, type SqliteStatement } from './sqlite-driver.js'
 
 // The SQLite store's tables, their migrations, its prepared statements and the row → record mapping
 // (src/store/sqlite.ts holds the store itself: the journal, the tails and the checkpoints).
@@ -110,10 +110,15 @@ const SCHEMA_VERSION = DATA_MIGRATIONS[DATA_MIGRATIONS.length - 1]![0]
  * a file a newer version wrote is refused before anything is written to it. Closed again if any of it fails.
  * `onMigration` hears what a data migration moves, before and once it is done.
  */
-export function openDatabase(file: string, synchronous: 'normal' | 'full', onMigration?: (message: string) => void): Database.Database {
-  const db = new Database(file)
+export function openDatabase(
+  file: string,
+  synchronous: 'normal' | 'full',
+  onMigration?: (message: string) => void,
+  driver?: SqliteDriverName,
+): SqliteDatabase {
+  const db = openSqlite(file, { driver })
   try {
-    const version = db.pragma('user_version', { simple: true }) as number
+    const version = db.pragma('user_version') as number
     if (version > SCHEMA_VERSION) {
       throw new Error(
         `its data format is version ${version}, written by a newer Parlance; this one reads up to version ${SCHEMA_VERSION}: run that newer version (data is never downgraded)`,
@@ -131,12 +136,17 @@ export function openDatabase(file: string, synchronous: 'normal' | 'full', onMig
   }
 }
 
-function migrate(db: Database.Database, version: number, onMigration?: (message: string) => void): void {
-  const have = new Set((db.prepare('PRAGMA table_info(sessions)').all() as Array<{ name: string }>).map((c) => c.name))
+function migrate(db: SqliteDatabase, version: number, onMigration?: (message: string) => void): void {
+  const have = new Set(
+    db
+      .prepare<[], { name: string }>('PRAGMA table_info(sessions)')
+      .all()
+      .map((c) => c.name),
+  )
   for (const [column, ddl] of MIGRATIONS) if (!have.has(column)) db.exec(ddl)
   for (const [to, sql, rows] of DATA_MIGRATIONS) {
     if (version >= to) continue
-    const n = rows && onMigration ? (db.prepare<[], number>(rows).pluck().get() ?? 0) : 0
+    const n = rows && onMigration ? (db.prepareValue<[], number>(rows).get() ?? 0) : 0
     const tell = n > 0 ? onMigration : undefined
     const started = performance.now()
     tell?.(`upgrading the data to version ${to}: moving ${n.toLocaleString('en-US')} rows, once`)
@@ -148,7 +158,7 @@ function migrate(db: Database.Database, version: number, onMigration?: (message:
   }
 }
 
-type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>
+type Stmt<P extends unknown[], R = unknown> = SqliteStatement<P, R>
 
 /** Every statement the store runs. */
 export interface Statements {
@@ -174,11 +184,11 @@ export interface Statements {
 }
 
 /** Every statement the store runs, prepared once per database. */
-export function prepareStatements(db: Database.Database): Statements {
+export function prepareStatements(db: SqliteDatabase): Statements {
   const insertBlock = db.prepare<[string, number, number, string]>(
     'INSERT INTO event_blocks (session_id, first_seq, last_seq, body) VALUES (?, ?, ?, ?)',
   )
-  const selectLastSeq = db.prepare<[string], number>('SELECT last_seq FROM event_blocks WHERE session_id = ? ORDER BY first_seq DESC LIMIT 1').pluck()
+  const selectLastSeq = db.prepareValue<[string], number>('SELECT last_seq FROM event_blocks WHERE session_id = ? ORDER BY first_seq DESC LIMIT 1')
   const insertJournal = db.prepare<[string]>('INSERT INTO journal (body) VALUES (?)')
   const deleteJournal = db.prepare<[number]>('DELETE FROM journal WHERE id < ?')
   const selectJournal = db.prepare<[], { id: number; body: string }>('SELECT id, body FROM journal ORDER BY id')
@@ -191,12 +201,12 @@ export function prepareStatements(db: Database.Database): Statements {
   const updateState = db.prepare<[string, string]>('UPDATE sessions SET state = ? WHERE id = ?')
   const deleteMessages = db.prepare<[string, number]>('DELETE FROM messages WHERE session_id = ? AND idx >= ?')
   const insertMessage = db.prepare<[string, number, string]>('INSERT INTO messages (session_id, idx, body) VALUES (?, ?, ?)')
-  const selectMessages = db.prepare<[string], string>('SELECT body FROM messages WHERE session_id = ? ORDER BY idx').pluck()
+  const selectMessages = db.prepareValue<[string], string>('SELECT body FROM messages WHERE session_id = ? ORDER BY idx')
   const updateQueue = db.prepare<[string, string]>('UPDATE sessions SET queue = ? WHERE id = ?')
   const updateForkedFrom = db.prepare<[string, string]>('UPDATE sessions SET forked_from = ? WHERE id = ?')
-  const selectBlockStart = db
-    .prepare<[string, number], number>('SELECT first_seq FROM event_blocks WHERE session_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1')
-    .pluck()
+  const selectBlockStart = db.prepareValue<[string, number], number>(
+    'SELECT first_seq FROM event_blocks WHERE session_id = ? AND first_seq <= ? ORDER BY first_seq DESC LIMIT 1',
+  )
   const selectBlocks = db.prepare<[string, number], { first_seq: number; body: string }>(
     'SELECT first_seq, body FROM event_blocks WHERE session_id = ? AND first_seq >= ? ORDER BY first_seq',
   )
@@ -207,8 +217,8 @@ export function prepareStatements(db: Database.Database): Statements {
        max(last_seq, coalesce((SELECT b.last_seq FROM event_blocks b WHERE b.session_id = sessions.id ORDER BY b.first_seq DESC LIMIT 1), 0)) AS last_seq
      FROM sessions ORDER BY updated_at DESC LIMIT ?`,
   )
-  const countOwned = db.prepare<[string], number>('SELECT COUNT(*) FROM sessions WHERE owner = ?').pluck()
-  const sessionExists = db.prepare<[string], number>('SELECT 1 FROM sessions WHERE id = ?').pluck()
+  const countOwned = db.prepareValue<[string], number>('SELECT COUNT(*) FROM sessions WHERE owner = ?')
+  const sessionExists = db.prepareValue<[string], number>('SELECT 1 FROM sessions WHERE id = ?')
   const selectUnfinished = db.prepare<[number], { id: string; owner: string }>(
     "SELECT id, owner FROM sessions WHERE active_run_id IS NOT NULL OR queue != '[]' LIMIT ?",
   )
@@ -257,8 +267,8 @@ export function recordOf(row: SessionRow, logLastSeq: number, messages: readonly
  * `StoreBackend`'s records over the `records` table. Each write is its own statement (autocommit), so it is
  * durable when it returns, like a commit.
  */
-export function sqliteRecords(db: Database.Database): Pick<StoreBackend, 'getRecord' | 'putRecord' | 'listRecords'> {
-  const select = db.prepare<[string, string], string>('SELECT value FROM records WHERE scope = ? AND key = ?').pluck()
+export function sqliteRecords(db: SqliteDatabase): Pick<StoreBackend, 'getRecord' | 'putRecord' | 'listRecords'> {
+  const select = db.prepareValue<[string, string], string>('SELECT value FROM records WHERE scope = ? AND key = ?')
   const upsert = db.prepare<[string, string, string]>(
     'INSERT INTO records (scope, key, value) VALUES (?, ?, ?) ON CONFLICT(scope, key) DO UPDATE SET value = excluded.value',
   )

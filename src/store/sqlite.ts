@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type Database from 'better-sqlite3'
 import type { StoredEvent } from '../core/index.js'
 import { lockFile } from './file-lock.js'
 import { OwnerCounts } from './sqlite-owners.js'
@@ -9,6 +8,7 @@ import { recoverJournal, writeBlocks } from './sqlite-journal.js'
 import { checkpointInBackground, type Checkpointer } from './sqlite-checkpointer.js'
 import { openDatabase, prepareStatements, recordOf, sqliteRecords } from './sqlite-schema.js'
 import type { SqliteStoreOptions } from './sqlite-options.js'
+import type { SqliteDatabase } from './sqlite-driver.js'
 import { COSTLY_COMMIT_WINDOW_MS, type CommitUnit, type ForkOrigin, type SessionSummary, type SessionWrite, type StoreBackend } from './types.js'
 export type { SqliteStoreOptions }
 
@@ -54,7 +54,7 @@ const MAX_COMPACT_PER_COMMIT = 32
 const NOTHING: CommitUnit = { events: [], sessions: [] }
 
 /**
- * SQLite backend (better-sqlite3, WAL), written for many sessions streaming at once.
+ * SQLite backend (WAL, over node:sqlite or better-sqlite3: sqlite-driver.ts), written for many sessions streaming at once.
  *
  * A commit unit (one event-loop tick, or one commit window, of every session) is one transaction that appends
  * ONE journal row holding all its events: an append at the end of one B-tree, a few pages whatever the number
@@ -78,9 +78,9 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
     mkdirSync(dirname(options.file), { recursive: true })
     unlock = lockFile(options.file, `the data directory ${dirname(options.file)} (${options.file})`)
   }
-  let db: Database.Database
+  let db: SqliteDatabase
   try {
-    db = openDatabase(options.file, options.synchronous ?? 'normal', options.onMigration)
+    db = openDatabase(options.file, options.synchronous ?? 'normal', options.onMigration, options.driver)
   } catch (err) {
     unlock()
     throw new Error(`cannot open the SQLite database ${options.file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err })
@@ -363,7 +363,8 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
       }))
     },
     async unfinished(limit) {
-      return st.selectUnfinished.all(limit)
+      // Plain objects: node:sqlite's rows have a null prototype.
+      return st.selectUnfinished.all(limit).map((r) => ({ id: r.id, owner: r.owner }))
     },
     ...sqliteRecords(db),
     async countSessions(owner) {
