@@ -70,6 +70,7 @@ function a2aEndpoint(deps: EndpointDeps): Endpoint {
         pushes,
         new RetryingPushSender(pushes, deps.log, guard),
         deps.sessions,
+        deps.log,
       )
       services.set(
         agent,
