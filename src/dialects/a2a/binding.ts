@@ -8,7 +8,7 @@ import {
   validateVersion,
   type User,
 } from '@a2a-js/sdk/server'
-import { ParlanceError, type Principal } from '../../core/index.js'
+import { ParlanceError, rpcEnvelopeError, rpcError as rpcErrorOf, type Principal } from '../../core/index.js'
 import { BodyError, readBody, sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
 import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './mapping.js'
@@ -140,6 +140,9 @@ async function serveRpc(
   } catch (err) {
     return rpcError(res, null, new ParlanceError('invalid_json', `Parse error: ${(err as Error).message}`))
   }
+  // Odd ids and deep bodies are refused here, before the SDK (which answered a deeply nested id with a 500).
+  const odd = rpcEnvelopeError(body, { maxDepth: deps.limits.maxJsonDepth })
+  if (odd) return sendJson(res, 200, rpcErrorOf(odd.id, odd.error))
   const id = (body as { id?: string | number } | null)?.id ?? null
   // The SDK passes message metadata through unread: the policy a message asks for is checked here, as a param.
   const call = body as { method?: unknown; params?: { message?: { metadata?: unknown } } } | null
