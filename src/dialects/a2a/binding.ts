@@ -16,7 +16,7 @@ import { A2A_ERRORS, a2aRpcError } from './errors.js'
 import { ParlanceExecutor } from './executor.js'
 import { guardedPushStore, RetryingPushSender } from './push.js'
 import { RecordPushStore } from './push-store.js'
-import { closesWith, ParlanceRequestHandler } from './request-handler.js'
+import { closesWith, fairShare, ParlanceRequestHandler } from './request-handler.js'
 import { LogTaskStore, taskLogOf } from './task-store.js'
 import { WebhookGuard } from './webhook-guard.js'
 import { WELL_KNOWN_CARD } from './wire.js'
@@ -174,8 +174,10 @@ async function serveRpc(
   const out = legacy ? await s.legacy.handle(body as Record<string, unknown>, context) : await s.rpc.handle(body as Record<string, unknown>, context)
   if (!isStream(out)) return sendJson(res, 200, out)
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+  const turn = fairShare()
   try {
     for await (const event of out) {
+      await turn()
       if (res.destroyed) break
       res.write(`data: ${JSON.stringify(event)}\n\n`)
     }

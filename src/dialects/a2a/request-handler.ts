@@ -36,6 +36,27 @@ const CANCEL_WAIT_MS = 10_000
 /** How often a SubscribeToTask stream checks on what the log cannot tell it (its task refused before it was logged). */
 const CHECK_MS = 1_000
 
+/** Longest stretch (ms) a request reading a task's updates keeps the event loop before it lets other work run. */
+const SLICE_MS = 10
+
+/**
+ * A yield point for a loop reading a task's updates: resolves at once until `SLICE_MS` of work has passed, then
+ * after the event loop has run (I/O, timers, every other client). The SDK's event queue hands over a backlog of
+ * updates in microtasks only, so a long answer read without it held the server for the whole answer.
+ */
+export function fairShare(): () => Promise<void> | undefined {
+  let since = performance.now()
+  return () => {
+    if (performance.now() - since < SLICE_MS) return undefined
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        since = performance.now()
+        resolve()
+      }),
+    )
+  }
+}
+
 /** What a subscription's wait ends on: the binding aborts it when the client goes away. */
 const closedSignals = new WeakMap<ServerCallContext, AbortSignal>()
 
@@ -78,8 +99,10 @@ export class ParlanceRequestHandler extends DefaultRequestHandler {
     const config = params.configuration
     const stream = this.sendMessageStream(params, context)
     let taskId: string | undefined
+    const turn = fairShare()
     // A failure before the first result throws out of the stream, as out of the SDK's blocking path: a JSON-RPC error.
     for (let next = await stream.next(); !next.done; next = await stream.next()) {
+      await turn()
       const p = next.value.payload
       if (p?.$case === 'message') return this.drained(stream, p.value)
       if (p?.$case === 'task') taskId ??= p.value.id
@@ -102,7 +125,8 @@ export class ParlanceRequestHandler extends DefaultRequestHandler {
   /** `result`, once the rest of `stream` is read in the background (the run goes on; its updates reach the task and webhooks). */
   private drained<T>(stream: AsyncGenerator<StreamResponse, void, undefined>, result: T): T {
     void (async () => {
-      for await (const _ of stream);
+      const turn = fairShare()
+      for await (const _ of stream) await turn()
     })().catch((err: unknown) => this.log.error({ err }, "A2A: reading a task's updates in the background failed"))
     return result
   }
