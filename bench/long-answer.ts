@@ -113,7 +113,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     ],
     limits:
       'The demo agent yields its chunks as fast as the session takes them, so this measures the server alone; a model streaming over the network leaves the loop idle between chunks. ' +
-      'HUMA sends each message whole once typed (one message, not N frames). HugAI is left out: it has no streamed answer of its own to ask for. ' +
+      'HUMA sends each message whole once typed (one message, not N frames). HugAI is not measured yet (no load generator for it here). ' +
       "/healthz latency includes the shared machine's scheduling: on a loaded machine every dialect shows some.",
     notes: [],
   }
