@@ -27,6 +27,7 @@ import * as paced from './paced.js'
 import * as sdkStreams from './sdk-streams.js'
 import * as a2aGetTask from './a2a-get-task.js'
 import * as telemetry from './telemetry.js'
+import * as longAnswer from './long-answer.js'
 
 interface Bench {
   title: string
@@ -53,6 +54,7 @@ const BENCHMARKS: Record<string, Bench> = {
   'a2a-get-task': a2aGetTask,
   'openai-stream': openaiStream,
   telemetry,
+  'long-answer': longAnswer,
 }
 
 /** Longest one benchmark may take before the runner gives up on it (ms). */

@@ -152,7 +152,9 @@ test('WebSocket: every standard error code; ids of string, number and null; a ba
     result: { agents: (await c.call<{ agents: unknown[] }>('agent/list')).agents },
   })
   assert.equal((await ask({ jsonrpc: '2.0', id: 'str', method: 'agent/list' })).id, 'str')
-  assert.equal((await ask({ jsonrpc: '2.0', id: 1.5, method: 'agent/list' })).id, 1.5)
+  assert.equal((await ask({ jsonrpc: '2.0', id: -7, method: 'agent/list' })).id, -7)
+  // A fraction is not an id (JSON-RPC: SHOULD NOT; A2A and MCP allow integers only): -32600, id null.
+  assert.deepEqual(await ask({ jsonrpc: '2.0', id: 1.5, method: 'agent/list' }).then((a) => [a.id, a.error?.code]), [null, -32600])
   const big = {
     jsonrpc: '2.0',
     id: 'big',
@@ -186,7 +188,11 @@ test('HTTP: single, notification (204), batches with mixed notifications, every 
   assert.deepEqual((await post(s, { jsonrpc: '2.0', method: 'agent/list', id: { no: 1 } })).body, {
     jsonrpc: '2.0',
     id: null,
-    error: { code: -32600, message: 'Invalid Request: "id" must be a string, a number or null', data: { field: 'id' } },
+    error: {
+      code: -32600,
+      message: 'Invalid Request: "id" must be a string of at most 256 characters, an integer of at most 2^53 - 1 or null',
+      data: { field: 'id' },
+    },
   })
   assert.deepEqual((await post(s, { jsonrpc: '2.0', method: 'agent/fly', id: 'x' })).body.error, {
     code: -32601,

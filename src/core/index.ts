@@ -30,5 +30,16 @@ export type { ClientToolSpec, Command, CommandType, OnBusy } from './commands.js
 export { ConversationModel, applyPatch } from './reduce.js'
 export type { BatchEncoder, Codec, DecodeLimits, Decoded, Encoded, RequestCodec, SseRunFormat } from './codec.js'
 export type { CloseReason, Connection } from './connection.js'
-export { classifyRpc, JSONRPC_ERRORS, parseRpc, rpcError, rpcInvalid, rpcNotification, rpcRequest, rpcResult } from './jsonrpc.js'
-export type { MethodCheck, RpcErrorObject, RpcId, RpcInbound, RpcParsed, RpcParseOptions } from './jsonrpc.js'
+export {
+  classifyRpc,
+  JSONRPC_ERRORS,
+  MAX_RPC_ID_CHARS,
+  parseRpc,
+  rpcEnvelopeError,
+  rpcError,
+  rpcInvalid,
+  rpcNotification,
+  rpcRequest,
+  rpcResult,
+} from './jsonrpc.js'
+export type { MethodCheck, RpcEnvelopeOptions, RpcErrorObject, RpcId, RpcInbound, RpcParsed, RpcParseOptions } from './jsonrpc.js'

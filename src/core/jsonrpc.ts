@@ -1,8 +1,10 @@
 /**
  * JSON-RPC 2.0, the envelope: ids, error objects, the standard codes, the message builders, and a pure parser
  * of one message or a batch that leaves each method's params to the dialect. Shared by every JSON-RPC dialect
- * (HugAI today); the serving loops are in src/binding/jsonrpc.ts.
+ * (HugAI parses with it; A2A and MCP, whose SDKs parse their own bodies, check the envelope with
+ * `rpcEnvelopeError` first); the serving loops are in src/binding/jsonrpc.ts.
  */
+import { checkJsonShape } from './guard.js'
 
 /** A JSON-RPC id: string, number or null (null only when the request's id could not be read). */
 export type RpcId = string | number | null
@@ -57,7 +59,17 @@ export interface RpcParseOptions<M extends string> {
   method(name: string, params: unknown): MethodCheck<M>
 }
 
-const validId = (id: unknown): id is RpcId => id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
+/** Longest string id accepted: every response (and, on A2A and MCP, every event of a stream) echoes the id. */
+export const MAX_RPC_ID_CHARS = 256
+
+/**
+ * A usable id: a string of at most `MAX_RPC_ID_CHARS`, an integer a JSON number holds exactly (JSON-RPC says ids
+ * SHOULD NOT have fractions; A2A and MCP allow strings and integers only, and an id past 2^53 comes back changed),
+ * or null (unless `nullId` is false: MCP forbids it).
+ */
+const validId = (id: unknown, nullId = true): id is RpcId =>
+  (id === null && nullId) || (typeof id === 'string' && id.length <= MAX_RPC_ID_CHARS) || Number.isSafeInteger(id)
+const ID_RULE = `"id" must be a string of at most ${MAX_RPC_ID_CHARS} characters, an integer of at most 2^53 - 1`
 const one = <M extends string>(item: RpcInbound<M>): RpcParsed<M> => ({ batch: false, items: [item] })
 
 /** An invalid item. */
@@ -102,7 +114,7 @@ export function classifyRpc<M extends string>(v: unknown, o: Pick<RpcParseOption
     return rpcInvalid(null, E.invalidRequest, 'Invalid Request: a message must be an object')
   const m = v as Record<string, unknown>
   const hasId = Object.hasOwn(m, 'id')
-  if (hasId && !validId(m.id)) return rpcInvalid(null, E.invalidRequest, 'Invalid Request: "id" must be a string, a number or null', { field: 'id' })
+  if (hasId && !validId(m.id)) return rpcInvalid(null, E.invalidRequest, `Invalid Request: ${ID_RULE} or null`, { field: 'id' })
   const id: RpcId = hasId ? (m.id as RpcId) : null
   if (m.jsonrpc !== '2.0') return rpcInvalid(id, E.invalidRequest, 'Invalid Request: "jsonrpc" must be "2.0"', { field: 'jsonrpc' })
   if (m.method === undefined && hasId && (Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'))) {
@@ -119,4 +131,45 @@ export function classifyRpc<M extends string>(v: unknown, o: Pick<RpcParseOption
   return notification
     ? { kind: 'notification', method: checked.method, params: checked.params }
     : { kind: 'request', id, method: checked.method, params: checked.params }
+}
+
+/** What `rpcEnvelopeError` checks beside the envelope. */
+export interface RpcEnvelopeOptions {
+  /** Deepest nesting of the whole body (`Limits.maxJsonDepth`). */
+  maxDepth: number
+  /** A null id is valid (JSON-RPC allows it; MCP does not). @default true */
+  nullId?: boolean
+}
+
+/**
+ * The Invalid Request (-32600) a parsed body earns before a dialect's own parser (an SDK's) reads it, or null:
+ * JSON nested deeper than `maxDepth` or holding a forbidden key anywhere, or a message whose id is not valid (an
+ * array, an object, a boolean, a fraction, an integer past 2^53, a string over `MAX_RPC_ID_CHARS`). `id` is what
+ * the error answers to: the message's id when valid, else null. A batch's messages are checked each; anything else
+ * (method, params) is left to the dialect. Pure; never throws, whatever the body's depth.
+ */
+export function rpcEnvelopeError(body: unknown, o: RpcEnvelopeOptions): { id: RpcId; error: RpcErrorObject } | null {
+  const nullId = o.nullId ?? true
+  const messages: unknown[] = Array.isArray(body) ? body : [body]
+  for (const m of messages) {
+    if (typeof m !== 'object' || m === null || Array.isArray(m) || !Object.hasOwn(m, 'id')) continue
+    const id = (m as { id: unknown }).id
+    if (!validId(id, nullId))
+      return {
+        id: null,
+        error: { code: JSONRPC_ERRORS.invalidRequest, message: `Invalid Request: ${ID_RULE}${nullId ? ' or null' : ''}`, data: { field: 'id' } },
+      }
+  }
+  const shape = checkJsonShape(body, o.maxDepth)
+  if (!shape) return null
+  const first = messages[0] as { id?: unknown } | null | undefined
+  const id = !Array.isArray(body) && typeof first === 'object' && first !== null && validId(first.id, nullId) ? first.id : null
+  return {
+    id,
+    error: {
+      code: JSONRPC_ERRORS.invalidRequest,
+      message: `Invalid Request: ${shape.message}`,
+      data: { field: 'body', reason: shape.code, ...shape.details },
+    },
+  }
 }

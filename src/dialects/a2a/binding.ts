@@ -8,7 +8,7 @@ import {
   validateVersion,
   type User,
 } from '@a2a-js/sdk/server'
-import { ParlanceError, type Principal } from '../../core/index.js'
+import { ParlanceError, rpcEnvelopeError, rpcError as rpcErrorOf, type Principal } from '../../core/index.js'
 import { BodyError, readBody, sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
 import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './mapping.js'
@@ -16,7 +16,7 @@ import { A2A_ERRORS, a2aRpcError } from './errors.js'
 import { ParlanceExecutor } from './executor.js'
 import { guardedPushStore, RetryingPushSender } from './push.js'
 import { RecordPushStore } from './push-store.js'
-import { closesWith, ParlanceRequestHandler } from './request-handler.js'
+import { closesWith, fairShare, ParlanceRequestHandler } from './request-handler.js'
 import { LogTaskStore, taskLogOf } from './task-store.js'
 import { WebhookGuard } from './webhook-guard.js'
 import { WELL_KNOWN_CARD } from './wire.js'
@@ -70,6 +70,7 @@ function a2aEndpoint(deps: EndpointDeps): Endpoint {
         pushes,
         new RetryingPushSender(pushes, deps.log, guard),
         deps.sessions,
+        deps.log,
       )
       services.set(
         agent,
@@ -139,6 +140,9 @@ async function serveRpc(
   } catch (err) {
     return rpcError(res, null, new ParlanceError('invalid_json', `Parse error: ${(err as Error).message}`))
   }
+  // Odd ids and deep bodies are refused here, before the SDK (which answered a deeply nested id with a 500).
+  const odd = rpcEnvelopeError(body, { maxDepth: deps.limits.maxJsonDepth })
+  if (odd) return sendJson(res, 200, rpcErrorOf(odd.id, odd.error))
   const id = (body as { id?: string | number } | null)?.id ?? null
   // The SDK passes message metadata through unread: the policy a message asks for is checked here, as a param.
   const call = body as { method?: unknown; params?: { message?: { metadata?: unknown } } } | null
@@ -170,8 +174,10 @@ async function serveRpc(
   const out = legacy ? await s.legacy.handle(body as Record<string, unknown>, context) : await s.rpc.handle(body as Record<string, unknown>, context)
   if (!isStream(out)) return sendJson(res, 200, out)
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+  const turn = fairShare()
   try {
     for await (const event of out) {
+      await turn()
       if (res.destroyed) break
       res.write(`data: ${JSON.stringify(event)}\n\n`)
     }

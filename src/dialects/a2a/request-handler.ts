@@ -1,5 +1,14 @@
-import { TaskState, type AgentCard, type CancelTaskRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk'
-import { RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors'
+import {
+  TaskState,
+  type AgentCard,
+  type CancelTaskRequest,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+} from '@a2a-js/sdk'
+import { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors'
 import {
   DefaultRequestHandler,
   type AgentExecutionEvent,
@@ -9,6 +18,7 @@ import {
   type ServerCallContext,
 } from '@a2a-js/sdk/server'
 import { ParlanceError } from '../../core/index.js'
+import type { EndpointDeps } from '../../binding/index.js'
 import type { SessionManager } from '../../session/index.js'
 import type { ParlanceExecutor } from './executor.js'
 import type { LogTaskStore } from './task-store.js'
@@ -25,6 +35,27 @@ const TERMINAL: ReadonlySet<TaskState> = new Set([
 const CANCEL_WAIT_MS = 10_000
 /** How often a SubscribeToTask stream checks on what the log cannot tell it (its task refused before it was logged). */
 const CHECK_MS = 1_000
+
+/** Longest stretch (ms) a request reading a task's updates keeps the event loop before it lets other work run. */
+const SLICE_MS = 10
+
+/**
+ * A yield point for a loop reading a task's updates: resolves at once until `SLICE_MS` of work has passed, then
+ * after the event loop has run (I/O, timers, every other client). The SDK's event queue hands over a backlog of
+ * updates in microtasks only, so a long answer read without it held the server for the whole answer.
+ */
+export function fairShare(): () => Promise<void> | undefined {
+  let since = performance.now()
+  return () => {
+    if (performance.now() - since < SLICE_MS) return undefined
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        since = performance.now()
+        resolve()
+      }),
+    )
+  }
+}
 
 /** What a subscription's wait ends on: the binding aborts it when the client goes away. */
 const closedSignals = new WeakMap<ServerCallContext, AbortSignal>()
@@ -46,6 +77,9 @@ export function closesWith(context: ServerCallContext, signal: AbortSignal): voi
  * - CancelTask: when this node's execution follows the run, the SDK's own path (its stream then ends canceled);
  *   otherwise `run.cancel` of the task's message goes to its session, and the answer is the task once the log
  *   shows its end (canceled, or not cancelable when the run ended otherwise first).
+ * - SendMessage: the SDK's streaming path, read to its end (or, with `returnImmediately`, to the task and then on in
+ *   the background), answered with the task as that request kept it. The SDK's own blocking path deep-copies the
+ *   whole task for every update (for push notifications), which made a long answer cost O(N²) and stop the server.
  */
 export class ParlanceRequestHandler extends DefaultRequestHandler {
   constructor(
@@ -56,8 +90,45 @@ export class ParlanceRequestHandler extends DefaultRequestHandler {
     pushes: PushNotificationStore,
     sender: PushNotificationSender,
     private readonly sessions: SessionManager,
+    private readonly log: EndpointDeps['log'],
   ) {
     super(card, tasks, executor, buses, pushes, sender)
+  }
+
+  override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    const config = params.configuration
+    const stream = this.sendMessageStream(params, context)
+    let taskId: string | undefined
+    const turn = fairShare()
+    // A failure before the first result throws out of the stream, as out of the SDK's blocking path: a JSON-RPC error.
+    for (let next = await stream.next(); !next.done; next = await stream.next()) {
+      await turn()
+      const p = next.value.payload
+      if (p?.$case === 'message') return this.drained(stream, p.value)
+      if (p?.$case === 'task') taskId ??= p.value.id
+      // Answered early, the rest read in the background: a non-blocking send once the task exists (the SDK's rule),
+      // a blocking one when the task waits for credentials (the SDK's AUTH_REQUIRED snapshot).
+      const early =
+        config?.returnImmediately === true
+          ? p?.$case === 'task'
+          : p?.$case === 'statusUpdate' && p.value.status?.state === TaskState.TASK_STATE_AUTH_REQUIRED
+      if (early && taskId !== undefined) {
+        const now = await this.tasks.load(taskId, context)
+        if (now) return this.drained(stream, withHistoryLength(now, config?.historyLength))
+      }
+    }
+    const task = taskId === undefined ? undefined : await this.tasks.load(taskId, context)
+    if (!task) throw new A2AError('Agent execution finished without a result, and no task context found.')
+    return withHistoryLength(task, config?.historyLength)
+  }
+
+  /** `result`, once the rest of `stream` is read in the background (the run goes on; its updates reach the task and webhooks). */
+  private drained<T>(stream: AsyncGenerator<StreamResponse, void, undefined>, result: T): T {
+    void (async () => {
+      const turn = fairShare()
+      for await (const _ of stream) await turn()
+    })().catch((err: unknown) => this.log.error({ err }, "A2A: reading a task's updates in the background failed"))
+    return result
   }
 
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
@@ -161,6 +232,12 @@ export class ParlanceRequestHandler extends DefaultRequestHandler {
     if (latest?.status?.state !== TaskState.TASK_STATE_CANCELED) throw new TaskNotCancelableError(`Task not cancelable: ${taskId}`)
     return latest
   }
+}
+
+/** A2A's `historyLength`: absent, the whole history; 0 or less, none; else the last N messages. */
+function withHistoryLength(task: Task, historyLength: number | undefined): Task {
+  if (historyLength !== undefined) task.history = historyLength <= 0 ? [] : task.history.slice(-historyLength)
+  return task
 }
 
 function responseOf(u: AgentExecutionEvent): StreamResponse {

@@ -52,6 +52,8 @@ export interface TaskView {
   /** The run changed the session's shared state (the task then carries the `state` artifact). */
   stateChanged: boolean
   history: Message[]
+  /** The ids of `history`'s messages (a status message is added once; a lookup, not a scan, per event). */
+  historyIds: Set<string>
   /** The run ended (or the message was withdrawn): nothing after `readTo` changes the task. */
   done: boolean
 }
@@ -69,6 +71,7 @@ export function emptyView(entry: TaskEntry): TaskView {
     texts: new Map(),
     stateChanged: false,
     history: [],
+    historyIds: new Set(),
     done: false,
   }
 }
@@ -102,7 +105,10 @@ export function foldEvent(taskId: string, entry: TaskEntry, v: TaskView, e: Stor
     v.state = state
     v.at = e.ts
     v.statusMessage = msg
-    if (msg && !v.history.some((m) => m.messageId === msg.messageId)) v.history.push(msg)
+    if (msg && !v.historyIds.has(msg.messageId)) {
+      v.historyIds.add(msg.messageId)
+      v.history.push(msg)
+    }
   }
   const user = (content: string) => {
     if (!v.seen) v.history.unshift(message(entry.clientMessageId, taskId, ctx, Role.ROLE_USER, [textPart(content)]))

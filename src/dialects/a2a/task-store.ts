@@ -3,6 +3,7 @@ import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server'
 import type { Json, StoredEvent } from '../../core/index.js'
 import { stateArtifact } from './mapping.js'
 import { emptyView, foldEvent, refusalOf, taskOf, type TaskEntry, type TaskView, type Waiting } from './task-fold.js'
+import { copyTask, keptTask } from './running-task.js'
 import type { TaskPosition } from './task-updates.js'
 
 /** Record scope of the task index: task id → `TaskEntry`. */
@@ -53,7 +54,8 @@ export class LogTaskStore implements TaskStore {
   /**
    * The requests carrying out a task on this node (by their call context) and the task as their own result
    * manager built it: the SDK folds each update into what it loads, so it must load its own copy, not the log,
-   * which is ahead of the updates it has yet to process (and would have it apply them twice).
+   * which is ahead of the updates it has yet to process (and would have it apply them twice). Kept and handed out
+   * so that an update costs the same however long the task is (`running-task.ts`).
    */
   private readonly running = new WeakMap<ServerCallContext, Map<string, Task | null>>()
   private readonly pageSize: number
@@ -124,7 +126,7 @@ export class LogTaskStore implements TaskStore {
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     const own = this.running.get(context)?.get(taskId)
-    if (own) return structuredClone(own)
+    if (own) return copyTask(own)
     const memo = await this.folded(taskId)
     if (!memo) return this.unloggedTask(taskId, context)
     if (!this.visible(memo.entry, context)) return undefined
@@ -139,7 +141,7 @@ export class LogTaskStore implements TaskStore {
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const own = this.running.get(context)
     let copy: Task | undefined
-    if (own?.has(task.id)) own.set(task.id, (copy = structuredClone(task)))
+    if (own?.has(task.id)) own.set(task.id, (copy = keptTask(task)))
     const memo = this.memos.get(task.id)
     if (memo && (memo.view.seen || refusalOf(memo.entry))) return // the log (or the record) holds it
     if (!memo && !copy && (await this.folded(task.id))?.view.seen) return

@@ -57,8 +57,13 @@ test('every invalid fixture gets its JSON-RPC code, its id and names the field',
 
 test('ids: string, number and null are kept; a notification is marked so even when invalid', () => {
   const base = { jsonrpc: '2.0', method: 'agent/list' }
-  for (const id of ['abc', 0, -1.5, null])
+  for (const id of ['abc', 0, -7, Number.MAX_SAFE_INTEGER, null])
     assert.deepEqual(classify({ ...base, id }, depth), { kind: 'request', id, method: 'agent/list', params: undefined })
+  // Not ids: a fraction, an integer a JSON number does not hold exactly, a string over 256 characters, anything else.
+  for (const id of [-1.5, 2 ** 53, 'x'.repeat(257), true, [1], { id: 1 }]) {
+    const odd = classify({ ...base, id }, depth)
+    assert.ok(odd.kind === 'invalid' && odd.id === null && odd.error.code === -32600, JSON.stringify(odd))
+  }
   assert.deepEqual(classify(base, depth), { kind: 'notification', method: 'agent/list', params: undefined })
   const bad = classify({ jsonrpc: '2.0', method: 'nope' }, depth)
   assert.ok(bad.kind === 'invalid' && bad.notification && bad.error.code === -32601)
