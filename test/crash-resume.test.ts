@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { HttpAgent, type BaseEvent, type RunAgentInput } from '@ag-ui/client'
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai'
+import { HumaClient, MyAgentClient } from '../src/client/index.js'
 import { spawnServe } from './support/serve-process.js'
 import { startServer } from './harness.js'
 import { assertSchema } from './agui-support.js'
@@ -125,4 +126,35 @@ test('AG-UI after kill -9: GET /agui/threads/:id/events without a seq replays th
   const text = records.flatMap((e) => (e.type === 'TEXT_MESSAGE_CONTENT' ? [String(e.delta)] : [])).join('')
   assert.ok(text.startsWith(seen), `the stored part: ${JSON.stringify(text)}`)
   assert.ok(types.includes('TEXT_MESSAGE_END'), 'the cut message is closed before the error')
+})
+
+// The socket dialects resume by seq, so a cut run's recorded end replays like any event: checked here after a real
+// kill -9 with each dialect's own client (HAI: test/hai-restart.test.ts; A2A's GetTask: test/a2a-durable.test.ts).
+test('MyAgent and HUMA after kill -9: a reconnect with the last seq seen gets the interrupted end', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parlance-crash-'))
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }))
+  const served = await spawnServe(t, ['--store', 'sqlite', '--data', dataDir])
+  const my = await MyAgentClient.connect({ url: served.url })
+  t.after(() => my.close())
+  const mySession = await my.createSession()
+  my.message('slow')
+  for (let i = 0; i < 3; i++) await my.next('agent.partial_answer')
+  const huma = await HumaClient.connect({ url: served.url })
+  t.after(() => huma.close())
+  huma.contextUpdate('go slow')
+  const typing = await huma.nextMessaging('typing_start')
+  await served.kill()
+
+  const second = await startServer({ store: 'sqlite', dataDir })
+  t.after(() => second.close())
+  const myBack = await MyAgentClient.connect({ url: second.url })
+  t.after(() => myBack.close())
+  myBack.reconnect(mySession, my.lastSeq)
+  const failed = await myBack.next('error.execution')
+  assert.match(JSON.stringify(failed), /ERR_EXECUTION_600/)
+  const humaBack = await HumaClient.connect({ url: second.url, sessionId: huma.sessionId, afterSeq: huma.lastSeq })
+  t.after(() => humaBack.close())
+  // HUMA delivers whole messages: the cut one is never sent, and its burst ends "canceled" (as an interrupt's does).
+  const end = await humaBack.nextMessaging('typing_end')
+  assert.deepEqual([end.toolCallId, end.reason], [typing.toolCallId, 'canceled'])
 })
