@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { checkForwardedHeaders, driveEveryDialect, freePort, proxyReady, startParlance } from './deploy-support.js'
+import { checkForwardedHeaders, driveEveryDialect, freePort, proxyReady, startParlance, tokenInUrlsAndProtocols, TOKEN } from './deploy-support.js'
 
 const CADDY = '/usr/bin/caddy'
 
@@ -26,6 +26,7 @@ test('the documented Caddyfile in front of Parlance: every dialect streams throu
   let site = readFileSync(new URL('../deploy/Caddyfile', import.meta.url), 'utf8')
   site = swap(site, 'chat.example.com {', `http://127.0.0.1:${port} {`)
   site = swap(site, 'reverse_proxy 127.0.0.1:8000 {', `reverse_proxy 127.0.0.1:${parlance.port} {`)
+  site = swap(site, 'output file /var/log/caddy/parlance.access.log', `output file ${join(dir, 'access.log')}`)
   writeFileSync(join(dir, 'site.caddy'), site)
   // No admin endpoint, nothing saved outside the temp dir.
   writeFileSync(join(dir, 'Caddyfile'), `{\n\tadmin off\n}\nimport ${join(dir, 'site.caddy')}\n`)
@@ -45,4 +46,12 @@ test('the documented Caddyfile in front of Parlance: every dialect streams throu
 
   await driveEveryDialect(t, url)
   await checkForwardedHeaders(url, parlance.headers, { host: `127.0.0.1:${port}`, forwardedHost: `127.0.0.1:${port}`, proto: 'http' })
+  await tokenInUrlsAndProtocols(url)
+
+  // The Caddyfile's log filter: the token sent in queries, a Referer, a subprotocol or a header never lands in it.
+  const access = readFileSync(join(dir, 'access.log'), 'utf8')
+  assert.match(access, /"uri":"\/inspector\/api\/info"/, 'the request is logged, its query cut off')
+  assert.match(access, /"uri":"\/ws"/)
+  const leaks = access.split('\n').filter((l) => l.includes(TOKEN))
+  assert.deepEqual(leaks, [], "the token reached Caddy's access log")
 })

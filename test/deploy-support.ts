@@ -9,6 +9,7 @@ import { DefaultChatTransport, type UIMessage } from 'ai'
 import { io, type Socket } from 'socket.io-client'
 import { WebSocket } from 'ws'
 import { AguiClient, HaiClient, textOf } from '../src/client/index.js'
+import { bearerProtocols } from '../src/client/socket.js'
 import { createServer, defineAgent, type ParlanceServer } from '../src/index.js'
 import { waitFor } from './support/wait.js'
 
@@ -121,8 +122,8 @@ function humaEvents(socket: Socket): (pred: (e: Record<string, unknown>) => bool
 export async function driveEveryDialect(t: TestContext, url: string, ca?: Buffer): Promise<void> {
   await t.test('HAI over WebSocket', async () => {
     class TrustingWebSocket extends WebSocket {
-      constructor(address: string) {
-        super(address, ca ? { ca } : {})
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, ca ? { ca } : {})
       }
     }
     const c = await HaiClient.connect({ url, token: TOKEN, WebSocket: TrustingWebSocket as never })
@@ -213,6 +214,35 @@ export async function driveEveryDialect(t: TestContext, url: string, ca?: Buffer
     }
     assert.equal(text, 'first last')
   })
+}
+
+/**
+ * Requests that carry the token where a log could see it, each accepted by Parlance through the proxy: the
+ * `?access_token=` query (an EventSource's only way) on HTTP and on a WebSocket, a Referer whose page URL has
+ * it, and the `parlance.bearer` subprotocol a browser's WebSocket offers. The caller then reads the access log.
+ */
+export async function tokenInUrlsAndProtocols(url: string, ca?: Buffer): Promise<void> {
+  const res = await fetch(`${url}/inspector/api/info?access_token=${TOKEN}`, { headers: { referer: `${url}/?access_token=${TOKEN}` } })
+  assert.equal(res.status, 200, 'a token in the query is still accepted')
+  const ws = url.replace(/^http/, 'ws')
+  for (const [address, protocols] of [
+    [`${ws}/ws?access_token=${TOKEN}`, undefined],
+    [`${ws}/ws`, bearerProtocols(TOKEN)],
+  ] as const) {
+    const socket = new WebSocket(address, protocols, ca ? { ca } : {})
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve())
+      socket.once('error', reject)
+    })
+    if (protocols) assert.equal(socket.protocol, 'parlance.bearer')
+    // Accepted: the server keeps it open (a refused token gets close 4401 right after the handshake).
+    socket.send(JSON.stringify({ type: 'user_message', content: 'hi', session_id: `logs-${Date.now()}` }))
+    await new Promise<void>((resolve, reject) => {
+      socket.once('message', () => resolve())
+      socket.once('close', (code) => reject(new Error(`closed ${code}`)))
+    })
+    socket.close()
+  }
 }
 
 /** What the proxy told Parlance: the browser's Host, the client's address set (a forged one dropped), the scheme. */

@@ -3,12 +3,19 @@
 // with `node examples/web/serve.mjs`.
 //
 // Query parameters: `server` (Parlance's URL, default http://127.0.0.1:8000), `token` (when Parlance has auth on:
-// browsers cannot set headers on a WebSocket, so it goes as `access_token`).
+// browsers cannot set headers on a WebSocket, so it goes as the `parlance.bearer` subprotocol, never in the URL).
 const params = new URLSearchParams(location.search)
 const server = new URL(params.get('server') ?? 'http://127.0.0.1:8000')
 const wsUrl = new URL('/ws', server)
 wsUrl.protocol = server.protocol === 'https:' ? 'wss:' : 'ws:'
-if (params.get('token')) wsUrl.searchParams.set('access_token', params.get('token'))
+/** The subprotocols that carry a token from a browser: Parlance answers `parlance.bearer` and reads the other. */
+function bearerProtocols(token) {
+  const b64url = btoa(String.fromCharCode(...new TextEncoder().encode(token)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')
+  return ['parlance.bearer', `parlance.bearer.${b64url}`]
+}
 
 const sessionId = `web-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
 const transcript = document.getElementById('transcript')
@@ -25,7 +32,7 @@ function entry(kind, text) {
   return li
 }
 
-const socket = new WebSocket(wsUrl)
+const socket = params.get('token') ? new WebSocket(wsUrl, bearerProtocols(params.get('token'))) : new WebSocket(wsUrl)
 /** The assistant message being streamed, by message_id. */
 const streaming = new Map()
 

@@ -1,5 +1,6 @@
 import { createInterface, type Interface } from 'node:readline'
 import { HaiClient, type HaiServerMessage } from '../client/index.js'
+import { ConversationModel, type StoredEvent } from '../core/index.js'
 
 /** Options of `parlance chat`. */
 export interface ChatOptions {
@@ -15,6 +16,12 @@ const color = tty && !process.env.NO_COLOR
 const dim = (s: string) => (color ? `\x1b[2m${s}\x1b[0m` : s)
 const bold = (s: string) => (color ? `\x1b[1m${s}\x1b[0m` : s)
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
+/** Reconnects tried after a dropped connection, the first wait, and the longest (doubling in between). */
+const RECONNECTS = 8
+const FIRST_WAIT_MS = 250
+const LONGEST_WAIT_MS = 5_000
+/** Close codes that a retry cannot fix: the token refused, the session another principal's. */
+const FINAL_CLOSES = new Set([4401, 4403])
 
 /** What the next line the user types answers. */
 type Waiting = { kind: 'message' } | { kind: 'approval'; id: string } | { kind: 'tool'; id: string }
@@ -35,15 +42,45 @@ export async function chat(options: ChatOptions): Promise<void> {
   await probe.body?.cancel()
   if (probe.status === 401)
     throw new Error(`${options.url} refused ${options.token ? 'the token' : 'the connection: it needs a token (--token or PARLANCE_TOKEN)'}`)
-  const client = await HaiClient.connect({
-    url: options.url,
-    sessionId: options.sessionId,
-    resumeAfter: options.sessionId ? -1 : undefined,
-    token: options.token,
-  })
+  // An existing session: the conversation so far first, then everything after it (a run still active streams on).
+  const shown = options.sessionId ? await printConversation(options, options.sessionId) : null
+  const connect = (sessionId: string | undefined, after: number | undefined) =>
+    HaiClient.connect({ url: options.url, sessionId, resumeAfter: after, token: options.token })
+  const client = await connect(options.sessionId, options.sessionId ? (shown ?? -1) : undefined)
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty && process.stdin.isTTY === true })
   process.stdout.write(dim(`connected to ${options.url} — session ${client.sessionId} (Ctrl-C cancels a reply, Ctrl-D quits)\n`))
-  return new Session(client, rl).run()
+  return new Session(client, rl, (after) => connect(client.sessionId, after)).run()
+}
+
+/**
+ * Prints session `id`'s messages (read through the inspector API's canonical events, folded as the server folds
+ * them) and returns the last seq shown; null when the API is off or refuses (`--no-inspector`): the caller then
+ * attaches from the active run's start, as before.
+ */
+async function printConversation(options: ChatOptions, id: string): Promise<number | null> {
+  const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined
+  const model = new ConversationModel()
+  let after = 0
+  for (;;) {
+    const res = await fetch(`${options.url}/inspector/api/sessions/${encodeURIComponent(id)}/events?after=${after}&limit=1000`, { headers }).catch(
+      () => null,
+    )
+    if (res?.status === 404 && after === 0) return 0 // a new session: nothing to show
+    if (!res?.ok) {
+      await res?.body?.cancel()
+      process.stdout.write(dim('(the conversation so far is not shown: the server has no inspector API)\n'))
+      return null
+    }
+    const page = (await res.json()) as { events: StoredEvent[]; next: number; more: boolean }
+    for (const e of page.events) model.apply(e)
+    if (page.events.length > 0) after = page.events.at(-1)!.seq
+    if (!page.more) break
+  }
+  for (const m of model.messages) {
+    if (m.role === 'user') process.stdout.write(`${dim('you>')} ${m.content}\n`)
+    else if (m.role === 'assistant' && m.content) process.stdout.write(`${bold('agent>')} ${m.content}\n`)
+  }
+  return after
 }
 
 class Session {
@@ -57,9 +94,16 @@ class Session {
   private frame = 0
   private done!: () => void
 
+  /** False while the connection is down and being re-opened: lines typed meanwhile wait in the queue. */
+  private connected = true
+  private quitting = false
+  /** Highest seq received on any connection: where a reconnect resumes. */
+  private seq = 0
+
   constructor(
-    private readonly client: HaiClient,
+    private client: HaiClient,
     private readonly rl: Interface,
+    private readonly reopen: (afterSeq: number) => Promise<HaiClient>,
   ) {}
 
   run(): Promise<void> {
@@ -72,14 +116,61 @@ class Session {
     // On a terminal readline turns Ctrl-C into 'SIGINT'; with piped stdin the process gets the signal.
     this.rl.on('SIGINT', () => this.onInterrupt())
     process.on('SIGINT', () => this.onInterrupt())
-    void this.client.closed.then(({ code, reason }) => {
-      this.stopSpinner()
-      process.stdout.write(dim(`\nconnection closed (${code}${reason ? ` ${reason}` : ''})\n`))
-      this.quit()
-    })
-    void this.listen()
+    this.watch(this.client)
     this.prompt()
     return finished
+  }
+
+  /** Shows what `client` receives; when it closes unasked, reconnects. */
+  private watch(client: HaiClient): void {
+    void this.listen(client)
+    void client.closed.then(({ code, reason }) => {
+      if (this.quitting || client !== this.client) return
+      this.seq = Math.max(this.seq, client.lastSeq)
+      this.stopSpinner()
+      this.streaming = false
+      const why = `${code}${reason ? ` ${reason}` : ''}`
+      if (FINAL_CLOSES.has(code)) {
+        process.stdout.write(dim(`\nconnection closed (${why})\n`))
+        process.exitCode = 1
+        return this.quit()
+      }
+      process.stdout.write(dim(`\nconnection lost (${why}); reconnecting…\n`))
+      void this.reconnect()
+    })
+  }
+
+  /**
+   * Re-opens the connection with resume (events after the last seq seen), waiting 250 ms, 500 ms, … up to 5 s
+   * between tries, RECONNECTS times; a run the server lost meanwhile (a restart) shows its interrupted end.
+   */
+  private async reconnect(): Promise<void> {
+    this.connected = false
+    let wait = FIRST_WAIT_MS
+    for (let attempt = 1; attempt <= RECONNECTS; attempt++) {
+      await new Promise((r) => setTimeout(r, wait))
+      wait = Math.min(wait * 2, LONGEST_WAIT_MS)
+      if (this.quitting) return
+      try {
+        const client = await this.reopen(this.seq)
+        this.client = client
+        this.connected = true
+        process.stdout.write(dim(`[reconnected, resuming after seq ${this.seq}]\n`))
+        this.watch(client)
+        if (!this.busy && this.queue.length > 0) this.sendNext()
+        else if (this.busy) this.startSpinner()
+        return
+      } catch (err) {
+        process.stdout.write(dim(`[reconnect ${attempt}/${RECONNECTS} failed: ${(err as Error).message}]\n`))
+      }
+    }
+    process.stdout.write(
+      dim(
+        `could not reconnect after ${RECONNECTS} tries; session ${this.client.sessionId} is kept (parlance chat --session ${this.client.sessionId})\n`,
+      ),
+    )
+    process.exitCode = 1
+    this.quit()
   }
 
   private onLine(line: string): void {
@@ -104,11 +195,13 @@ class Session {
     }
     if (!line) return this.prompt()
     this.queue.push(line)
-    if (this.busy) process.stdout.write(dim(`[queued: sent when this reply completes]\n`))
+    if (!this.connected) process.stdout.write(dim(`[queued: sent once reconnected]\n`))
+    else if (this.busy) process.stdout.write(dim(`[queued: sent when this reply completes]\n`))
     else this.sendNext()
   }
 
   private sendNext(): void {
+    if (!this.connected) return
     const line = this.queue.shift()
     if (line === undefined) return this.maybeExit()
     this.busy = true
@@ -137,14 +230,15 @@ class Session {
     this.quit()
   }
 
-  private async listen(): Promise<void> {
+  private async listen(client: HaiClient): Promise<void> {
     for (;;) {
       let m: HaiServerMessage
       try {
-        m = await this.client.next(() => true, 24 * 3600_000)
+        m = await client.next(() => true, 24 * 3600_000)
       } catch {
         return // the socket closed
       }
+      if (typeof m.seq === 'number' && m.seq > this.seq) this.seq = m.seq
       this.show(m)
     }
   }
@@ -212,10 +306,11 @@ class Session {
 
   /** Piped input: exit once every line was sent and answered. */
   private maybeExit(): void {
-    if (this.inputEnded && !this.busy && this.queue.length === 0) this.quit()
+    if (this.inputEnded && !this.busy && this.queue.length === 0 && this.connected) this.quit()
   }
 
   private quit(): void {
+    this.quitting = true
     this.stopSpinner()
     this.client.close()
     this.rl.close()

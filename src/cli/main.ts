@@ -59,10 +59,11 @@ environment: PORT, LOG_LEVEL (pino level, default info), PARLANCE_TOKEN, PARLANC
 const CHAT_USAGE = `usage: parlance chat [options]
 
 Talks to a running server over HAI in the terminal: streams replies, asks for approvals and client tool results.
+A dropped connection is re-opened with resume (8 tries over about 25 s), so a restart loses nothing said.
 
 options:
   --url URL       the server (default http://127.0.0.1:$PORT, else :8000)
-  --session ID    continue a session (default: a new one)
+  --session ID    continue a session, printing the conversation so far (default: a new one)
   --token TOKEN   the server's bearer token (env PARLANCE_TOKEN)
   --help, --version
 

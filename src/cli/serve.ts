@@ -174,7 +174,9 @@ export async function serve(options: ServeOptions): Promise<void> {
       `  HAI:     ${ws}/ws\n  AG-UI:   POST ${url}/agui\n  HUMA:    Socket.IO ${url}/socket.io/\n  MyAgent: ${ws}/myagent\n  HugAI:   ${ws}/rpc, POST ${url}/rpc\n  AI SDK:  POST ${url}/api/chat\n  MCP:     ${url}/mcp\n  A2A:     POST ${url}/a2a (card: ${url}/.well-known/agent-card.json)\n` +
       `  health:  ${url}/healthz  metrics: ${url}/metrics\n` +
       `  browser: ${server.originPolicy} (--allow-origin, --allow-host)\n` +
-      (options.token ? '  auth:    bearer token required (Authorization: Bearer …, ?access_token=…, Socket.IO auth.token)\n' : ''),
+      (options.token
+        ? '  auth:    bearer token required (Authorization: Bearer …, browser WebSocket: the parlance.bearer subprotocol, Socket.IO auth.token)\n'
+        : ''),
   )
   for (const spec of specs) if (spec.startsWith('agui:')) void warnIfUnreachable(spec.slice('agui:'.length))
   let stopping = false

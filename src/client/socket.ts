@@ -10,19 +10,47 @@ export interface SocketLike {
   onclose: ((ev: { code: number; reason: string }) => void) | null
   onerror: ((ev: unknown) => void) | null
 }
-export type SocketCtor = new (url: string) => SocketLike
+export type SocketCtor = new (url: string, protocols?: string | string[]) => SocketLike
 
 /** The WebSocket constructor: the one given, the global one, else the `ws` package (Node 20). */
 export async function socketCtor(given?: SocketCtor): Promise<SocketCtor> {
   return given ?? (globalThis as { WebSocket?: SocketCtor }).WebSocket ?? ((await import('ws')).WebSocket as unknown as SocketCtor)
 }
 
-/** The ws:// URL for `base` (an http:// base URL gets `path`), with the bearer token as `access_token`. */
-export function socketUrl(base: string, path: string, token?: string): URL {
+/** The ws:// URL for `base` (an http:// base URL gets `path`). The token never goes in it: see `openClient`. */
+export function socketUrl(base: string, path: string): URL {
   const url = new URL(base.replace(/^http/, 'ws'))
   if (url.pathname === '/' || url.pathname === '') url.pathname = path
-  if (token) url.searchParams.set('access_token', token)
   return url
+}
+
+/**
+ * The subprotocols that carry a bearer token where headers cannot go (a browser's WebSocket): `parlance.bearer`,
+ * which the server answers with, and `parlance.bearer.<token as base64url>`, which it reads and never echoes.
+ */
+export function bearerProtocols(token: string): string[] {
+  const bytes = new TextEncoder().encode(token)
+  let bin = ''
+  for (const b of bytes) bin += String.fromCharCode(b)
+  const b64url = btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return ['parlance.bearer', `parlance.bearer.${b64url}`]
+}
+
+/** True under Node, where the `ws` package can send headers (a browser's WebSocket cannot). */
+const inNode = (): boolean => typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string'
+
+/**
+ * A WebSocket to `url`, with the bearer token (if any) out of the URL: under Node, the `ws` package sends it as
+ * `Authorization: Bearer`; a browser's WebSocket, or one passed in, offers it as a subprotocol (`bearerProtocols`).
+ */
+async function newSocket(options: { WebSocket?: SocketCtor; token?: string }, url: URL): Promise<SocketLike> {
+  const { token } = options
+  if (token && !options.WebSocket && inNode()) {
+    const { WebSocket: WS } = await import('ws')
+    return new WS(url, { headers: { authorization: `Bearer ${token}` } }) as unknown as SocketLike
+  }
+  const Ctor = await socketCtor(options.WebSocket)
+  return token ? new Ctor(url.toString(), bearerProtocols(token)) : new Ctor(url.toString())
 }
 
 /**
@@ -31,12 +59,11 @@ export function socketUrl(base: string, path: string, token?: string): URL {
  * arrive in the same tick as 'open'.
  */
 export async function openClient<C extends { tap?: WireTap }>(
-  options: { WebSocket?: SocketCtor; tap?: WireTap },
+  options: { WebSocket?: SocketCtor; tap?: WireTap; token?: string },
   url: URL,
   make: (socket: SocketLike) => C,
 ): Promise<C> {
-  const Ctor = await socketCtor(options.WebSocket)
-  const socket = new Ctor(url.toString())
+  const socket = await newSocket(options, url)
   const client = make(socket)
   client.tap = options.tap
   await opened(socket, url)

@@ -12,7 +12,7 @@ import type { ClusterPort } from '../session/cluster.js'
 import { EventStore, createMemoryStore, type StoreBackend } from '../store/index.js'
 import { redisKeys } from '../store/redis/keys.js'
 import { WsTransport } from '../transports/ws.js'
-import { bearerToken, makeAuthenticator, principalOf } from './auth.js'
+import { bearerCredential, makeAuthenticator, principalOf, selectProtocol } from './auth.js'
 import type { Endpoint, EndpointDeps } from '../binding/index.js'
 import { capabilitiesOf } from '../binding/dialect.js'
 import { withDialects } from '../dialects/registry.js'
@@ -172,6 +172,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     maxOutboundBufferBytes: limits.maxOutboundBufferBytes,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     clientAddress,
+    handleProtocols: selectProtocol,
   })
 
   // Cluster: one key for every node (kept in Redis), so an export signed by one node is accepted by another.
@@ -194,6 +195,19 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     if (p !== null) principals.set(req, p)
     else metrics.authFailures.inc()
     return p
+  }
+  // A token in the query still works (an EventSource can send it no other way), but URLs land in access logs.
+  let warnedQueryToken = false
+  const tokenOf = (req: IncomingMessage, url: URL): string | null => {
+    const c = bearerCredential(req, url)
+    if (c?.source === 'query' && !warnedQueryToken) {
+      warnedQueryToken = true
+      log.warn(
+        { path: url.pathname },
+        'a client sent its token as ?access_token= (deprecated: URLs end up in access logs); send Authorization: Bearer, or from a browser WebSocket the parlance.bearer subprotocol (docs/deploy.md)',
+      )
+    }
+    return c?.token ?? null
   }
   const dialects = withDialects(options.dialects)
   const capabilities = capabilitiesOf(dialects)
@@ -249,7 +263,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
         ...(cluster ? { node: { id: cluster.nodeId, leaseMs: cluster.leaseMs } } : {}),
       })
     }
-    const principal = auth === null ? ANONYMOUS : await authenticate(req, bearerToken(req, url))
+    const principal = auth === null ? ANONYMOUS : await authenticate(req, tokenOf(req, url))
     if (principal === null && (url.pathname !== '/metrics' || protectMetrics)) {
       const message = 'missing or invalid credentials: send Authorization: Bearer <token>'
       for (const e of endpoints) if (e.unauthorized?.(req, res, url, message)) return
@@ -283,7 +297,7 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     if (auth === null || ownUpgrades.some((p) => url.pathname.startsWith(p))) return upgrade(req, socket, head, url)
     const onError = () => socket.destroy()
     socket.on('error', onError)
-    void authenticate(req, bearerToken(req, url)).then((p) => {
+    void authenticate(req, tokenOf(req, url)).then((p) => {
       socket.off('error', onError)
       if (socket.destroyed) return
       // WebSocket clients learn why from the close frame (4401), which browsers expose and HTTP 401 is not.

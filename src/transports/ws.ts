@@ -17,6 +17,8 @@ export interface WsTransportOptions {
   heartbeatIntervalMs?: number
   /** The client address of an upgrade request. @default the socket's remote address */
   clientAddress?: (req: IncomingMessage) => string
+  /** The subprotocol an upgrade is answered with, from those the client offered (`ws`'s `handleProtocols`). @default the first */
+  handleProtocols?: (offered: Set<string>, req: IncomingMessage) => string | false
 }
 
 /** A frame the WebSocket transport writes: text, or text already converted to UTF-8 bytes (sent as a text frame). */
@@ -59,7 +61,12 @@ export class WsTransport {
   private tickSlot = 0
 
   constructor(private readonly options: WsTransportOptions) {
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: options.hardMaxPayloadBytes, perMessageDeflate: false })
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.hardMaxPayloadBytes,
+      perMessageDeflate: false,
+      ...(options.handleProtocols ? { handleProtocols: options.handleProtocols } : {}),
+    })
     const interval = options.heartbeatIntervalMs ?? 15_000
     if (interval > 0) {
       const n = Math.max(1, Math.min(HEARTBEAT_SLOTS, Math.floor(interval / MIN_TICK_MS)))

@@ -4,6 +4,7 @@ import {
   answerErrors,
   branchEdits,
   carryOut,
+  cutRun,
   httpStatuses,
   readBody,
   runAnswering,
@@ -142,9 +143,11 @@ async function resumeStream(deps: EndpointDeps, req: IncomingMessage, res: Serve
   const raw = url.searchParams.get('after') ?? (req.headers['last-event-id'] as string | undefined) ?? null
   if (raw !== null && !/^\d{1,15}$/.test(raw))
     throw new ParlanceError('invalid_message', '"after" must be a non-negative integer (a seq)', { field: 'after' })
-  const start = session.activeRunStartSeq
+  // Without a seq: the active run from its start, or the last run if a stop cut it off lately (its RUN_ERROR shows it).
+  const cut = raw === null && session.activeRunId === null ? await cutRun(session, deps.limits.sessionIdleMs) : null
+  const start = session.activeRunStartSeq ?? cut?.startSeq ?? null
   const after = raw !== null ? Number(raw) : start !== null ? start - 1 : session.lastSeq
-  const runId = url.searchParams.get('runId') ?? session.activeRunId ?? `replay_${after}`
+  const runId = url.searchParams.get('runId') ?? session.activeRunId ?? cut?.runId ?? `replay_${after}`
   stream(deps, res, session, after, { threadId, runId }, null)
 }
 

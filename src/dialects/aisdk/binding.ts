@@ -4,6 +4,7 @@ import {
   answerErrors,
   branchEdits,
   carryOut,
+  cutRun,
   httpStatuses,
   readBody,
   runAnswering,
@@ -28,7 +29,8 @@ const STREAM_ROUTE = /^\/api\/chat\/([^/]{1,256})\/stream$/
 
 /**
  * The Vercel AI SDK UI message stream (v1): `POST /api/chat` and `/api/chat/:agent` take `useChat`'s body,
- * `GET /api/chat/:id/stream` re-attaches to the chat's active stream (what `resume: true` asks), 204 when none.
+ * `GET /api/chat/:id/stream` re-attaches to the chat's active stream (what `resume: true` asks), or to its last run
+ * when a stop cut it off within the session idle window (its stored part, then `error` and `finish`), 204 when none.
  */
 export const aisdkDialect: Dialect = { name: 'aisdk', capabilities, mount: (deps) => aisdkEndpoint(deps) }
 
@@ -87,8 +89,11 @@ async function reattach(deps: EndpointDeps, req: IncomingMessage, res: ServerRes
   })
   if (session === null) return void res.writeHead(204).end()
   const startSeq = session.activeRunStartSeq
-  if (startSeq === null) return void res.writeHead(204).end()
-  respond(deps, res, session, startSeq - 1, session.activeRunId)
+  if (startSeq !== null) return respond(deps, res, session, startSeq - 1, session.activeRunId)
+  // A run a crash or restart cut off: without this the UI would keep its half answer as if it had ended well.
+  const cut = await cutRun(session, deps.limits.sessionIdleMs)
+  if (cut === null) return void res.writeHead(204).end()
+  respond(deps, res, session, cut.startSeq - 1, cut.runId)
 }
 
 /** The run answering the request's last message, when that is the session's last user turn, sent again as it is. */

@@ -16,7 +16,7 @@ export interface HaiClientOptions {
   history?: boolean
   /** WebSocket implementation; defaults to the global one, else the `ws` package. */
   WebSocket?: SocketCtor
-  /** Bearer token for a server started with auth; sent as `access_token` (browsers cannot set WebSocket headers). */
+  /** Bearer token for a server started with auth: `Authorization` under Node, the `parlance.bearer` subprotocol in a browser. */
   token?: string
   /** Sees every frame sent and received (parsed JSON). */
   tap?: WireTap
@@ -58,7 +58,7 @@ export class HaiClient {
   /** Opens a connection. */
   static async connect(options: HaiClientOptions): Promise<HaiClient> {
     const sessionId = options.sessionId ?? globalThis.crypto.randomUUID()
-    const url = socketUrl(options.url, '/ws', options.token)
+    const url = socketUrl(options.url, '/ws')
     if (options.resumeAfter !== undefined) {
       url.searchParams.set('session_id', sessionId)
       if (options.resumeAfter >= 0) url.searchParams.set('after', String(options.resumeAfter))

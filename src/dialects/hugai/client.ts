@@ -61,7 +61,7 @@ export class HugaiClient {
 
   /** Opens a WebSocket to the hub's `/rpc` (call `initialize` next). */
   static async connect(options: HugaiClientOptions): Promise<HugaiClient> {
-    return openClient(options, socketUrl(options.url, '/rpc', options.token), (socket) => new HugaiClient(socket))
+    return openClient(options, socketUrl(options.url, '/rpc'), (socket) => new HugaiClient(socket))
   }
 
   /** Calls a method; rejects with RpcError on an error response. */

@@ -8,7 +8,7 @@ export type { MyAgentServerEvent, MyAgentServerEventName, MyAgentServerEventOf }
 export interface MyAgentClientOptions {
   /** Server base URL (`http://127.0.0.1:8000`) or the full `ws://…/myagent` URL. */
   url: string
-  /** Bearer token for a server started with auth (sent as `access_token`). */
+  /** Bearer token for a server started with auth: `Authorization` under Node, the `parlance.bearer` subprotocol in a browser. */
   token?: string
   WebSocket?: SocketCtor
   /** Sees every frame sent and received (parsed JSON). */
@@ -46,7 +46,7 @@ export class MyAgentClient {
 
   /** Connects and waits for `system.connected`. */
   static async connect(options: MyAgentClientOptions): Promise<MyAgentClient> {
-    const client = await openClient(options, socketUrl(options.url, '/myagent', options.token), (socket) => new MyAgentClient(socket))
+    const client = await openClient(options, socketUrl(options.url, '/myagent'), (socket) => new MyAgentClient(socket))
     await client.next('system.connected')
     return client
   }
