@@ -169,10 +169,23 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
           w.activeRunId === r.activeRunId &&
           r.updatedAt - w.updatedAt < RECORD_REFRESH_MS
         if (!unchanged) {
-          st.upsertSession.run(r.id, r.agent, r.owner, r.createdAt, r.updatedAt, r.lastSeq, r.activeRunId)
+          const seq = r.stateSeq ?? null
+          st.upsertSession.run(
+            r.id,
+            r.agent,
+            r.owner,
+            r.createdAt,
+            r.updatedAt,
+            r.lastSeq,
+            r.activeRunId,
+            seq,
+            seq,
+            w === undefined && seq === null ? lastSeqOf(r.id) : null,
+          )
           records.push(r)
         }
-        if (r.state !== undefined) st.updateState.run(JSON.stringify(r.state), r.id)
+        const state = r.stateJson ?? (r.state !== undefined ? JSON.stringify(r.state) : undefined)
+        if (state !== undefined) st.updateState.run(state, r.stateSeq ?? r.lastSeq, r.id)
         if (r.messages !== undefined) {
           // Only what changed: the history past the entries this session's earlier writes stored unchanged.
           const kept = Math.min(r.messagesKept ?? 0, r.messages.length)
