@@ -4,7 +4,7 @@ import { defineAgent } from '../agent-api/index.js'
 import { DEFAULT_LIMITS, ParlanceError, type StoredEvent } from '../core/index.js'
 import { createMemoryStore, EventStore } from '../store/index.js'
 import { SessionManager } from './session-manager.js'
-import { RAW_EVENTS } from './subscription.js'
+import { RAW_EVENTS, type Subscriber } from './subscription.js'
 
 test('maxStateBytes: a setState or a patch past it throws frame_too_large to the agent; nothing is stored, the state is as before', async () => {
   const outcomes: string[] = []
@@ -38,7 +38,7 @@ test('maxStateBytes: a setState or a patch past it throws frame_too_large to the
   const session = await sessions.open('limit', 'alice')
   const events: StoredEvent[] = []
   await new Promise<void>((resolve) => {
-    session.subscribe({
+    const sub: Subscriber<StoredEvent, null> = {
       codecKey: 'test',
       encoder: RAW_EVENTS,
       view: null,
@@ -47,7 +47,8 @@ test('maxStateBytes: a setState or a patch past it throws frame_too_large to the
         if (frames.some((e) => e.type === 'run.finished' || e.type === 'run.error')) resolve()
         return true
       },
-    })
+    }
+    session.subscribe(sub)
     void session.handle({ type: 'user.message', sessionId: 'limit', content: 'go' })
   })
   assert.deepEqual(
