@@ -25,6 +25,7 @@ import * as paced from './paced.js'
 import * as sdkStreams from './sdk-streams.js'
 import * as a2aGetTask from './a2a-get-task.js'
 import * as telemetry from './telemetry.js'
+import * as statePatch from './state-patch.js'
 
 interface Bench {
   title: string
@@ -49,6 +50,7 @@ const BENCHMARKS: Record<string, Bench> = {
   'sdk-streams': sdkStreams,
   'a2a-get-task': a2aGetTask,
   telemetry,
+  'state-patch': statePatch,
 }
 
 /** Longest one benchmark may take before the runner gives up on it (ms). */
