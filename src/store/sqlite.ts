@@ -169,19 +169,10 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
           w.activeRunId === r.activeRunId &&
           r.updatedAt - w.updatedAt < RECORD_REFRESH_MS
         if (!unchanged) {
+          // A row this process has not written may be an older version's (state_seq null): see upsertSession.
           const seq = r.stateSeq ?? null
-          st.upsertSession.run(
-            r.id,
-            r.agent,
-            r.owner,
-            r.createdAt,
-            r.updatedAt,
-            r.lastSeq,
-            r.activeRunId,
-            seq,
-            seq,
-            w === undefined && seq === null ? lastSeqOf(r.id) : null,
-          )
+          const older = w === undefined && seq === null ? lastSeqOf(r.id) : null
+          st.upsertSession.run(r.id, r.agent, r.owner, r.createdAt, r.updatedAt, r.lastSeq, r.activeRunId, seq, seq, older)
           records.push(r)
         }
         const state = r.stateJson ?? (r.state !== undefined ? JSON.stringify(r.state) : undefined)
