@@ -28,6 +28,7 @@ import * as sdkStreams from './sdk-streams.js'
 import * as a2aGetTask from './a2a-get-task.js'
 import * as telemetry from './telemetry.js'
 import * as longAnswer from './long-answer.js'
+import * as statePatch from './state-patch.js'
 
 interface Bench {
   title: string
@@ -55,6 +56,7 @@ const BENCHMARKS: Record<string, Bench> = {
   'openai-stream': openaiStream,
   telemetry,
   'long-answer': longAnswer,
+  'state-patch': statePatch,
 }
 
 /** Longest one benchmark may take before the runner gives up on it (ms). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import type { EventBody, HistoryMessage, Json, StoredEvent } from '../src/core/index.js'
-import { forkSession, type SessionWrite, type StoreBackend } from '../src/store/index.js'
+import { forkSession, loadSession, type SessionWrite, type StoreBackend } from '../src/store/index.js'
 import { ConversationModel, ParlanceError } from '../src/core/index.js'
 
 /** A stored event of `sessionId` at `seq` (a custom event carrying `value`, unless a body is given). */
@@ -89,6 +89,7 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
       lastSeq: 0,
       activeRunId: null,
       state: {},
+      stateSeq: 0,
       messages: [],
       queue: [],
       forkedFrom: null,
@@ -119,6 +120,36 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
     assert.deepEqual(stored, m('x'))
   })
 
+  test(`${name} store: the state is a snapshot as of stateSeq; loadSession folds the state events after it`, async (t) => {
+    const s = await open(t)
+    const bodies: EventBody[] = [
+      { type: 'state.snapshot', snapshot: { items: { a: 1 }, list: [] } },
+      { type: 'state.delta', patch: [{ op: 'replace', path: '/items/a', value: 2 }] },
+      { type: 'text.start', messageId: 'm1' },
+      { type: 'state.delta', patch: [{ op: 'add', path: '/list/-', value: { x: 1 } }] },
+    ]
+    const events = bodies.map((b, i) => ev('s1', i + 1, b))
+    // Snapshot at 1 (as a session writes it: JSON text), then two commits with no snapshot: the log has them.
+    await s.commit({ events: events.slice(0, 1), sessions: [rec('s1', { lastSeq: 1, stateJson: '{"items":{"a":1},"list":[]}', stateSeq: 1 })] })
+    await s.commit({ events: events.slice(1, 3), sessions: [rec('s1', { lastSeq: 3 })] })
+    await s.commit({ events: events.slice(3), sessions: [rec('s1', { lastSeq: 4 })] })
+    const raw = await s.getSession('s1')
+    assert.deepEqual([raw?.state, raw?.stateSeq, raw?.lastSeq], [{ items: { a: 1 }, list: [] }, 1, 4])
+    const loaded = await loadSession(s, 's1')
+    assert.deepEqual([loaded?.state, loaded?.stateSeq], [{ items: { a: 2 }, list: [{ x: 1 }] }, 1])
+    // The stored events are unchanged by the fold (the memory store keeps them by reference).
+    assert.deepEqual((await s.readEvents('s1', 0, 10)).map((e) => e.type === 'state.snapshot' && e.snapshot)[0], { items: { a: 1 }, list: [] })
+    // A new snapshot; then a write saying it is still current at a later seq (no state event since).
+    await s.commit({ events: [], sessions: [rec('s1', { lastSeq: 4, stateJson: JSON.stringify(loaded!.state), stateSeq: 4 })] })
+    await s.commit({
+      events: [ev('s1', 5, { type: 'text.end', messageId: 'm1' })],
+      sessions: [rec('s1', { lastSeq: 5, stateSeq: 5, updatedAt: 9000 })],
+    })
+    const now = await s.getSession('s1')
+    assert.deepEqual([now?.state, now?.stateSeq], [{ items: { a: 2 }, list: [{ x: 1 }] }, 5])
+    assert.deepEqual((await loadSession(s, 's1'))?.state, now?.state)
+  })
+
   test(`${name} store: upsert keeps state/messages omitted by a later write, and the first createdAt and owner`, async (t) => {
     const s = await open(t)
     const messages: HistoryMessage[] = [
@@ -140,6 +171,7 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
       lastSeq: 7,
       activeRunId: 'run_9',
       state: { count: 1 },
+      stateSeq: 0,
       messages,
       queue: [],
       forkedFrom: null,

@@ -27,7 +27,10 @@ export type {
 } from './events.js'
 export { ON_BUSY, onBusyOf } from './commands.js'
 export type { ClientToolSpec, Command, CommandType, OnBusy } from './commands.js'
-export { ConversationModel, applyPatch } from './reduce.js'
+export { ConversationModel, applyPatch, catchUpState, foldState } from './reduce.js'
+export type { StateSince } from './reduce.js'
+export { jsonBytes, patchInPlace } from './json-patch.js'
+export type { Patched } from './json-patch.js'
 export type { BatchEncoder, Codec, DecodeLimits, Decoded, Encoded, RequestCodec, SseRunFormat } from './codec.js'
 export type { CloseReason, Connection } from './connection.js'
 export {

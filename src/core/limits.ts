@@ -30,6 +30,7 @@ export interface Limits {
   stateExportTtlMs: number
   reconnectWindowMs: number
   ackBufferEvents: number
+  maxStateBytes: number
 }
 
 /** Defaults for every limit and timeout; all are overridable through server options. */
@@ -110,4 +111,9 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   ackBufferEvents: 4096,
   /** Events read per page when replaying from the store. */
   replayPageSize: 5000,
+  /**
+   * Largest shared state a session may hold, as JSON (UTF-8 bytes): a `setState` or patch past it is refused
+   * (`frame_too_large`, nothing stored). Below `maxOutboundBufferBytes`, so a snapshot of it can always be sent.
+   */
+  maxStateBytes: 4 * 1024 * 1024,
 }

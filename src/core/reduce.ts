@@ -1,4 +1,3 @@
-import fjp, { type Operation } from 'fast-json-patch'
 import {
   addUsage,
   toolResultText,
@@ -7,17 +6,70 @@ import {
   type Json,
   type PatchOp,
   type QueuedMessage,
+  type StoredEvent,
   type TokenUsage,
 } from './events.js'
 import { ParlanceError } from './errors.js'
+import { jsonBytes, ownedCopy, patchInPlace } from './json-patch.js'
 
-/** Applies an RFC 6902 patch without touching `doc`; throws `invalid_message` on a bad patch. */
+/** Applies an RFC 6902 patch to a copy of `doc` (O(doc): for tests and one-off use); throws `invalid_message` on a bad patch. */
 export function applyPatch(doc: Json, patch: readonly PatchOp[]): Json {
-  try {
-    return fjp.applyPatch(doc, patch as Operation[], true, false).newDocument
-  } catch (err) {
-    throw new ParlanceError('invalid_message', `invalid JSON Patch: ${(err as Error).message}`, undefined, { cause: err })
+  return patchInPlace(structuredClone(doc), patch, 0).doc
+}
+
+/**
+ * Folds a state event into `state` (in place: `state` must be a document nobody else holds) and returns the
+ * new state; other events leave it as it is. What a reader of a stored state snapshot applies to the events
+ * after it (`stateSeq`).
+ */
+export function foldState(state: Json, e: EventBody): Json {
+  if (e.type === 'state.snapshot') return ownedCopy(e.snapshot).value as Json
+  if (e.type === 'state.delta') return patchInPlace(state, e.patch, 0).doc
+  return state
+}
+
+/**
+ * The state as of `toSeq`, from `state` as of `fromSeq` (a stored snapshot, in place) and the events between,
+ * read a page at a time through `read`. Throws `internal` when some of those events are no longer stored.
+ */
+export async function catchUpState(
+  read: (sessionId: string, afterSeq: number, limit: number) => Promise<readonly StoredEvent[]>,
+  sessionId: string,
+  state: Json,
+  fromSeq: number,
+  toSeq: number,
+): Promise<Json> {
+  for (let after = fromSeq; after < toSeq;) {
+    const page = await read(sessionId, after, Math.min(1000, toSeq - after))
+    if (page.length === 0 || page[0]!.seq !== after + 1) {
+      throw new ParlanceError('internal', `session ${sessionId}: the events after its state snapshot (seq ${after + 1} on) are no longer stored`, {
+        sessionId,
+      })
+    }
+    for (const e of page) {
+      if (e.seq > toSeq) break
+      state = foldState(state, e)
+      after = e.seq
+    }
   }
+  return state
+}
+
+/** Refuses a state that would pass `maxStateBytes`. */
+function tooLarge(bytes: number, max: number, what: string): ParlanceError {
+  return new ParlanceError(
+    'frame_too_large',
+    `${what} would make the shared state ${bytes.toLocaleString('en-US')} bytes of JSON, over the limit of ${max.toLocaleString('en-US')} (limits.maxStateBytes); nothing was changed or stored`,
+    { limit: 'maxStateBytes', maxStateBytes: max, stateBytes: bytes },
+  )
+}
+
+/** How far the state has moved since its last snapshot was written to the store (see `Session.record`). */
+export interface StateSince {
+  /** State events folded since the snapshot. */
+  events: number
+  /** Their JSON size (the patches', or a replacement's): a snapshot is due once it reaches the state's own. */
+  bytes: number
 }
 
 /**
@@ -27,7 +79,17 @@ export function applyPatch(doc: Json, patch: readonly PatchOp[]): Json {
  */
 export class ConversationModel {
   messages: HistoryMessage[]
+  /**
+   * The shared state, changed in place by each patch (a patch costs the values it touches, not the state):
+   * read it, never keep it across a change or mutate it.
+   */
   state: Json
+  /** The state's JSON size (UTF-8 bytes): exact when loaded or snapshot, else kept by difference per patch. */
+  stateBytes: number
+  /** State changes since the state was last written whole (`snapshotWritten`). */
+  readonly stateSince: StateSince = { events: 0, bytes: 0 }
+  /** The last event the store's copy of the state includes, as far as this model knows (set by the session). */
+  stateSeq = 0
   /** Messages waiting for a run of their own (the `enqueue` policy), oldest first. */
   queue: QueuedMessage[]
   /** Tokens the session's model calls used (`usage` events), summed since the session was loaded. */
@@ -44,12 +106,17 @@ export class ConversationModel {
   constructor(messages: HistoryMessage[] = [], state: Json = {}, queue: QueuedMessage[] = []) {
     this.messages = messages
     this.state = state
+    this.stateBytes = jsonBytes(state)
     this.queue = queue
     this.messagesKept = messages.length
   }
 
-  /** Folds one event in; throws `invalid_message` (and changes nothing) on a bad state patch. */
-  apply(e: EventBody): void {
+  /**
+   * Folds one event in; throws (and changes nothing) on a bad state patch (`invalid_message`) or a state that
+   * would pass `maxStateBytes` (`frame_too_large`; checked only when given: a writer's new events, never the
+   * log being read back).
+   */
+  apply(e: EventBody, maxStateBytes?: number): void {
     switch (e.type) {
       case 'message.user':
         this.push({ id: e.messageId, role: 'user', content: e.content })
@@ -132,14 +199,26 @@ export class ConversationModel {
           error: e.type === 'tool.error' ? e.error : `cancelled: ${e.reason}`,
         })
         return
-      case 'state.snapshot':
-        this.state = e.snapshot
-        this.stateDirty = true
+      case 'state.snapshot': {
+        // A copy: the state is patched in place later, and must never change the event that carried it.
+        const next = ownedCopy(e.snapshot)
+        if (maxStateBytes !== undefined && next.bytes > maxStateBytes) throw tooLarge(next.bytes, maxStateBytes, 'this state')
+        this.state = next.value as Json
+        this.stateBytes = next.bytes
+        this.stateChanged(next.bytes)
         return
-      case 'state.delta':
-        this.state = applyPatch(this.state, e.patch)
-        this.stateDirty = true
+      }
+      case 'state.delta': {
+        const done = patchInPlace(this.state, e.patch, this.stateBytes)
+        if (maxStateBytes !== undefined && done.bytes > maxStateBytes) {
+          done.undo()
+          throw tooLarge(done.bytes, maxStateBytes, 'this patch')
+        }
+        this.state = done.doc
+        this.stateChanged(done.patchBytes)
+        this.stateBytes = done.bytes
         return
+      }
       case 'usage':
         this.usage = addUsage(this.usage, e)
         return
@@ -162,6 +241,19 @@ export class ConversationModel {
     this.stateDirty = this.messagesDirty = this.queueDirty = false
     this.messagesKept = this.messages.length
     return d
+  }
+
+  private stateChanged(bytes: number): void {
+    this.stateDirty = true
+    this.stateSince.events++
+    this.stateSince.bytes += bytes
+  }
+
+  /** The state was written whole (serialized as `json`): its size is exact again, and nothing is pending. */
+  snapshotWritten(json: string): void {
+    this.stateBytes = Buffer.byteLength(json)
+    this.stateSince.events = 0
+    this.stateSince.bytes = 0
   }
 
   /** Takes message `id` out of the queue (its run started, or it was withdrawn). */

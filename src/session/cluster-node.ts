@@ -1,5 +1,5 @@
 import { ParlanceError, type Command, type Limits, type Principal, type SessionId, type StoredEvent } from '../core/index.js'
-import type { SessionRecord } from '../store/index.js'
+import { loadSession, type SessionRecord } from '../store/index.js'
 import type { ClusterPort, ForwardedCommand, ForwardOutcome } from './cluster.js'
 import { closingEvents, forkCutMessage, runEvents } from './recover.js'
 import type { Placement, PlacementHost } from './placement.js'
@@ -154,7 +154,7 @@ export class ClusterNode implements Placement {
 
   /** The store refused a session's writes: reload its record and carry on as a replica. */
   async resync(session: Session): Promise<void> {
-    const record = await this.host.store.backend.getSession(session.id).catch(() => undefined)
+    const record = await loadSession(this.host.store.backend, session.id).catch(() => undefined)
     if (record) await session.replica?.resync(record)
   }
 
@@ -216,12 +216,12 @@ export class ClusterNode implements Placement {
     const early: StoredEvent[][] = []
     await cluster.watch(id, (events) => (session ? session.replica?.follow(events) : early.push(events)))
     try {
-      let record = await backend.getSession(id)
+      let record = await loadSession(backend, id)
       if (!record) {
         if (opts.create === false) throw new ParlanceError('not_found', `no session ${id}`, { sessionId: id })
         const fresh = await this.host.newRecord(id, principal, opts)
         if (await cluster.acquire(id)) {
-          record = await backend.getSession(id)
+          record = await loadSession(backend, id)
           if (!record) {
             session = new Session(this.host.deps, fresh, { writer: true })
             this.host.store.touch(session)
@@ -231,7 +231,7 @@ export class ClusterNode implements Placement {
           // Another node is creating it right now: wait for its record.
           for (let i = 0; i < 20 && !record; i++) {
             await new Promise((r) => setTimeout(r, 25))
-            record = await backend.getSession(id)
+            record = await loadSession(backend, id)
           }
           if (!record) throw new ParlanceError('unavailable', `session ${id} is being created on another node; try again`, { sessionId: id })
         }
@@ -250,7 +250,7 @@ export class ClusterNode implements Placement {
     if (!record.activeRunId) return new Session(this.host.deps, record, { writer: false })
     if (await this.port.acquire(record.id)) {
       // Nobody runs it any more (its node died): take it over and end the run.
-      const fresh = (await this.host.store.backend.getSession(record.id)) ?? record
+      const fresh = (await loadSession(this.host.store.backend, record.id)) ?? record
       const closing = fresh.activeRunId ? await closingEvents(read, fresh.id, fresh.activeRunId, fresh.lastSeq) : []
       return new Session(this.host.deps, fresh, { writer: true, closing, interruptedMessage: forkCutMessage(fresh) ?? ORPHANED })
     }

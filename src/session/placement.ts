@@ -1,5 +1,5 @@
 import { ParlanceError, type Principal, type SessionId } from '../core/index.js'
-import type { EventStore, SessionRecord } from '../store/index.js'
+import { loadSession, type EventStore, type SessionRecord } from '../store/index.js'
 import { closingEvents, forkCutMessage } from './recover.js'
 import type { SessionDeps } from './deps.js'
 import { Session } from './session.js'
@@ -48,7 +48,7 @@ export class LocalPlacement implements Placement {
   /** Loads from the store, ending a run the record shows active (the process stopped) as interrupted; else creates it. */
   async load(id: SessionId, principal: Principal, opts: OpenOptions): Promise<Session> {
     const { store, deps } = this.host
-    const record = await store.backend.getSession(id)
+    const record = await loadSession(store.backend, id)
     if (record) {
       const closing = record.activeRunId
         ? await closingEvents((sid, after, limit) => store.read(sid, after, limit), id, record.activeRunId, record.lastSeq)

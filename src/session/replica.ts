@@ -1,8 +1,9 @@
-import { ConversationModel, isRunEnd, ParlanceError, type Command, type StoredEvent } from '../core/index.js'
+import { isRunEnd, ParlanceError, type Command, type StoredEvent } from '../core/index.js'
 import type { SessionRecord } from '../store/index.js'
 import type { ForwardOutcome } from './cluster.js'
 import type { Role } from './role.js'
 import type { Session } from './session.js'
+import { modelOf } from './state-snapshot.js'
 
 /**
  * The replica role of a session (cluster mode): another node writes it; this one follows its committed events
@@ -101,7 +102,7 @@ export class Replica implements Role {
           if (page.length === 0) break
           this.s.advance(page)
         }
-        this.s.model = new ConversationModel(record.messages, record.state, record.queue)
+        this.s.model = modelOf(record)
         this.remote = record.activeRunId ? { id: record.activeRunId, startSeq: this.remote?.startSeq ?? record.lastSeq } : null
       })
       .catch(() => {})

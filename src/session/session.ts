@@ -1,5 +1,5 @@
 import {
-  ConversationModel,
+  type ConversationModel,
   stringOf,
   type Command,
   type OnBusy,
@@ -14,6 +14,7 @@ import type { ForwardOutcome } from './cluster.js'
 import type { SessionDeps, SessionOptions } from './deps.js'
 import { confirmsDelivery } from './messaging.js'
 import { Replica } from './replica.js'
+import { modelOf, STATE_SNAPSHOT_EVENTS, stateWrite } from './state-snapshot.js'
 import type { Role } from './role.js'
 import type { AbortCode } from './run.js'
 import { Subscription, whenUncongested, type EncodeCache, type Subscriber } from './subscription.js'
@@ -50,7 +51,7 @@ export class Session implements CommitListener {
     this.forkedFrom = record.forkedFrom ?? null
     this.agentName = record.agent
     this.seq = this.committed = record.lastSeq
-    this.model = new ConversationModel(record.messages, record.state, record.queue)
+    this.model = modelOf(record)
     const writer = opts.writer ?? true
     const active = record.activeRunId
     this.role = writer ? new Writer(this) : new Replica(this, active ? { id: active, startSeq: opts.runStartSeq ?? record.lastSeq + 1 } : null)
@@ -189,7 +190,7 @@ export class Session implements CommitListener {
    * when the store is backed up and the producer should wait for it.
    */
   append(runId: string, body: EventBody): Promise<void> | undefined {
-    this.model.apply(body) // first: a bad state patch throws before a seq is spent
+    this.model.apply(body, this.deps.limits.maxStateBytes) // first: a bad state patch throws before a seq is spent
     const e = body as StoredEvent
     e.sessionId = this.id
     e.runId = runId
@@ -218,6 +219,8 @@ export class Session implements CommitListener {
   // CommitListener
   record(): SessionWrite {
     const dirty = this.model.takeDirty()
+    const keeps = this.deps.store.backend.keepsEvents
+    const state = stateWrite(this.model, this.seq, keeps ? Math.min(STATE_SNAPSHOT_EVENTS, Math.floor(keeps / 2)) : STATE_SNAPSHOT_EVENTS)
     return {
       id: this.id,
       agent: this.agentName,
@@ -226,7 +229,7 @@ export class Session implements CommitListener {
       updatedAt: Date.now(),
       lastSeq: this.seq,
       activeRunId: this.activeRunId,
-      state: dirty.state ? this.model.state : undefined,
+      ...state,
       messages: dirty.messages ? this.model.messages : undefined,
       messagesKept: dirty.messages ? dirty.messagesKept : undefined,
       queue: dirty.queue ? this.model.queue : undefined,

@@ -201,7 +201,10 @@ export class EventStore {
         failed
           ? {
               ...r,
-              state: r.state !== undefined ? r.state : failed.state,
+              // A snapshot goes with its seq: the failed one (immutable JSON) unless this record has its own.
+              ...(r.stateJson !== undefined || r.state !== undefined || (failed.stateJson === undefined && failed.state === undefined)
+                ? {}
+                : { state: failed.state, stateJson: failed.stateJson, stateSeq: failed.stateSeq }),
               messages: r.messages !== undefined ? r.messages : failed.messages,
               // What the failed write would have kept is all the store has kept.
               messagesKept:

@@ -72,6 +72,7 @@ export async function forkSession(backend: StoreBackend, sourceId: SessionId, op
     lastSeq: atSeq,
     activeRunId,
     state: model.state,
+    stateSeq: atSeq,
     messages: model.messages,
     queue: [],
     forkedFrom: { sessionId: sourceId, atSeq },

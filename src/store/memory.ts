@@ -35,7 +35,7 @@ export function createMemoryStore(): StoreBackend {
       }
       const records = unit.sessions.map((w) => ({
         w,
-        state: w.state !== undefined ? structuredClone(w.state) : undefined,
+        state: w.stateJson !== undefined ? (JSON.parse(w.stateJson) as Json) : w.state !== undefined ? structuredClone(w.state) : undefined,
         messages: w.messages !== undefined ? keptAndNew(sessions.get(w.id)?.messages, w.messages, w.messagesKept ?? 0) : undefined,
         queue: w.queue !== undefined ? structuredClone(w.queue) : undefined,
       }))
@@ -58,6 +58,7 @@ export function createMemoryStore(): StoreBackend {
           lastSeq: w.lastSeq,
           activeRunId: w.activeRunId,
           state: state !== undefined ? state : (prev?.state ?? {}),
+          stateSeq: state !== undefined ? (w.stateSeq ?? w.lastSeq) : (w.stateSeq ?? prev?.stateSeq ?? 0),
           messages: messages !== undefined ? messages : (prev?.messages ?? []),
           queue: queue !== undefined ? queue : (prev?.queue ?? []),
           forkedFrom: prev ? prev.forkedFrom : (w.forkedFrom ?? null),

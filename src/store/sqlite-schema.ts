@@ -14,6 +14,8 @@ export interface SessionRow {
   last_seq: number
   active_run_id: string | null
   state: string
+  /** The last event `state` includes; null in rows an older version wrote (their state was always current). */
+  state_seq: number | null
   messages: string
   queue: string
   forked_from: string | null
@@ -47,7 +49,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   state TEXT NOT NULL,
   messages TEXT NOT NULL,
   queue TEXT NOT NULL DEFAULT '[]',
-  forked_from TEXT
+  forked_from TEXT,
+  state_seq INTEGER
 );
 -- A session's history, one row per message: a turn appends its messages instead of rewriting the history
 -- (sessions.messages, where an older version kept it whole, is '[]' once migrated).
@@ -72,6 +75,8 @@ CREATE INDEX IF NOT EXISTS sessions_owner ON sessions(owner);
 const MIGRATIONS: ReadonlyArray<[column: string, ddl: string]> = [
   ['queue', "ALTER TABLE sessions ADD COLUMN queue TEXT NOT NULL DEFAULT '[]'"],
   ['forked_from', 'ALTER TABLE sessions ADD COLUMN forked_from TEXT'],
+  // The state is a snapshot as of this seq, the changes after it in the log (null: an older row, always current).
+  ['state_seq', 'ALTER TABLE sessions ADD COLUMN state_seq INTEGER'],
 ]
 
 /**
@@ -167,8 +172,8 @@ export interface Statements {
   insertJournal: Stmt<[string]>
   deleteJournal: Stmt<[number]>
   selectJournal: Stmt<[], { id: number; body: string }>
-  upsertSession: Stmt<[string, string, string, number, number, number, string | null]>
-  updateState: Stmt<[string, string]>
+  upsertSession: Stmt<[string, string, string, number, number, number, string | null, number | null, number | null, number | null]>
+  updateState: Stmt<[string, number, string]>
   deleteMessages: Stmt<[string, number]>
   insertMessage: Stmt<[string, number, string]>
   selectMessages: Stmt<[string], string>
@@ -192,13 +197,16 @@ export function prepareStatements(db: SqliteDatabase): Statements {
   const insertJournal = db.prepare<[string]>('INSERT INTO journal (body) VALUES (?)')
   const deleteJournal = db.prepare<[number]>('DELETE FROM journal WHERE id < ?')
   const selectJournal = db.prepare<[], { id: number; body: string }>('SELECT id, body FROM journal ORDER BY id')
-  const upsertSession = db.prepare<[string, string, string, number, number, number, string | null]>(
-    `INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, active_run_id, state, messages)
-     VALUES (?, ?, ?, ?, ?, ?, ?, '{}', '[]')
+  // The state seq twice: a new row's state '{}' is as of seq 0 unless told; an update keeps the row's unless told,
+  // and a row an older version wrote (null: its state was written with every change) gets the log's last seq
+  // before this write (the last parameter).
+  const upsertSession = db.prepare<[string, string, string, number, number, number, string | null, number | null, number | null, number | null]>(
+    `INSERT INTO sessions (id, agent, owner, created_at, updated_at, last_seq, active_run_id, state, messages, state_seq)
+     VALUES (?, ?, ?, ?, ?, ?, ?, '{}', '[]', coalesce(?, 0))
      ON CONFLICT(id) DO UPDATE SET agent = excluded.agent, updated_at = excluded.updated_at,
-       last_seq = excluded.last_seq, active_run_id = excluded.active_run_id`,
+       last_seq = excluded.last_seq, active_run_id = excluded.active_run_id, state_seq = coalesce(?, sessions.state_seq, ?)`,
   )
-  const updateState = db.prepare<[string, string]>('UPDATE sessions SET state = ? WHERE id = ?')
+  const updateState = db.prepare<[string, number, string]>('UPDATE sessions SET state = ?, state_seq = ? WHERE id = ?')
   const deleteMessages = db.prepare<[string, number]>('DELETE FROM messages WHERE session_id = ? AND idx >= ?')
   const insertMessage = db.prepare<[string, number, string]>('INSERT INTO messages (session_id, idx, body) VALUES (?, ?, ?)')
   const selectMessages = db.prepareValue<[string], string>('SELECT body FROM messages WHERE session_id = ? ORDER BY idx')
@@ -257,6 +265,7 @@ export function recordOf(row: SessionRow, logLastSeq: number, messages: readonly
     lastSeq: Math.max(row.last_seq, logLastSeq),
     activeRunId: row.active_run_id,
     state: JSON.parse(row.state) as SessionRecord['state'],
+    stateSeq: row.state_seq ?? Math.max(row.last_seq, logLastSeq),
     messages: JSON.parse(`[${messages.join(',')}]`) as SessionRecord['messages'],
     queue: JSON.parse(row.queue) as SessionRecord['queue'],
     forkedFrom: row.forked_from ? (JSON.parse(row.forked_from) as ForkOrigin) : null,

@@ -169,10 +169,14 @@ export function createSqliteStore(options: SqliteStoreOptions): StoreBackend {
           w.activeRunId === r.activeRunId &&
           r.updatedAt - w.updatedAt < RECORD_REFRESH_MS
         if (!unchanged) {
-          st.upsertSession.run(r.id, r.agent, r.owner, r.createdAt, r.updatedAt, r.lastSeq, r.activeRunId)
+          // A row this process has not written may be an older version's (state_seq null): see upsertSession.
+          const seq = r.stateSeq ?? null
+          const older = w === undefined && seq === null ? lastSeqOf(r.id) : null
+          st.upsertSession.run(r.id, r.agent, r.owner, r.createdAt, r.updatedAt, r.lastSeq, r.activeRunId, seq, seq, older)
           records.push(r)
         }
-        if (r.state !== undefined) st.updateState.run(JSON.stringify(r.state), r.id)
+        const state = r.stateJson ?? (r.state !== undefined ? JSON.stringify(r.state) : undefined)
+        if (state !== undefined) st.updateState.run(state, r.stateSeq ?? r.lastSeq, r.id)
         if (r.messages !== undefined) {
           // Only what changed: the history past the entries this session's earlier writes stored unchanged.
           const kept = Math.min(r.messagesKept ?? 0, r.messages.length)

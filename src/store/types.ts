@@ -19,7 +19,13 @@ export interface SessionRecord {
   lastSeq: number
   /** The run that was active at the last commit, if any (a restart turns it into a run error). */
   activeRunId: string | null
+  /**
+   * The shared state as the store keeps it: a snapshot that includes every event up to `stateSeq`. State events
+   * after it are only in the log; `loadSession` folds them in (so its `state` is the state as of `lastSeq`).
+   */
   state: Json
+  /** The last event the stored `state` includes; absent: `lastSeq` (a store written before snapshots were). */
+  stateSeq?: number
   messages: HistoryMessage[]
   /** Messages waiting for their run (the `enqueue` policy), oldest first. */
   queue: QueuedMessage[]
@@ -29,10 +35,18 @@ export interface SessionRecord {
 
 /**
  * A session record as written: `state`, `messages` and `queue` are left out when unchanged (they can be large),
- * `forkedFrom` except when the session is created (it never changes).
+ * `forkedFrom` except when the session is created (it never changes). The state is written as a snapshot now and
+ * then, not with every change (its changes are in the log): `state` or, from a session, `stateJson`.
  */
-export type SessionWrite = Omit<SessionRecord, 'state' | 'messages' | 'queue' | 'forkedFrom'> & {
+export type SessionWrite = Omit<SessionRecord, 'state' | 'stateSeq' | 'messages' | 'queue' | 'forkedFrom'> & {
   state?: Json
+  /** The state as JSON text (what a session writes: serialized once, when the snapshot is taken); wins over `state`. */
+  stateJson?: string
+  /**
+   * With `state`/`stateJson`: the last event it includes (absent: `lastSeq`). Alone: the stored state is still
+   * the session's state as of this seq (no state event since it was written). Absent alone: unchanged.
+   */
+  stateSeq?: number
   messages?: HistoryMessage[]
   /**
    * With `messages`: how many of its leading entries the store already has, unchanged, from this session's
@@ -83,6 +97,11 @@ export interface StoreBackend {
    * trip, an fsync) batches ticks; one whose commit is a cheap local append commits every tick. Absent: 0.
    */
   readonly commitWindowMs?: number
+  /**
+   * About how many of each session's latest events the log keeps (older ones are trimmed); absent: all. A session
+   * writes its state snapshot well within it, so the events after the snapshot are always still there.
+   */
+  readonly keepsEvents?: number
   /** Writes the unit atomically (all or nothing). */
   commit(unit: CommitUnit): Promise<void>
   /** Events of a session with seq > afterSeq, ascending, at most `limit`. */

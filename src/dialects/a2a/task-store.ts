@@ -1,6 +1,6 @@
 import { TaskState, type ListTasksRequest, type ListTasksResponse, type Task } from '@a2a-js/sdk'
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server'
-import type { Json, StoredEvent } from '../../core/index.js'
+import { catchUpState, type Json, type StoredEvent } from '../../core/index.js'
 import { stateArtifact } from './mapping.js'
 import { emptyView, foldEvent, refusalOf, taskOf, type TaskEntry, type TaskView, type Waiting } from './task-fold.js'
 import { copyTask, keptTask } from './running-task.js'
@@ -252,7 +252,9 @@ export class LogTaskStore implements TaskStore {
 /** The calls of Parlance's `EventStore` (and its backend) a task store makes. */
 export interface EventStoreLike {
   read(sessionId: string, afterSeq: number, limit: number): Promise<StoredEvent[]>
-  readonly backend: Pick<TaskLog, 'getRecord' | 'putRecord' | 'listRecords'> & { getSession(id: string): Promise<{ state: Json } | undefined> }
+  readonly backend: Pick<TaskLog, 'getRecord' | 'putRecord' | 'listRecords'> & {
+    getSession(id: string): Promise<{ state: Json; stateSeq?: number; lastSeq: number } | undefined>
+  }
 }
 
 /** A `TaskLog` over Parlance's event store. */
@@ -260,7 +262,11 @@ export function taskLogOf(store: EventStoreLike): TaskLog {
   const b = store.backend
   return {
     readEvents: (id, after, limit) => store.read(id, after, limit),
-    sessionState: async (id) => (await b.getSession(id))?.state,
+    // The stored snapshot with the state events after it (the store writes the state whole only now and then).
+    sessionState: async (id) => {
+      const r = await b.getSession(id)
+      return r && catchUpState((sid, after, limit) => store.read(sid, after, limit), id, r.state, r.stateSeq ?? r.lastSeq, r.lastSeq)
+    },
     getRecord: (scope, key) => b.getRecord(scope, key),
     putRecord: (scope, key, value) => b.putRecord(scope, key, value),
     listRecords: (scope, after, limit) => b.listRecords(scope, after, limit),

@@ -9,7 +9,7 @@ import type { RedisKeys } from './keys.js'
  * continuity) runs before any write. KEYS: the sessions index, the leases index, then per session its record,
  * log and lease (and, with a record, its owner's set and its history). ARGV: nodeId ('' = no fencing), maxlen,
  * leaseMs, group count, then per session: id, event count, has-record flag, its event channel, the events as
- * (seq, json) pairs, the record's 15 fields, then the history's new messages (their count is field 11). Events
+ * (seq, json) pairs, the record's 16 fields, then the history's new messages (their count is field 11). Events
  * and messages travel as the JSON the server produced; the script never decodes them. A history write keeps the
  * first `kept` entries of the list and appends the rest; a list shorter than that (a session an older version
  * wrote, whose history is meta's `messages`) refuses the unit with HISTORY before anything is written, and the
@@ -29,7 +29,7 @@ for g = 1, ngroups do
   local hasRec = ARGV[i + 2]
   i = i + 4 + grp.nev * 2
   k = k + 3
-  if hasRec == '1' then grp.rec = i; i = i + 15 + tonumber(ARGV[i + 10]); grp.owner = KEYS[k]; grp.hist = KEYS[k + 1]; k = k + 2 end
+  if hasRec == '1' then grp.rec = i; i = i + 16 + tonumber(ARGV[i + 10]); grp.owner = KEYS[k]; grp.hist = KEYS[k + 1]; k = k + 2 end
   groups[g] = grp
 end
 local fenced = {}
@@ -89,11 +89,14 @@ for _, grp in ipairs(groups) do
   if grp.rec then
     local r = grp.rec
     if redis.call('HEXISTS', grp.meta, 'owner') == 0 then
-      redis.call('HSET', grp.meta, 'owner', ARGV[r + 1], 'createdAt', ARGV[r + 2], 'state', '{}', 'messages', '[]')
+      redis.call('HSET', grp.meta, 'owner', ARGV[r + 1], 'createdAt', ARGV[r + 2], 'state', '{}', 'stateSeq', '0', 'messages', '[]')
       redis.call('SADD', grp.owner, grp.sid)
     end
+    -- A record an older version wrote has no stateSeq: its state was current at its lastSeq (before this write).
+    if redis.call('HEXISTS', grp.meta, 'stateSeq') == 0 then redis.call('HSET', grp.meta, 'stateSeq', redis.call('HGET', grp.meta, 'lastSeq') or '0') end
     redis.call('HSET', grp.meta, 'agent', ARGV[r], 'updatedAt', ARGV[r + 3], 'lastSeq', ARGV[r + 4], 'activeRunId', ARGV[r + 5])
     if ARGV[r + 6] == '1' then redis.call('HSET', grp.meta, 'state', ARGV[r + 7]) end
+    if ARGV[r + 15] ~= '' then redis.call('HSET', grp.meta, 'stateSeq', ARGV[r + 15]) end
     if ARGV[r + 8] == '1' then
       local kept = tonumber(ARGV[r + 9])
       if kept == 0 then
@@ -102,7 +105,7 @@ for _, grp in ipairs(groups) do
       else
         redis.call('LTRIM', grp.hist, 0, kept - 1)
       end
-      for m = r + 15, r + 14 + tonumber(ARGV[r + 10]) do redis.call('RPUSH', grp.hist, ARGV[m]) end
+      for m = r + 16, r + 15 + tonumber(ARGV[r + 10]) do redis.call('RPUSH', grp.hist, ARGV[m]) end
     end
     if ARGV[r + 11] == '1' then redis.call('HSET', grp.meta, 'queue', ARGV[r + 12]) end
     if ARGV[r + 13] == '1' then redis.call('HSET', grp.meta, 'forkedFrom', ARGV[r + 14]) end
@@ -189,6 +192,9 @@ function unitArgs(unit: CommitUnit, k: RedisKeys, whole: ReadonlySet<string>): {
     const r = g.record
     if (r) {
       const kept = r.messages === undefined || whole.has(id) ? 0 : Math.min(r.messagesKept ?? 0, r.messages.length)
+      const state = r.stateJson ?? (r.state !== undefined ? JSON.stringify(r.state) : undefined)
+      // With a state, its seq (absent: lastSeq); alone, a newer seq the stored state is still current at; '' leaves it.
+      const stateSeq = state !== undefined ? (r.stateSeq ?? r.lastSeq) : (r.stateSeq ?? '')
       const added = r.messages === undefined ? 0 : r.messages.length - kept
       argv.push(
         r.agent,
@@ -197,8 +203,8 @@ function unitArgs(unit: CommitUnit, k: RedisKeys, whole: ReadonlySet<string>): {
         r.updatedAt,
         r.lastSeq,
         r.activeRunId ?? '',
-        r.state !== undefined ? '1' : '0',
-        r.state !== undefined ? JSON.stringify(r.state) : '',
+        state !== undefined ? '1' : '0',
+        state ?? '',
         r.messages !== undefined ? '1' : '0',
         kept,
         added,
@@ -206,6 +212,7 @@ function unitArgs(unit: CommitUnit, k: RedisKeys, whole: ReadonlySet<string>): {
         r.queue !== undefined ? JSON.stringify(r.queue) : '',
         r.forkedFrom !== undefined ? '1' : '0',
         r.forkedFrom !== undefined ? JSON.stringify(r.forkedFrom) : '',
+        stateSeq,
       )
       for (let i = kept; i < kept + added; i++) argv.push(JSON.stringify(r.messages![i]))
     }

@@ -55,6 +55,7 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
     kind: 'redis',
     // A commit is a round trip: under load, ticks share one (see StoreBackend.commitWindowMs).
     commitWindowMs: COSTLY_COMMIT_WINDOW_MS,
+    ...(options.maxEventsPerSession ? { keepsEvents: options.maxEventsPerSession } : {}),
     redis,
     prefix,
     async commit(unit: CommitUnit) {
@@ -85,6 +86,8 @@ export function createRedisStore(options: RedisStoreOptions = {}): StoreBackend 
         lastSeq: Number(h.lastSeq ?? 0),
         activeRunId: h.activeRunId ? h.activeRunId : null,
         state: JSON.parse(h.state ?? '{}') as SessionRecord['state'],
+        // A record an older version wrote has no stateSeq: its state was written with every change.
+        stateSeq: h.stateSeq !== undefined ? Number(h.stateSeq) : Number(h.lastSeq ?? 0),
         // The list; an older version kept the history whole in meta (its first write here moves it to the list).
         messages: JSON.parse(list.length ? `[${list.join(',')}]` : (h.messages ?? '[]')) as SessionRecord['messages'],
         queue: JSON.parse(h.queue ?? '[]') as SessionRecord['queue'],
