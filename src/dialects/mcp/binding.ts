@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { z } from 'zod'
-import { ParlanceError, type OnBusy, type Principal } from '../../core/index.js'
-import { sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
+import { checkJsonShape, ParlanceError, type OnBusy, type Principal } from '../../core/index.js'
+import { BodyError, readBody, sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import { ask } from './ask.js'
 import { askToolName } from './mapping.js'
 import { ResumeBuffer } from './events.js'
@@ -71,15 +71,49 @@ async function serve(deps: EndpointDeps, open: Map<string, McpSession>, req: Inc
     if (!s)
       return rpcError(res, new ParlanceError('not_found', `MCP session not found: ${id} (it ended, or this server restarted): initialize a new one`))
     if (s.principal !== principal) return rpcError(res, new ParlanceError('forbidden', 'this MCP session belongs to someone else'))
-    if (req.method === 'POST' && refused(deps, req, res, principal)) return
-    return track(s, res, () => s.transport.handleRequest(req, res))
+    if (req.method !== 'POST') return track(s, res, () => s.transport.handleRequest(req, res))
+    if (refused(deps, req, res, principal)) return
+    const body = await checkedBody(deps, req, res)
+    if (body === undefined) return
+    return track(s, res, () => s.transport.handleRequest(req, res, body))
   }
   if (req.method !== 'POST') return rpcError(res, new ParlanceError('invalid_message', 'no Mcp-Session-Id header: POST an initialize request first'))
   if (refused(deps, req, res, principal)) return
+  const body = await checkedBody(deps, req, res)
+  if (body === undefined) return
   const s = create(deps, open, principal)
   // The transport answers a first request that is not `initialize` with its own 400; the session then never starts.
   await s.server.connect(s.transport)
-  await track(s, res, () => s.transport.handleRequest(req, res))
+  await track(s, res, () => s.transport.handleRequest(req, res, body))
+}
+
+/**
+ * A POST body read here (the frame limit, 413 past it; 415 for a non-JSON type), parsed, and run through the guard
+ * every dialect runs (depth, forbidden keys) before the SDK gets it parsed; undefined: refused and answered.
+ */
+async function checkedBody(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  let text: string
+  try {
+    text = await readBody(req, deps.limits.maxFrameBytes, { json: true })
+  } catch (err) {
+    const status = err instanceof BodyError ? err.status : 400
+    const e = new ParlanceError(status === 413 ? 'frame_too_large' : 'invalid_message', (err as Error).message)
+    sendJson(res, status, { jsonrpc: '2.0', error: mcpRpcError(e), id: null })
+    return undefined
+  }
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (err) {
+    rpcError(res, new ParlanceError('invalid_json', `Parse error: ${(err as Error).message}`))
+    return undefined
+  }
+  const shape = checkJsonShape(body, deps.limits.maxJsonDepth)
+  if (shape) {
+    rpcError(res, shape)
+    return undefined
+  }
+  return body
 }
 
 /** Counts a request (or SSE stream) of `s` as open until its response closes. */
