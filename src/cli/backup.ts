@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 
 /** Options of `parlance backup`. */
@@ -30,7 +30,7 @@ const MAX_RESTARTS = 2
  * still in its WAL, and a copy made while a checkpoint writes may not open at all. The running server holds the
  * directory's lock (`parlance.db.lock`, src/store/file-lock.ts); the backup neither takes nor needs it: it opens the
  * file read-only, as one more reader, and never writes there. The copy is written beside `out` and renamed into
- * place once complete and checked, so `out` is never a half-written file.
+ * place once complete and checked, so `out` is never a half-written file; it is readable by its owner only (0600).
  */
 export async function backupSqlite(options: BackupOptions): Promise<BackupResult> {
   const src = join(options.dataDir, 'parlance.db')
@@ -46,6 +46,10 @@ export async function backupSqlite(options: BackupOptions): Promise<BackupResult
   const step = options.stepPages ?? 1024
   try {
     db.pragma('busy_timeout = 5000')
+    // The copy holds every conversation: created 0600 first, whatever the umask, and SQLite writes into it (the
+    // WAL it makes beside it takes the same mode; the rename keeps it).
+    closeSync(openSync(partial, 'wx', 0o600))
+    chmodSync(partial, 0o600)
     const done = await db.backup(partial, {
       progress: ({ totalPages, remainingPages }) => {
         if (remainingPages > lastRemaining) restarts++ // the source changed between steps: SQLite started over
