@@ -1,15 +1,24 @@
-// npm run fuzz [-- --frames N]: a live fuzzer. Starts scripts/fuzz-server.ts in its own process and sends N
-// mutated frames per dialect (default 100,000): truncations, wrong types, huge numbers, deep nesting,
-// invalid UTF-8, forbidden keys, oversized strings — built from each dialect's valid messages. Counts frames
-// sent, errors answered and connections the server closed, checks /healthz after each dialect and reads the
-// server's RSS before and after. Writes FUZZING.md and bench/results/fuzz.json. Exit code 1 on a crash.
+// npm run fuzz [-- --frames N] [--bodies N] [--dialects hai,agui,…]: a live fuzzer. Starts scripts/fuzz-server.ts in
+// its own process and sends N mutated frames per socket dialect (default 100,000): truncations, wrong types, huge
+// numbers, deep nesting, invalid UTF-8, forbidden keys, oversized strings — built from each dialect's valid messages;
+// and N mutated request bodies per HTTP dialect (--bodies, default 100,000; scripts/fuzz-http.ts: AG-UI, /api/chat,
+// MCP, A2A, and any dialect added to HTTP_TARGETS), where any 5xx is a failure. Counts frames sent, errors answered
+// and connections the server closed, HTTP statuses, checks /healthz after each dialect and reads the server's RSS
+// before and after each. Writes FUZZING.md and bench/results/fuzz.json. Exit code 1 on a crash or a 5xx.
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { io } from 'socket.io-client'
 import { WebSocket } from 'ws'
+import { fuzzHttp, HTTP_TARGETS, type HttpReport } from './fuzz-http.js'
 
-const argN = process.argv.indexOf('--frames')
-const N = argN > 0 ? Number(process.argv[argN + 1]) : 100_000
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name)
+  return i > 0 ? process.argv[i + 1] : undefined
+}
+const N = Number(arg('--frames') ?? 100_000)
+const BODIES = Number(arg('--bodies') ?? 100_000)
+const ONLY = arg('--dialects')?.split(',')
+const chosen = (d: string) => !ONLY || ONLY.includes(d)
 
 // ---- mutations
 let seed = 42
@@ -75,7 +84,6 @@ const HUMA = [
   { type: 'tool-result', triggering: false, toolCallId: 'c', toolName: 't', outcome: 'success', result: 'r' },
   { type: 'addon-tool-event', toolCallId: 'c', data: { messageIndex: 0, success: true } },
 ]
-const AGUI = [{ threadId: 'fz-agui', runId: 'r', messages: [{ id: 'u', role: 'user', content: 'hello' }], tools: [], state: {} }]
 
 interface Report {
   dialect: string
@@ -172,25 +180,6 @@ async function humaDialect(base: string): Promise<Report> {
   return { dialect: 'huma', sent, answered, closedByServer: closed, healthy: await healthy(base), seconds: (Date.now() - t0) / 1000 }
 }
 
-async function aguiDialect(base: string): Promise<Report> {
-  const t0 = Date.now()
-  let answered = 0
-  let sent = 0
-  const n = N
-  const one = async () => {
-    const f = mutate(pick(AGUI))
-    const res = await fetch(`${base}/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: f })
-    await res.arrayBuffer()
-    if (res.status >= 400) answered++
-  }
-  while (sent < n) {
-    const batch = []
-    for (let i = 0; i < 50 && sent < n; i++, sent++) batch.push(one().catch(() => {}))
-    await Promise.all(batch)
-  }
-  return { dialect: 'agui', sent, answered, closedByServer: 0, healthy: await healthy(base), seconds: (Date.now() - t0) / 1000 }
-}
-
 async function healthy(base: string): Promise<boolean> {
   try {
     return (await fetch(`${base}/healthz`)).ok
@@ -217,43 +206,89 @@ const port = await new Promise<number>((resolve, reject) => {
 })
 const base = `http://127.0.0.1:${port}`
 const rssBefore = await rss(base)
-const reports: Report[] = []
-for (const run of [
-  () => wsDialect(base, '/ws', 'hai', HAI),
-  () => wsDialect(base, '/myagent', 'myagent', MYAGENT),
-  () => wsDialect(base, '/rpc', 'hugai', HUGAI),
-  () => humaDialect(base),
-  () => aguiDialect(base),
-]) {
-  const r = await run()
+const reports: Array<Report & { rssAfterBytes: number }> = []
+for (const [dialect, run] of [
+  ['hai', () => wsDialect(base, '/ws', 'hai', HAI)],
+  ['myagent', () => wsDialect(base, '/myagent', 'myagent', MYAGENT)],
+  ['hugai', () => wsDialect(base, '/rpc', 'hugai', HUGAI)],
+  ['huma', () => humaDialect(base)],
+] as const) {
+  if (!chosen(dialect)) continue
+  const r = { ...(await run()), rssAfterBytes: await rss(base) }
   reports.push(r)
   process.stderr.write(
     `  ${r.dialect}: ${r.sent} frames in ${r.seconds.toFixed(1)} s, ${r.answered} answers, ${r.closedByServer} connections closed by the server, healthy: ${r.healthy}\n`,
   )
 }
+const httpReports: Array<HttpReport & { rssAfterBytes: number }> = []
+for (const target of HTTP_TARGETS) {
+  if (!chosen(target.dialect)) continue
+  const r = { ...(await fuzzHttp(base, target, BODIES, { seed: 42 })), rssAfterBytes: await rss(base) }
+  httpReports.push(r)
+  process.stderr.write(
+    `  ${r.dialect}: ${r.sent} bodies in ${r.seconds.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)}, 5xx: ${r.serverErrors}, unanswered: ${r.noAnswer}, healthy: ${r.healthy}\n`,
+  )
+  for (const f of r.failures) process.stderr.write(`    ${f.status}: ${f.request} → ${f.response}\n`)
+}
 const rssAfter = await rss(base)
 child.kill('SIGTERM')
 await new Promise((r) => child.once('exit', r))
-const crashes = crashed || reports.some((r) => !r.healthy) ? 1 : 0
-const result = { date: new Date().toISOString(), framesPerDialect: N, reports, rssBeforeBytes: rssBefore, rssAfterBytes: rssAfter, crashes }
+const crashes = crashed || reports.some((r) => !r.healthy) || httpReports.some((r) => !r.healthy) ? 1 : 0
+const serverErrors = httpReports.reduce((n, r) => n + r.serverErrors, 0)
+const result = {
+  date: new Date().toISOString(),
+  framesPerDialect: N,
+  bodiesPerDialect: BODIES,
+  reports,
+  httpReports,
+  rssBeforeBytes: rssBefore,
+  rssAfterBytes: rssAfter,
+  crashes,
+  serverErrors,
+}
 mkdirSync('bench/results', { recursive: true })
 writeFileSync('bench/results/fuzz.json', `${JSON.stringify(result, null, 2)}\n`)
 const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`
+const n = (x: number) => x.toLocaleString('en-US')
+const command = `npm run fuzz -- ${process.argv.slice(2).join(' ')}`.trim()
 writeFileSync(
   'FUZZING.md',
-  `# Live fuzzing\n\nGenerated by \`npm run fuzz\` (${result.date}; ${N.toLocaleString('en-US')} frames per dialect, one HTTP request each for AG-UI). ` +
-    `Mutations of each dialect's valid messages: truncation, wrong types, huge numbers, ` +
-    `deep nesting (50–250), invalid UTF-8, forbidden keys, missing fields, oversized strings (20–70 KB), and valid frames in between.\n\n` +
-    `| dialect | frames sent | invalid-UTF-8 frames generated but not sent (over 500) | answers received | connections closed by the server | healthy after | seconds |\n|---|---|---|---|---|---|---|\n` +
-    reports
-      .map(
-        (r) =>
-          `| ${r.dialect} | ${r.sent.toLocaleString('en-US')} | ${(r.skipped ?? 0).toLocaleString('en-US')} | ${r.answered.toLocaleString('en-US')} | ${r.closedByServer} | ${r.healthy ? 'yes' : '**no**'} | ${r.seconds.toFixed(1)} |`,
-      )
-      .join('\n') +
-    `\n\nServer RSS: ${mb(rssBefore)} before, ${mb(rssAfter)} after. Crashes: **${crashes}**. (The fuzz server uses the memory store, which keeps every event of the runs the valid frames started: the growth is that data.)\n\n` +
-    `Connections closed by the server are the WebSocket library refusing invalid UTF-8 in a text frame (close 1007, as RFC 6455 requires); ` +
-    `every other bad frame is answered with the dialect's error and the connection stays open. "Answers" counts every frame the server sent ` +
-    `(errors, and the events of the runs the valid frames started). A short version runs in \`npm test\` (test/fuzz.test.ts, src/dialects/*property*).\n`,
+  `# Live fuzzing\n\nGenerated by \`${command}\` (${result.date}). Server RSS: ${mb(rssBefore)} before, ${mb(rssAfter)} after. ` +
+    `Crashes: **${crashes}**. 5xx answers: **${serverErrors}**. (The fuzz server uses the memory store, which keeps every event of the runs ` +
+    `the valid frames and bodies started: most growth is that data.)\n\n` +
+    (reports.length
+      ? `## Socket dialects\n\n${n(N)} frames per dialect. Mutations of each dialect's valid messages: truncation, wrong types, huge numbers, ` +
+        `deep nesting (50–250), invalid UTF-8, forbidden keys, missing fields, oversized strings (20–70 KB), and valid frames in between.\n\n` +
+        `| dialect | frames sent | invalid-UTF-8 frames generated but not sent (over 500) | answers received | connections closed by the server | healthy after | RSS after | seconds |\n|---|---|---|---|---|---|---|---|\n` +
+        reports
+          .map(
+            (r) =>
+              `| ${r.dialect} | ${n(r.sent)} | ${n(r.skipped ?? 0)} | ${n(r.answered)} | ${r.closedByServer} | ${r.healthy ? 'yes' : '**no**'} | ${mb(r.rssAfterBytes)} | ${r.seconds.toFixed(1)} |`,
+          )
+          .join('\n') +
+        `\n\nConnections closed by the server are the WebSocket library refusing invalid UTF-8 in a text frame (close 1007, as RFC 6455 requires); ` +
+        `every other bad frame is answered with the dialect's error and the connection stays open. "Answers" counts every frame the server sent ` +
+        `(errors, and the events of the runs the valid frames started).\n\n`
+      : '') +
+    (httpReports.length
+      ? `## HTTP dialects\n\n${n(BODIES)} request bodies per dialect (scripts/fuzz-http.ts), 16 at a time, each mutated from a valid request: truncation, ` +
+        `wrong types and deep nesting (50–250, and 2,000–10,000) anywhere in the body, invalid UTF-8, forbidden keys (real keys after parsing), missing fields, ` +
+        `oversized strings (10–80 KB; one in ten past the 1 MiB frame limit), odd JSON-RPC ids (nested arrays 100 and 5,000 deep, objects, floats, ` +
+        `booleans, 10 KB strings), noise and batches, and valid requests in between. A 5xx is a failure.\n\n` +
+        `| dialect | bodies sent | answers by HTTP status | 5xx | unanswered | healthy after | RSS after | seconds |\n|---|---|---|---|---|---|---|---|\n` +
+        httpReports
+          .map(
+            (r) =>
+              `| ${r.dialect} | ${n(r.sent)} | ${Object.entries(r.statuses)
+                .map(([k, v]) => `${k}: ${n(v)}`)
+                .join(
+                  ', ',
+                )} | ${r.serverErrors} | ${r.noAnswer} | ${r.healthy ? 'yes' : '**no**'} | ${mb(r.rssAfterBytes)} | ${r.seconds.toFixed(1)} |`,
+          )
+          .join('\n') +
+        `\n\nJSON-RPC dialects answer most errors with 200 and a JSON-RPC error (A2A always; MCP with the transport's 4xx). ` +
+        `"Unanswered" counts requests that got no HTTP answer within 10 s.\n\n`
+      : '') +
+    `A short version runs in \`npm test\` (test/fuzz.test.ts: 300 frames or bodies per dialect; src/dialects/*property*).\n`,
 )
-process.exit(crashes ? 1 : 0)
+process.exit(crashes || serverErrors ? 1 : 0)

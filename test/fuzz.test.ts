@@ -5,6 +5,7 @@ import { WebSocket } from 'ws'
 import { HumaClient, textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
 import { waitFor } from './support/wait.js'
+import { fuzzHttp, HTTP_TARGETS } from '../scripts/fuzz-http.js'
 
 // Frames a hostile or broken client might send: noise, any JSON, known message types with arbitrary fields,
 // prototype-pollution keys (in the JSON text, so they are real keys after parsing), deep nesting, huge strings.
@@ -92,4 +93,51 @@ test('HUMA fuzz: 300 hostile events leave the socket connected and the session u
     'the session still answers',
   )
   assert.equal(({} as Record<string, unknown>).polluted, undefined)
+})
+
+// The HTTP dialects (issue 50): 300 bodies each, mutated from valid requests by the live fuzzer's own generator
+// (scripts/fuzz-http.ts, which `npm run fuzz` runs 100,000 times per dialect). No 5xx, every body answered, the
+// server up. A new HTTP dialect is one more entry in HTTP_TARGETS, covered here at once.
+for (const target of HTTP_TARGETS) {
+  test(`${target.dialect} HTTP fuzz: 300 mutated bodies, never a 5xx, each answered, the server still up`, async (t) => {
+    const s = await startServer({
+      limits: { connectionRatePerSec: 0, principalRatePerSec: 0, typingMsPerChar: 0, approvalTimeoutMs: 200, clientToolTimeoutMs: 200 },
+    })
+    t.after(() => s.close())
+    const r = await fuzzHttp(s.url, target, 300, { seed: 7, concurrency: 8, timeoutMs: 30_000 })
+    assert.deepEqual(r.failures, [], `5xx or unanswered: ${JSON.stringify(r.statuses)}`)
+    assert.equal(r.serverErrors, 0)
+    assert.equal(r.noAnswer, 0)
+    assert.equal(r.sent, 300)
+    assert.ok((r.statuses['200'] ?? 0) > 0, `the valid bodies among them were served: ${JSON.stringify(r.statuses)}`)
+    assert.ok(r.healthy)
+    assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was polluted')
+  })
+}
+
+test('MCP: cancellations racing their calls (sent 0–4 ms after each) never throw out of the abort listener', async (t) => {
+  // Found by the HTTP fuzz: a `notifications/cancelled` arriving after a fast run ended but before its events
+  // reached the call made `run.cancel` throw synchronously inside an abort listener, an uncaught exception that
+  // ended the process.
+  const s = await startServer({ limits: { connectionRatePerSec: 0, principalRatePerSec: 0 } })
+  t.after(() => s.close())
+  const mcp = HTTP_TARGETS.find((x) => x.dialect === 'mcp')!
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(await mcp.prepare!(s.url)) }
+  const post = (body: unknown) =>
+    fetch(`${s.url}/mcp`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) })
+      .then((r) => r.text())
+      .catch(() => '') // a cancelled call's stream gets no answer (MCP): the client gives up on it
+  const sent: Array<Promise<unknown>> = []
+  for (let k = 1; k <= 100; k++) {
+    sent.push(post({ jsonrpc: '2.0', id: k, method: 'tools/call', params: { name: 'ask_demo', arguments: { message: 'hello', sessionId: 'race' } } }))
+    const wait = k % 5
+    sent.push(
+      // eslint-disable-next-line no-restricted-syntax -- the stagger is the race under test: cancels 0–4 ms after their calls
+      new Promise((r) => setTimeout(r, wait)).then(() =>
+        post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: k, reason: 'r' } }),
+      ),
+    )
+  }
+  await Promise.all(sent)
+  assert.equal((await fetch(`${s.url}/healthz`)).status, 200)
 })

@@ -70,3 +70,27 @@ export function stringOf(v: unknown, fallback = ''): string {
   if (v === undefined || v === null) return fallback
   return typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : (JSON.stringify(v) ?? fallback)
 }
+
+/**
+ * The user-message limit every dialect shares (`limits.maxUserMessageChars`): characters are code points (an emoji
+ * is one), counted only when the UTF-16 length alone exceeds the limit. Returns the `message_too_long` error, or
+ * null when the message fits. `Session.handle` runs it on every `user.message` before anything is recorded, so no
+ * dialect can skip it; the socket codecs also run it while decoding, to name their field.
+ */
+export function checkMessageLength(content: string, maxChars: number, field = 'content'): ParlanceError | null {
+  if (content.length <= maxChars) return null
+  let chars = 0
+  for (let i = 0; i < content.length; i++, chars++) {
+    const c = content.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < content.length) {
+      const d = content.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) i++
+    }
+  }
+  if (chars <= maxChars) return null
+  return new ParlanceError('message_too_long', `${field} has ${chars} characters; the limit is ${maxChars}`, {
+    field,
+    length: chars,
+    limit: maxChars,
+  })
+}

@@ -5,7 +5,7 @@ export type { ErrorCode, RpcWireError } from './errors.js'
 export { HTTP_STATUS } from './http-status.js'
 export { DEFAULT_LIMITS } from './limits.js'
 export type { Limits } from './limits.js'
-export { checkJsonShape, parseJson, stringOf } from './guard.js'
+export { checkJsonShape, checkMessageLength, parseJson, stringOf } from './guard.js'
 export { addUsage, isRunEnd, TOKEN_KINDS, toolResultOf, toolResultText, usageValue } from './events.js'
 export type {
   EventBody,

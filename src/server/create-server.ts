@@ -49,6 +49,13 @@ async function openBackend(store: Exclude<ServerOptions['store'], RedisUrl>, dat
   if (store === 'memory') return createMemoryStore()
   if (store === undefined || store === 'sqlite') {
     const { createSqliteStore } = await import('../store/sqlite.js')
+    const { prepareDataDir } = await import('../store/data-dir.js')
+    const { open } = prepareDataDir(dataDir)
+    if (open.length)
+      log.warn(
+        { open },
+        `the data directory is open to other local users (group or others may read conversations): chmod 700 ${dataDir} and chmod 600 its parlance.db* files`,
+      )
     const file = join(dataDir, 'parlance.db')
     return createSqliteStore({
       file,

@@ -1,5 +1,6 @@
 import {
-  type ConversationModel,
+  checkMessageLength,
+  ConversationModel,
   stringOf,
   type Command,
   type OnBusy,
@@ -173,6 +174,13 @@ export class Session implements CommitListener {
    */
   handle(cmd: Command): Promise<ForwardOutcome | undefined> | undefined {
     try {
+      // The user-message limit every dialect shares, checked here (writer or replica, before anything is recorded or
+      // any run starts) so none can skip it: a message, or the description of a triggering context update (HUMA's input).
+      const input = cmd.type === 'user.message' ? cmd.content : cmd.type === 'context.update' && cmd.triggering ? cmd.description : null
+      if (input !== null) {
+        const tooLong = checkMessageLength(input, this.deps.limits.maxUserMessageChars, cmd.type === 'user.message' ? 'content' : 'description')
+        if (tooLong) throw tooLong
+      }
       return this.role.handle(cmd)
     } finally {
       // The request span carrying this command (if a tracing SDK records it) learns its session and agent.

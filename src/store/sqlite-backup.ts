@@ -1,5 +1,5 @@
 // `parlance backup`'s copy (src/cli/backup.ts prints its progress): SQLite's online backup of a data directory's file.
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { openSqlite, type SqliteDriverName } from './sqlite-driver.js'
 
@@ -39,7 +39,8 @@ class StartOver extends Error {}
  * `parlance.db` alone misses what is still in its WAL, and a copy made while a checkpoint writes may not open at
  * all. The running server holds the directory's lock (`parlance.db.lock`, src/store/file-lock.ts); the backup
  * neither takes nor needs it: it opens the file read-only, as one more reader, and never writes there. The copy is
- * written beside `out` and renamed into place once complete and checked, so `out` is never a half-written file.
+ * written beside `out` and renamed into place once complete and checked, so `out` is never a half-written file; it is
+ * readable by its owner only (0600), whatever the umask.
  */
 export async function backupSqlite(options: BackupOptions): Promise<BackupResult> {
   const src = join(options.dataDir, 'parlance.db')
@@ -51,6 +52,12 @@ export async function backupSqlite(options: BackupOptions): Promise<BackupResult
   const partial = `${out}.partial-${process.pid}`
   const removePartial = () => {
     for (const f of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) rmSync(f, { force: true })
+  }
+  // The copy holds every conversation: created 0600 before SQLite writes into it (the WAL it makes beside it takes
+  // the same mode; the rename keeps it).
+  const createPartial = () => {
+    closeSync(openSync(partial, 'wx', 0o600))
+    chmodSync(partial, 0o600)
   }
   let restarts = 0
   let lastRemaining = Number.POSITIVE_INFINITY
@@ -66,10 +73,12 @@ export async function backupSqlite(options: BackupOptions): Promise<BackupResult
     }
     let pages: number
     try {
+      createPartial()
       pages = await db.backup(partial, options.stepPages ?? 1024, progress)
     } catch (err) {
       if (!(err instanceof StartOver)) throw err
       removePartial()
+      createPartial()
       pages = await db.backup(partial, ALL_PAGES)
     }
     db.close()

@@ -8,7 +8,7 @@ import {
   validateVersion,
   type User,
 } from '@a2a-js/sdk/server'
-import { ParlanceError, rpcEnvelopeError, rpcError as rpcErrorOf, type Principal } from '../../core/index.js'
+import { checkJsonShape, checkMessageLength, ParlanceError, rpcEnvelopeError, rpcError as rpcErrorOf, type Principal } from '../../core/index.js'
 import { BodyError, readBody, sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
 import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './mapping.js'
@@ -144,11 +144,17 @@ async function serveRpc(
   const odd = rpcEnvelopeError(body, { maxDepth: deps.limits.maxJsonDepth })
   if (odd) return sendJson(res, 200, rpcErrorOf(odd.id, odd.error))
   const id = (body as { id?: string | number } | null)?.id ?? null
+  // The guard every dialect runs (depth, forbidden keys), before the SDK sees the body; an id it refuses is not echoed.
+  const shape = checkJsonShape(body, deps.limits.maxJsonDepth)
+  if (shape) return rpcError(res, typeof id === 'string' || typeof id === 'number' ? id : null, shape)
   // The SDK passes message metadata through unread: the policy a message asks for is checked here, as a param.
-  const call = body as { method?: unknown; params?: { message?: { metadata?: unknown } } } | null
+  const call = body as { method?: unknown; params?: { message?: { metadata?: unknown; parts?: unknown } } } | null
   if (typeof call?.method === 'string' && SEND_METHODS.has(call.method)) {
     const asked = onBusyOfMessage(call.params?.message?.metadata)
     if (!asked.ok) return rpcError(res, id, new ParlanceError('invalid_message', asked.message, { field: asked.field }))
+    // The message limit, here as a JSON-RPC error before any task exists (the session would refuse it too, but as a failed task).
+    const tooLong = checkMessageLength(wireText(call.params?.message?.parts), deps.limits.maxUserMessageChars, 'message.parts')
+    if (tooLong) return rpcError(res, id, tooLong)
   }
   const s = service(agent, baseUrl(req))
   const context = defaultServerCallContextBuilder({
@@ -210,6 +216,17 @@ function baseUrl(req: IncomingMessage): string {
 }
 
 /** Answers `e` outside the SDK's handler: the JSON-RPC error and HTTP status of A2A's error table (`status` overrides it). */
+/** The text of a message's parts as sent (A2A 0.3 `{kind: 'text', text}`, 1.0 `{text}`), joined as the executor joins them. */
+function wireText(parts: unknown): string {
+  if (!Array.isArray(parts)) return ''
+  let text = ''
+  for (const p of parts as unknown[]) {
+    const t = (p as { text?: unknown } | null)?.text
+    if (typeof t === 'string') text += t
+  }
+  return text
+}
+
 function rpcError(res: ServerResponse, id: string | number | null, e: ParlanceError, status = A2A_ERRORS[e.code].status): void {
   sendJson(res, status, { jsonrpc: '2.0', id, error: a2aRpcError(e) })
 }

@@ -105,9 +105,11 @@ export async function ask(
       // message is withdrawn — never another call's run. The SDK answers nothing to a cancelled request.
       const mine = follower.runId()
       if (mine === null || session.activeRunId === mine) {
-        void Promise.resolve(
-          session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the MCP client', messageId: cmd.messageId }),
-        ).catch(() => {})
+        // Async, so a refusal thrown at once (a writer's handle is synchronous) is caught too: it is an abort listener.
+        void (async () =>
+          session.handle({ type: 'run.cancel', sessionId: session.id, reason: 'cancelled by the MCP client', messageId: cmd.messageId }))().catch(
+          () => {},
+        )
       }
       finish(new ParlanceError('cancelled', 'cancelled by the MCP client'))
     }

@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { z } from 'zod'
-import { ParlanceError, rpcEnvelopeError, rpcError as rpcErrorOf, type OnBusy, type Principal } from '../../core/index.js'
-import { BodyError, isJsonContentType, readBody, sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
+import { checkJsonShape, ParlanceError, rpcEnvelopeError, rpcError as rpcErrorOf, type OnBusy, type Principal } from '../../core/index.js'
+import { BodyError, readBody, sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import { ask } from './ask.js'
 import { askToolName } from './mapping.js'
 import { ResumeBuffer } from './events.js'
@@ -71,41 +71,57 @@ async function serve(deps: EndpointDeps, open: Map<string, McpSession>, req: Inc
     if (!s)
       return rpcError(res, new ParlanceError('not_found', `MCP session not found: ${id} (it ended, or this server restarted): initialize a new one`))
     if (s.principal !== principal) return rpcError(res, new ParlanceError('forbidden', 'this MCP session belongs to someone else'))
-    if (req.method === 'POST' && refused(deps, req, res, principal)) return
+    if (req.method !== 'POST') return track(s, res, () => s.transport.handleRequest(req, res))
+    if (refused(deps, req, res, principal)) return
     const body = await checkedBody(deps, req, res)
-    if (body === null) return
-    return track(s, res, () => s.transport.handleRequest(req, res, body?.value))
+    if (body === undefined) return
+    return track(s, res, () => s.transport.handleRequest(req, res, body))
   }
   if (req.method !== 'POST') return rpcError(res, new ParlanceError('invalid_message', 'no Mcp-Session-Id header: POST an initialize request first'))
   if (refused(deps, req, res, principal)) return
   const body = await checkedBody(deps, req, res)
-  if (body === null) return
+  if (body === undefined) return
   const s = create(deps, open, principal)
   // The transport answers a first request that is not `initialize` with its own 400; the session then never starts.
   await s.server.connect(s.transport)
-  await track(s, res, () => s.transport.handleRequest(req, res, body?.value))
+  await track(s, res, () => s.transport.handleRequest(req, res, body))
 }
 
 /**
- * A JSON POST's body, read and checked with the JSON-RPC dialects' shared envelope rule before the SDK's transport
- * sees it: an odd id (MCP allows only strings and integers) or a body nested too deep is -32600 Invalid Request
- * with HTTP 400, as the Streamable HTTP transport answers a message it cannot accept. `undefined`: not a JSON POST
- * (the transport reads and answers it itself); null: answered here.
+ * A POST body read here (the frame limit, 413 past it; 415 for a non-JSON type), parsed, and checked before the
+ * SDK's transport gets it parsed: the JSON-RPC dialects' shared envelope rule (an odd id — MCP allows only strings
+ * and integers — or a body nested too deep is -32600 Invalid Request with HTTP 400, as the Streamable HTTP
+ * transport answers a message it cannot accept), then the guard every dialect runs (forbidden keys). Undefined:
+ * refused and answered.
  */
-async function checkedBody(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse): Promise<{ value: unknown } | undefined | null> {
-  if (req.method !== 'POST' || !isJsonContentType(req)) return undefined
-  let value: unknown
+async function checkedBody(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  let text: string
   try {
-    value = JSON.parse(await readBody(req, deps.limits.maxFrameBytes))
+    text = await readBody(req, deps.limits.maxFrameBytes, { json: true })
   } catch (err) {
-    if (err instanceof BodyError) rpcError(res, new ParlanceError(err.status === 413 ? 'frame_too_large' : 'invalid_message', err.message))
-    else sendJson(res, 400, rpcErrorOf(null, { code: MCP_RPC.parseError, message: `Parse error: ${(err as Error).message}` }))
-    return null
+    const status = err instanceof BodyError ? err.status : 400
+    const e = new ParlanceError(status === 413 ? 'frame_too_large' : 'invalid_message', (err as Error).message)
+    sendJson(res, status, { jsonrpc: '2.0', error: mcpRpcError(e), id: null })
+    return undefined
   }
-  const odd = rpcEnvelopeError(value, { maxDepth: deps.limits.maxJsonDepth, nullId: false })
-  if (!odd) return { value }
-  sendJson(res, 400, rpcErrorOf(odd.id, odd.error))
-  return null
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (err) {
+    sendJson(res, 400, rpcErrorOf(null, { code: MCP_RPC.parseError, message: `Parse error: ${(err as Error).message}` }))
+    return undefined
+  }
+  const odd = rpcEnvelopeError(body, { maxDepth: deps.limits.maxJsonDepth, nullId: false })
+  if (odd) {
+    sendJson(res, 400, rpcErrorOf(odd.id, odd.error))
+    return undefined
+  }
+  const shape = checkJsonShape(body, deps.limits.maxJsonDepth)
+  if (shape) {
+    rpcError(res, shape)
+    return undefined
+  }
+  return body
 }
 
 /** Counts a request (or SSE stream) of `s` as open until its response closes. */

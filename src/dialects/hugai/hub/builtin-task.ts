@@ -94,7 +94,8 @@ export async function runBuiltinTask(
     const onAbort = () => {
       // A task whose message still waits in its session's queue: the message is withdrawn, so it never runs.
       if (messageId !== null && follower?.runId() === null) {
-        void Promise.resolve(session.handle({ type: 'run.cancel', sessionId: session.id, messageId, reason: `task ${task.taskId} cancelled` })).catch(
+        // Async, so a refusal thrown at once (a writer's handle is synchronous) is caught too: it is an abort listener.
+        void (async () => session.handle({ type: 'run.cancel', sessionId: session.id, messageId, reason: `task ${task.taskId} cancelled` }))().catch(
           () => {},
         )
       }
