@@ -99,6 +99,48 @@ export const HTTP_TARGETS: readonly HttpTarget[] = [
       { jsonrpc: '2.0', id: 4, method: 'tasks/cancel', params: { id: 'fz-task' } },
     ],
   },
+  {
+    dialect: 'openai-chat',
+    path: '/v1/chat/completions',
+    valid: [
+      {
+        model: 'demo',
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hello' },
+        ],
+        metadata: { parlance_session: 'fz-oa' },
+      },
+      { model: 'demo', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
+      {
+        model: 'demo',
+        messages: [
+          { role: 'user', content: 'client' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 'call_Zno.tc', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'call_Zno.tc', content: '{"x":1}' },
+        ],
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+      },
+    ],
+  },
+  {
+    dialect: 'openai-responses',
+    path: '/v1/responses',
+    valid: [
+      { model: 'demo', input: 'hello', instructions: 'be brief', store: false },
+      {
+        model: 'demo',
+        stream: true,
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+        tools: [{ type: 'function', name: 'f' }],
+      },
+      {
+        model: 'demo',
+        previous_response_id: 'resp_WyJ4IiwieSIsMCwwXQ',
+        input: [{ type: 'mcp_approval_response', approval_request_id: 'a', approve: true }],
+      },
+    ],
+  },
 ]
 
 // ---- mutations
