@@ -13,8 +13,9 @@ import { startServer, type TestServer } from './harness.js'
 let remote: TestServer
 let bridge: TestServer
 before(async () => {
-  remote = await startServer()
-  bridge = await startServer({ agents: [a2aBridgeAgent({ url: `${remote.url}/a2a/demo/.well-known/agent-card.json` })] })
+  remote = await startServer({ exposeErrors: true })
+  // exposeErrors: these tests read the bridge's failure messages, which a server without it keeps for its log.
+  bridge = await startServer({ agents: [a2aBridgeAgent({ url: `${remote.url}/a2a/demo/.well-known/agent-card.json` })], exposeErrors: true })
 })
 after(async () => {
   await bridge.close()
@@ -85,7 +86,7 @@ test('AG-UI: the official HttpAgent drives the bridge — weather with its tool 
 test('an unreachable remote agent: the run fails with unavailable, naming the URL', async (t) => {
   const dead = await unreachable()
   t.after(() => dead.close())
-  const s = await startServer({ agents: [a2aBridgeAgent({ url: dead.url })] })
+  const s = await startServer({ agents: [a2aBridgeAgent({ url: dead.url })], exposeErrors: true })
   t.after(() => s.close())
   const c = await s.hai()
   c.say('hello')

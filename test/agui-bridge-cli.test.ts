@@ -96,7 +96,8 @@ test('serve --agent agui:URL with nothing listening: a warning at start, and eac
   const dead = await unreachable()
   t.after(() => dead.close())
   const remoteUrl = dead.url
-  const child = serve(['--agent', `agui:${remoteUrl}`])
+  // --expose-errors: the run's message names the URL; without it clients get "the agent failed (ref …)".
+  const child = serve(['--agent', `agui:${remoteUrl}`, '--expose-errors'])
   t.after(() => child.kill('SIGKILL'))
   const err = collect(child.stderr)
   const { url } = await listening(child)

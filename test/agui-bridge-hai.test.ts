@@ -94,7 +94,7 @@ test('an unreachable remote agent: the run fails with unavailable, naming the UR
   const dead = await unreachable()
   t.after(() => dead.close())
   const url = dead.url
-  const s = await startServer({ agents: [aguiBridgeAgent({ url })] })
+  const s = await startServer({ agents: [aguiBridgeAgent({ url })], exposeErrors: true })
   t.after(() => s.close())
   const c = await s.hai()
   c.say('hello?')
@@ -113,7 +113,7 @@ test('a remote that accepts connections and never answers: the run fails after r
     silent.close()
   })
   const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/agui`
-  const s = await startServer({ agents: [aguiBridgeAgent({ url, responseTimeoutMs: 200 })] })
+  const s = await startServer({ agents: [aguiBridgeAgent({ url, responseTimeoutMs: 200 })], exposeErrors: true })
   t.after(() => s.close())
   const c = await s.hai()
   c.say('hello?')
@@ -123,7 +123,7 @@ test('a remote that accepts connections and never answers: the run fails after r
 })
 
 test('a remote that answers an HTTP error: the run fails with its status and message', async (t) => {
-  const s = await startServer({ agents: [aguiBridgeAgent({ url: `${pair.remote.url}/agui/nobody` })] })
+  const s = await startServer({ agents: [aguiBridgeAgent({ url: `${pair.remote.url}/agui/nobody` })], exposeErrors: true })
   t.after(() => s.close())
   const c = await s.hai()
   c.say('hello?')

@@ -20,9 +20,10 @@ export interface BridgePair {
 
 /** Starts the pair (memory stores, port 0); the remote also serves `remoteAgents` (at `/agui/<name>`). */
 export async function startBridgePair(opts: Partial<AguiBridgeOptions> = {}, remoteAgents: AgentDefinition[] = []): Promise<BridgePair> {
-  const remote = await startServer({ agents: [demoAgent, ...remoteAgents], limits: FAST })
+  const remote = await startServer({ agents: [demoAgent, ...remoteAgents], limits: FAST, exposeErrors: true })
   const url = `${remote.url}/agui`
-  const bridge = await startServer({ agents: [aguiBridgeAgent({ url, ...opts })], limits: FAST })
+  // exposeErrors: the tests read the bridge's failure messages, which a server without it keeps for its log.
+  const bridge = await startServer({ agents: [aguiBridgeAgent({ url, ...opts })], limits: FAST, exposeErrors: true })
   const humas: HumaClient[] = []
   return {
     remote,

@@ -68,7 +68,7 @@ const of = <T extends HaiServerMessage['type']>(msgs: HaiServerMessage[], type: 
 test('an AbstractAgent subclass served in-process: over HAI (in-process tool, client tool, run error, cancel) and over AG-UI (HttpAgent)', async (t) => {
   const forecaster = new Forecaster({ description: 'Weather forecasts' })
   const threadId = forecaster.threadId
-  const s = await startServer({ agents: [aguiAgent(forecaster, { name: 'forecaster', tools })] })
+  const s = await startServer({ agents: [aguiAgent(forecaster, { name: 'forecaster', tools })], exposeErrors: true })
   t.after(() => s.close())
   const c = await s.hai()
 

@@ -58,7 +58,8 @@ async function setup(t: TestContext, extra: Partial<AiSdkAgentOptions> = {}) {
   const llm = await fakeOpenAI()
   const provider = createOpenAICompatible({ name: 'fakeai', baseURL: llm.url, apiKey: 'test', includeUsage: true })
   const agent = aiSdkAgent({ name: 'ai', model: provider.chatModel('fake-1'), system: 'Be brief.', tools, maxRetries: 0, ...extra })
-  const s = await startServer({ agents: [agent], limits: { clientToolTimeoutMs: 5000, approvalTimeoutMs: 5000 } })
+  // exposeErrors: the tests read the adapter's failure messages, which a server without it keeps for its log.
+  const s = await startServer({ agents: [agent], limits: { clientToolTimeoutMs: 5000, approvalTimeoutMs: 5000 }, exposeErrors: true })
   t.after(async () => {
     await s.close()
     await llm.close()
@@ -233,7 +234,7 @@ test('provider errors end the run naming provider, status and message (HAI and A
   const port = (probe.address() as import('node:net').AddressInfo).port
   await new Promise((r) => probe.close(r))
   const gone = createOpenAICompatible({ name: 'gone', baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k' })
-  const s2 = await startServer({ agents: [aiSdkAgent({ model: gone.chatModel('m'), maxRetries: 0 })] })
+  const s2 = await startServer({ agents: [aiSdkAgent({ model: gone.chatModel('m'), maxRetries: 0 })], exposeErrors: true })
   t.after(() => s2.close())
   const c2 = await s2.hai()
   c2.say('hello')

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { DIALECTS } from '../src/dialects/registry.js'
 import { startServer } from './harness.js'
 import { cliArgs } from './support/node-args.js'
 
@@ -65,6 +66,33 @@ test('errors name what failed and what is accepted, and exit non-zero', async (t
     assert.equal(r.code, 2, `${args.join(' ')} exits 2 (stderr: ${r.err})`)
     assert.match(r.err, pattern, args.join(' '))
   }
+})
+
+test('an agent module that throws while loading: the error with its file and line (issue 46)', async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'parlance-cli-'))
+  t.after(() => rmSync(tmp, { recursive: true, force: true }))
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const throwing = join(tmp, 'throwing-agent.mjs')
+  writeFileSync(throwing, "const config = undefined\nexport default { name: 'x', model: config.model }\n")
+  const broken = join(tmp, 'broken-agent.mjs')
+  writeFileSync(broken, "export default {\n  name: 'x',,\n}\n")
+  const cases: Array<[string, RegExp]> = [
+    [throwing, new RegExp(`TypeError: Cannot read properties of undefined \\(reading 'model'\\)\\n\\s+at .*${escape(throwing)}:2:\\d+`)],
+    [broken, new RegExp(`${escape(broken)}:2\\n  name: 'x',,\\n\\s+\\^[\\s\\S]*SyntaxError: Unexpected token ','`)],
+  ]
+  for (const [file, pattern] of cases) {
+    const r = await cli(['serve', '--port', '0', '--store', 'memory', '--agent', file])
+    assert.equal(r.code, 2, r.err)
+    assert.match(r.err, new RegExp(`^parlance: --agent ${escape(file)}: the module threw while loading:\\n`))
+    assert.match(r.err, pattern)
+    assert.doesNotMatch(r.err, /node:internal/, "the loader's own frames are left out")
+  }
+})
+
+test('serve --help names every dialect of the registry', async () => {
+  const r = await cli(['serve', '--help'])
+  for (const d of DIALECTS) assert.match(r.out, new RegExp(`over every dialect \\([^)]*\\b${d.name}\\b`), d.name)
+  assert.match(r.out, /--expose-errors/)
 })
 
 test('two bridged AG-UI agents get two names, so the first stays the default', async (t) => {

@@ -69,7 +69,7 @@ test('AI SDK decode: every well-formed chat request decodes to what was sent', (
   const request = fc.record(
     {
       id,
-      messages: fc.array(message, { maxLength: 4 }),
+      messages: fc.array(message, { minLength: 1, maxLength: 4 }), // an empty conversation is refused (http-bad-input)
       trigger: fc.constantFrom('submit-message', 'regenerate-message'),
       onBusy: fc.constantFrom(...ON_BUSY),
     },

@@ -63,7 +63,17 @@ test('/api/chat: malformed JSON 400, oversized 413 (declared or streamed), wrong
     [(shape.body.error as { code: string }).code, (shape.body.error as { field: string }).field],
     ['invalid_message', 'messages[0].id'],
   )
-  for (const r of [malformed, declared, streamed, typed, shape]) assert.match(r.type, /^application\/json/)
+  // Issue 46: an HTTP body is a body, not a frame; an empty conversation has nothing to answer.
+  assert.match((malformed.body.error as { message: string }).message, /^body is not valid JSON: /)
+  const empty = await post(s, '/api/chat', JSON.stringify({ id: 'chat-empty', messages: [] }))
+  assert.equal(empty.status, 400)
+  assert.deepEqual([(empty.body.error as { code: string }).code, (empty.body.error as { field: string }).field], ['invalid_message', 'messages'])
+  assert.match((empty.body.error as { message: string }).message, /messages is empty/)
+  assert.deepEqual(await s.server.sessions.store.read('chat-empty', 0, 100), [])
+  const agui = await post(s, '/agui', '{"threadId":')
+  assert.equal(agui.status, 400)
+  assert.match((agui.body.error as { message: string }).message, /^body is not valid JSON: /)
+  for (const r of [malformed, declared, streamed, typed, shape, empty, agui]) assert.match(r.type, /^application\/json/)
   // Nothing was recorded for the refused bodies, and the endpoint still answers a good one.
   assert.deepEqual(await s.server.sessions.store.read('chat-big', 0, 100), [])
   const ok = await fetch(`${s.url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chatBody('hello') })

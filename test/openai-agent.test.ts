@@ -17,7 +17,8 @@ async function setup(t: import('node:test').TestContext, maxSteps?: number) {
     tools: { get_weather: demoAgent.tools.get_weather!, get_client_info: demoAgent.tools.get_client_info! },
     maxSteps,
   })
-  const s = await startServer({ agents: [agent], limits: { clientToolTimeoutMs: 3000 } })
+  // exposeErrors: the tests read the adapter's failure messages, which a server without it keeps for its log.
+  const s = await startServer({ agents: [agent], limits: { clientToolTimeoutMs: 3000 }, exposeErrors: true })
   t.after(async () => {
     await s.close()
     await llm.close()
@@ -86,7 +87,7 @@ test('no model server, or a refused key: the error names the URL and the cause (
   const port = (probe.address() as import('node:net').AddressInfo).port
   await new Promise((r) => probe.close(r))
   const agent = openaiAgent({ model: 'm', baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k' })
-  const s = await startServer({ agents: [agent] })
+  const s = await startServer({ agents: [agent], exposeErrors: true })
   t.after(() => s.close())
   const c = await s.hai()
   c.say('hello')
@@ -98,7 +99,7 @@ test('no model server, or a refused key: the error names the URL and the cause (
   const llm = await fakeOpenAI()
   t.after(() => llm.close())
   const keyless = openaiAgent({ name: 'keyless', model: 'm', baseURL: llm.url, apiKey: 'wrong' })
-  const s2 = await startServer({ agents: [keyless] })
+  const s2 = await startServer({ agents: [keyless], exposeErrors: true })
   t.after(() => s2.close())
   const c2 = await s2.hai()
   c2.say('unauthorized')

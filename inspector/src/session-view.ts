@@ -88,7 +88,7 @@ export class SessionView {
         transcript.push(h('li', { class: 'msg status' }, `approval asked for ${String(e.toolName)} (${String(e.risk)} risk)`))
       else if (e.type === 'approval.resolved')
         transcript.push(h('li', { class: 'msg status' }, `approval ${e.approved ? 'granted' : 'refused'} by ${String(e.by)}`))
-      else if (e.type === 'run.error') transcript.push(h('li', { class: 'msg error' }, `${String(e.code)}: ${String(e.message)}`))
+      else if (e.type === 'run.error') transcript.push(h('li', { class: 'msg error' }, runError(e)))
       else if (said !== undefined) transcript.push(h('li', { class: 'msg status', 'data-type': e.type }, said))
     }
     this.usage(events)
@@ -160,4 +160,11 @@ export class SessionView {
     this.problem.textContent = text
     this.problem.hidden = text === ''
   }
+}
+
+/** A run error as the server kept it: what the agent threw and its ref (`internal`), which clients were not sent. */
+function runError(e: Extract<CanonicalEvent, { type: 'run.error' }>): string {
+  if (!e.internal) return `${e.code}: ${e.message}`
+  if (e.internal.message === e.message) return `${e.code}: ${e.message} (ref ${e.internal.ref})`
+  return `${e.code}: ${e.internal.message} (ref ${e.internal.ref}; clients saw: ${e.message})`
 }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -47,4 +48,21 @@ async function registerTsx(spec: string, mode: 'esm' | 'cjs'): Promise<void> {
   } catch {
     throw new Error(`--agent ${spec}: a TypeScript agent needs tsx (npm install --save-dev tsx), or build it to JavaScript and pass the .js file`)
   }
+}
+
+/**
+ * What a module that failed to load threw, with the file and line: its stack without Node's own frames (the
+ * loader's). A JavaScript syntax error's stack names no file when `import()` compiled it, so `node --check` (what
+ * Node prints for it when run directly: file, line, the line itself and a caret) goes first.
+ */
+export function loadErrorText(err: unknown, file: string): string {
+  if (!(err instanceof Error) || !err.stack) return String(err)
+  const stack = err.stack
+    .split('\n')
+    .filter((line) => !/^\s+at (?:.*\()?node:/.test(line))
+    .join('\n')
+  if (!(err instanceof SyntaxError) || stack.includes(file) || !/\.[cm]?js$/.test(file)) return stack
+  const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', timeout: 10_000 })
+  const where = check.stderr.split(/\n\n/)[0]?.trim()
+  return where && where.includes(file) ? `${where}\n\n${stack}` : stack
 }

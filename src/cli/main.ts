@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { DEFAULT_LIMITS, ON_BUSY, onBusyOf, type Limits } from '../core/index.js'
+import { DIALECTS } from '../dialects/registry.js'
 import { chat } from './chat.js'
 import { withConfig } from './config.js'
 import { parseIntegrations } from './mcp.js'
@@ -9,7 +10,7 @@ import { serve, type ServeOptions } from './serve.js'
 
 const SERVE_USAGE = `usage: parlance serve [options]
 
-Serves agents over every dialect (HAI, AG-UI, HUMA, MyAgent, HugAI, AI SDK) from one process.
+Serves agents over every dialect (${DIALECTS.map((d) => d.name).join(', ')}) from one process.
 
 options:
   --config FILE         settings from a JSON file whose keys are these long flag names (below); flags and env override it
@@ -35,6 +36,8 @@ options:
   --allow-webhook-host HOST  A2A push webhooks may reach this internal host (a name or an IP), repeatable
                         (env PARLANCE_ALLOW_WEBHOOK_HOST, comma-separated); other internal addresses are refused
   --on-busy POLICY      a message arriving during a run: interrupt (default) | enqueue | reject | rollback
+  --expose-errors       clients get an agent's failure as thrown (development); by default they get its code and
+                        "the agent failed (ref …)", and the log line "run failed" has the message and stack under that ref
   --node-id ID, --redis-prefix P, --lease-ms MS   cluster settings, with --store redis://…
   --help, --version
 
@@ -168,6 +171,7 @@ async function main(argv: string[]): Promise<void> {
       'allow-host': { type: 'string', multiple: true },
       'allow-webhook-host': { type: 'string', multiple: true },
       'on-busy': { type: 'string' },
+      'expose-errors': { type: 'boolean' },
       'no-auth': { type: 'boolean' },
       'no-inspector': { type: 'boolean' },
     } as const
@@ -210,6 +214,7 @@ async function main(argv: string[]): Promise<void> {
       trustProxy: values['trust-proxy'] ?? false,
       ...originFlags(values['allow-origin'] ?? listEnv('PARLANCE_ALLOW_ORIGIN'), values['allow-host'] ?? listEnv('PARLANCE_ALLOW_HOST')),
       ...(onBusy ? { onBusy } : {}),
+      ...(values['expose-errors'] ? { exposeErrors: true } : {}),
       allowWebhookHosts: values['allow-webhook-host'] ?? listEnv('PARLANCE_ALLOW_WEBHOOK_HOST') ?? [],
       ...(values.mcp?.length ? { mcp: values.mcp } : {}),
       ...(Object.keys(integrations).length ? { integrations } : {}),

@@ -4,7 +4,7 @@ import { isAgent, type AgentDefinition, type ToolDefinition } from '../agent-api
 import { demoAgent } from '../agents/demo/index.js'
 import { mcpToolsOf, openIntegrations } from './mcp.js'
 import type { Limits, OnBusy } from '../core/index.js'
-import { loadModule } from './load-module.js'
+import { loadErrorText, loadModule } from './load-module.js'
 import { createServer, type ClusterOptions, type RedisUrl } from '../server/index.js'
 
 /** Options of `parlance serve`. */
@@ -36,6 +36,8 @@ export interface ServeOptions {
   allowedHosts?: readonly string[]
   /** `--on-busy`: the server's policy for a message arriving during a run. */
   onBusy?: OnBusy
+  /** `--expose-errors`: clients get an agent's failure as thrown (createServer's `exposeErrors`). */
+  exposeErrors?: boolean
   /** `--allow-webhook-host`: internal hosts A2A push webhooks may reach. */
   allowWebhookHosts?: readonly string[]
   /** `--mcp`: MCP servers (URLs, or `stdio:COMMAND ARG…`) whose tools `--agent openai` gets. */
@@ -86,7 +88,11 @@ export async function loadAgent(
       )
     throw new Error(`--agent ${spec}: no such file ${file}`)
   }
-  const mod = await loadModule(file, spec)
+  const mod = await loadModule(file, spec).catch((err: unknown) => {
+    // The module's own failure: the stack says which file and line of the agent threw (the message alone does not).
+    if (err instanceof Error && err.message.startsWith(`--agent ${spec}:`)) throw err
+    throw new Error(`--agent ${spec}: the module threw while loading:\n${loadErrorText(err, file)}`, { cause: err })
+  })
   const candidate = mod.default ?? mod.agent
   if (!isAgent(candidate)) throw new Error(`${spec} does not export an agent (export default defineAgent({...}))`)
   return candidate
@@ -160,6 +166,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     ...(options.origins ? { origins: options.origins } : {}),
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.onBusy ? { onBusy: options.onBusy } : {}),
+    ...(options.exposeErrors ? { exposeErrors: true } : {}),
     ...(options.allowWebhookHosts?.length ? { allowWebhookHosts: options.allowWebhookHosts } : {}),
   })
   const url = await server.listen(options.port, options.host).catch(async (err: unknown) => {

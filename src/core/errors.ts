@@ -73,16 +73,23 @@ export interface RpcWireError {
   readonly status: number
 }
 
-/** Error with a stable machine-readable code; only `code`, `message` and `details` cross the wire. */
+/**
+ * Error with a stable machine-readable code; only `code`, `message` and `details` cross the wire. When one ends an
+ * agent's run, clients get only its code and `the agent failed (ref …)` unless it is `expose`d (a message written
+ * for the user) or the server runs with `exposeErrors` (src/session/failure.ts).
+ */
 export class ParlanceError extends Error {
   override readonly name = 'ParlanceError'
+  /** Its message is written for the user: a run it ends shows it to clients as it is. */
+  readonly expose: boolean
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; expose?: boolean },
   ) {
-    super(message, options)
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.expose = options?.expose === true
   }
 }
 

@@ -44,6 +44,17 @@ export interface QueuedMessage {
 }
 
 /**
+ * An agent's failure as the server keeps it (a run error's `internal`): the reference clients are given, and the
+ * message, details and stack (with its causes) as thrown. The log and the inspector show it; clients never get it.
+ */
+export interface RunFailure {
+  ref: string
+  message: string
+  details?: Record<string, unknown>
+  stack?: string
+}
+
+/**
  * Tokens one model call reported: `inputTokens` (prompt, cached ones included), `outputTokens` (completion,
  * reasoning included), and of those `cachedInputTokens` and `reasoningTokens`. A count the model did not give is absent.
  */
@@ -112,7 +123,8 @@ export type EventBody =
   /** `dequeued`: the id of the queued message this run answers (it leaves the queue here). */
   | { type: 'run.started'; agent: string; parentRunId?: string; dequeued?: string }
   | { type: 'run.finished'; result?: Json }
-  | { type: 'run.error'; code: ErrorCode; message: string; details?: Record<string, unknown> }
+  /** `internal`: an agent's failure as it was thrown, kept for the log and the inspector; no dialect sends it. */
+  | { type: 'run.error'; code: ErrorCode; message: string; details?: Record<string, unknown>; internal?: RunFailure }
   | { type: 'step.started'; stepId: string; name: string }
   | { type: 'step.finished'; stepId: string; name: string; ok: boolean; error?: string }
   | { type: 'text.start'; messageId: string }

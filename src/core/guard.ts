@@ -51,13 +51,14 @@ function walk(value: unknown, depth: number, maxDepth: number, path: string): Pa
 
 /**
  * JSON.parse that sees `"__proto__"` keys as data (JSON.parse already does) and
- * reports failures as a ParlanceError instead of throwing.
+ * reports failures as a ParlanceError instead of throwing. `what` names the text in the error: a socket's
+ * `frame`, or an HTTP request's `body`.
  */
-export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: ParlanceError } {
+export function parseJson(text: string, what: 'frame' | 'body' = 'frame'): { ok: true; value: unknown } | { ok: false; error: ParlanceError } {
   try {
     return { ok: true, value: JSON.parse(text) }
   } catch (err) {
-    return { ok: false, error: new ParlanceError('invalid_json', `frame is not valid JSON: ${(err as Error).message}`) }
+    return { ok: false, error: new ParlanceError('invalid_json', `${what} is not valid JSON: ${(err as Error).message}`) }
   }
 }
 

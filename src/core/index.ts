@@ -20,6 +20,7 @@ export type {
   QueuedContext,
   QueuedMessage,
   RiskLevel,
+  RunFailure,
   RunStatus,
   StoredEvent,
   TokenUsage,

@@ -108,9 +108,10 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   }
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits }
   const originSettings: OriginSettings = { origins: options.origins, allowedHosts: options.allowedHosts }
-  // Strict until the server listens and knows its address (no request can arrive before that anyway).
-  const gate = new OriginGate(originPolicy(originSettings, true), options.trustProxy === true)
   const log = options.logger === false ? pino({ enabled: false }) : (options.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' }))
+  // Strict until the server listens and knows its address (no request can arrive before that anyway). Each
+  // distinct refused origin or host is logged once, with the flag that allows it.
+  const gate = new OriginGate(originPolicy(originSettings, true), options.trustProxy === true, (r) => log.warn({ refused: r.key }, r.message))
   let backend: StoreBackend
   let cluster: ClusterPort | undefined
   let clusterDeps: EndpointDeps['cluster']
@@ -155,14 +156,17 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     limits,
     cluster,
     ...(options.onBusy ? { onBusy: options.onBusy } : {}),
+    ...(options.exposeErrors ? { exposeErrors: true } : {}),
     hooks: {
       committed: (n, events) => countCommitted(metrics, n, events),
       runStarted: (s) => log.info({ sessionId: s.id, runId: s.activeRunId, agent: s.agentName }, 'run started'),
-      runEnded: (s, runId, outcome) =>
-        log[outcome === 'finished' || outcome === 'interrupted' || outcome === 'cancelled' ? 'info' : 'warn'](
-          { sessionId: s.id, runId, outcome },
-          'run ended',
-        ),
+      runEnded: (s, runId, outcome, failure) => {
+        const quiet = outcome === 'finished' || outcome === 'interrupted' || outcome === 'cancelled'
+        const ids = { sessionId: s.id, runId, outcome }
+        // What the agent threw: its message, stack and causes (pino's err), under the ref its clients were given.
+        if (failure && !quiet) log.error({ ...ids, ref: failure.ref, err: failure.error }, 'run failed')
+        else log[quiet ? 'info' : 'warn'](ids, 'run ended')
+      },
     },
   })
   const manager = sessions

@@ -84,6 +84,13 @@ export interface ServerOptions {
    * @default []
    */
   allowWebhookHosts?: readonly string[]
+  /**
+   * Send an agent's failure to clients as it was thrown (development). Otherwise a run that fails tells clients
+   * only its code and `the agent failed (ref …)`; the log line `run failed` and the inspector carry the message,
+   * stack and cause under that ref. A `ParlanceError` thrown with `{ expose: true }` is always sent as it is.
+   * @default false
+   */
+  exposeErrors?: boolean
   /** HugAI `tool/integration` targets: name → tools record (e.g. `mcpTools`), closed with the server (docs/dialects/hugai.md). */
   integrations?: Readonly<Record<string, Readonly<Record<string, ToolDefinition>>>>
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import type { OriginPolicy, RequestOrigin, Verdict } from './origin-policy.js'
+import type { OriginPolicy, Refusal, RequestOrigin, Verdict } from './origin-policy.js'
 
 /** Methods the server's routes take, answered to every allowed preflight. */
 const METHODS = 'GET, POST, DELETE, OPTIONS'
@@ -19,14 +19,38 @@ function first(value: string | string[] | undefined): string | undefined {
 }
 
 /**
+ * The keys seen, each reported once, in bounded memory: past `capacity` the oldest is forgotten (a flood of
+ * made-up origins cannot grow it; a forgotten one is reported again if it comes back).
+ */
+export class OnceSet {
+  private readonly seen = new Set<string>()
+  constructor(private readonly capacity: number) {}
+
+  /** True the first time `key` is seen (since it was last forgotten). */
+  first(key: string): boolean {
+    if (this.seen.has(key)) return false
+    if (this.seen.size >= this.capacity) this.seen.delete(this.seen.values().next().value as string)
+    this.seen.add(key)
+    return true
+  }
+}
+
+/** Distinct refusals remembered (so logged once each). */
+const REFUSALS_REMEMBERED = 1024
+
+/**
  * Applies an `OriginPolicy` in front of every request and upgrade of a node:http server: refused requests get
  * 403 before any endpoint (or Socket.IO's engine) sees them; preflights are answered here; allowed cross-origin
  * requests go on with their CORS headers already set. One place, so a dialect cannot forget it.
  */
 export class OriginGate {
+  private readonly told = new OnceSet(REFUSALS_REMEMBERED)
+
+  /** `onRefused`: told of each distinct refusal (its `key`) once, to log it: the browser only says "Failed to fetch". */
   constructor(
     private policy: OriginPolicy,
     private readonly trustProxy: boolean,
+    private readonly onRefused?: (refusal: Refusal) => void,
   ) {}
 
   /** Swaps the policy (the server learns whether it listens on loopback only once it listens). */
@@ -44,7 +68,9 @@ export class OriginGate {
       origin: first(req.headers.origin),
       ...(this.trustProxy ? { forwardedHost: first(req.headers['x-forwarded-host'])?.split(',')[0]?.trim() || undefined } : {}),
     }
-    return this.policy.check(r)
+    const v = this.policy.check(r)
+    if (!v.ok && this.onRefused && this.told.first(v.refusal.key)) this.onRefused(v.refusal)
+    return v
   }
 
   /** True when the gate answered the request itself (refused, or a preflight); otherwise CORS headers are set. */

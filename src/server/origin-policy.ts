@@ -25,6 +25,8 @@ export interface OriginSettings {
 /** Why a request is refused: always 403. */
 export interface Refusal {
   readonly message: string
+  /** What was refused (`origin https://a.example`, `host evil.example`): the server logs each once. */
+  readonly key: string
 }
 
 /** What a request's headers say, as the policy reads them. */
@@ -149,7 +151,7 @@ export function originPolicy(settings: OriginSettings, loopback: boolean): Origi
     check(req) {
       if (checkHost && req.host !== undefined) {
         const parsed = parseHost(req.host)
-        if (parsed === null) return { ok: false, refusal: { message: `malformed Host header "${req.host}"` } }
+        if (parsed === null) return { ok: false, refusal: { message: `malformed Host header "${req.host}"`, key: `host ${req.host}` } }
         if (!(isLoopbackHostname(parsed.hostname) || hostAllowed(parsed.hostname, allowedHosts))) {
           const why = loopback
             ? 'this server listens on loopback and answers loopback host names only (DNS-rebinding protection)'
@@ -158,6 +160,7 @@ export function originPolicy(settings: OriginSettings, loopback: boolean): Origi
             ok: false,
             refusal: {
               message: `Host "${req.host}" refused: ${why}; to serve it, start the server with --allow-host ${parsed.hostname} (createServer({ allowedHosts }))`,
+              key: `host ${parsed.hostname}`,
             },
           }
         }
@@ -169,6 +172,7 @@ export function originPolicy(settings: OriginSettings, loopback: boolean): Origi
           ok: false,
           refusal: {
             message: `origin ${req.origin} is not allowed to call this server; to allow its pages, start the server with --allow-origin ${url?.origin ?? req.origin} (createServer({ origins }))`,
+            key: `origin ${url?.origin ?? req.origin}`,
           },
         }
       }

@@ -37,7 +37,7 @@ async function fork(deps: EndpointDeps, req: IncomingMessage, res: ServerRespons
     throw new BodyError(415, `content-type must be application/json, got ${req.headers['content-type'] ?? 'none'}`)
   let body: unknown = {}
   if (text.trim() !== '') {
-    const parsed = parseJson(text)
+    const parsed = parseJson(text, 'body')
     if (!parsed.ok) throw parsed.error
     body = parsed.value
     const bad = checkJsonShape(body, deps.limits.maxJsonDepth)

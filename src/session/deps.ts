@@ -7,8 +7,8 @@ import type { Session } from './session.js'
 /** Observers of session activity (metrics, the manager's run count). */
 export interface SessionHooks {
   runStarted?(session: Session): void
-  /** `outcome` is 'finished' or the run error's code. */
-  runEnded?(session: Session, runId: string, outcome: string): void
+  /** `outcome` is 'finished' or the run error's code; `failure`: what the agent threw, and the ref clients were given. */
+  runEnded?(session: Session, runId: string, outcome: string, failure?: { ref: string; error: unknown }): void
   /** Events committed and fanned out (by the session's writer). */
   committed?(count: number, events: readonly StoredEvent[]): void
 }
@@ -19,6 +19,8 @@ export interface SessionDeps {
   agent(name: string): AgentDefinition | undefined
   limits: Limits
   hooks: SessionHooks
+  /** Clients get an agent's failure as thrown, not `the agent failed (ref …)` (development; see failure.ts). */
+  exposeErrors?: boolean
   /** What a message does while a run is active when neither it nor its agent says. @default 'interrupt' */
   onBusy?: OnBusy
   /** The server is shutting down: queued messages wait for the next start instead of running now. */

@@ -20,6 +20,8 @@ export interface SessionManagerOptions {
   cluster?: ClusterPort
   /** What a message does while a run is active when neither it nor its agent says. @default 'interrupt' */
   onBusy?: OnBusy
+  /** Clients get an agent's failure as thrown (SessionDeps.exposeErrors). */
+  exposeErrors?: boolean
 }
 
 /** Options of `SessionManager.open`. */
@@ -54,9 +56,9 @@ export class SessionManager {
         this.activeRuns++
         outer.runStarted?.(s)
       },
-      runEnded: (s, runId, outcome) => {
+      runEnded: (s, runId, outcome, failure) => {
         this.activeRuns--
-        outer.runEnded?.(s, runId, outcome)
+        outer.runEnded?.(s, runId, outcome, failure)
       },
     }
     const idleMs = options.limits.sessionIdleMs
@@ -68,6 +70,7 @@ export class SessionManager {
       limits: options.limits,
       hooks: this.hooks,
       ...(options.onBusy ? { onBusy: options.onBusy } : {}),
+      ...(options.exposeErrors ? { exposeErrors: true } : {}),
       stopping: () => this.stopping,
       admitRun: () => options.limits.maxConcurrentRuns <= 0 || this.activeRuns < options.limits.maxConcurrentRuns,
     }

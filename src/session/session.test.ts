@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { DEFAULT_LIMITS, isRunEnd, type EventOf } from '../core/index.js'
+import { DEFAULT_LIMITS, isRunEnd, ParlanceError, type EventOf } from '../core/index.js'
 import { defineAgent, type ApprovalResult } from '../agent-api/index.js'
 import { deferred } from '../../test/support/delegating-backend.js'
 import { aborted, echo, isCode, keepAlive, range, say, seqsOf, setup } from './fixtures/harness.js'
@@ -49,19 +49,43 @@ test('seq is 1, 2, 3… with no gaps across runs, and every event carries sessio
   assert.deepEqual([record?.lastSeq, record?.activeRunId, record?.messages.length], [stored.length, null, 6])
 })
 
-test('an agent that throws ends its run with run.error execution_error', async () => {
+test('an agent that throws ends its run with run.error execution_error: masked, with a ref; the thrown error kept internal', async () => {
   const boom = defineAgent({
     name: 'boom',
     async run() {
-      throw new Error('kaput')
+      throw new Error('kaput', { cause: new Error('the disk is full') })
     },
   })
   const s = setup([boom])
   const { session, rec } = await s.open()
   const runId = say(session, 'go')
   const end = (await rec.end(runId)) as EventOf<'run.error'>
-  assert.deepEqual([end.type, end.code, end.message], ['run.error', 'execution_error', 'kaput'])
+  const ref = end.internal?.ref ?? ''
+  assert.match(ref, /^[0-9a-f]{10}$/)
+  assert.deepEqual([end.type, end.code, end.message, end.details], ['run.error', 'execution_error', `the agent failed (ref ${ref})`, { ref }])
+  assert.equal(end.internal?.message, 'kaput')
+  assert.match(end.internal?.stack ?? '', /^Error: kaput\n\s+at .*session\.test\.ts[\s\S]*\ncaused by: Error: the disk is full/)
   assert.equal(session.activeRunId, null)
+})
+
+test('a ParlanceError thrown with expose, and any failure with exposeErrors, reach clients as thrown', async () => {
+  const said = defineAgent({
+    name: 'said',
+    async run(ctx) {
+      if (ctx.input.text === 'public') throw new ParlanceError('invalid_message', 'say a number', { field: 'text' }, { expose: true })
+      throw new ParlanceError('unavailable', 'db at 10.0.0.7 is down')
+    },
+  })
+  const s = setup([said])
+  const { session, rec } = await s.open()
+  const shown = (await rec.end(say(session, 'public'))) as EventOf<'run.error'>
+  assert.deepEqual([shown.code, shown.message, shown.details], ['invalid_message', 'say a number', { field: 'text' }])
+  const hidden = (await rec.end(say(session, 'private'))) as EventOf<'run.error'>
+  assert.deepEqual([hidden.code, hidden.message], ['unavailable', `the agent failed (ref ${hidden.internal?.ref})`])
+  const dev = setup([said], { exposeErrors: true })
+  const opened = await dev.open()
+  const exposed = (await opened.rec.end(say(opened.session, 'private'))) as EventOf<'run.error'>
+  assert.deepEqual([exposed.code, exposed.message], ['unavailable', 'db at 10.0.0.7 is down'])
 })
 
 test('one active run per session: a new user.message interrupts the previous run', async () => {

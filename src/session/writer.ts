@@ -5,6 +5,7 @@ import { deliverAddonEvent, recordStreamedDelivery } from './messaging.js'
 import type { Role } from './role.js'
 import { createRunContext } from './run-context.js'
 import { Run, type AbortCode } from './run.js'
+import { failureRef, runFailure } from './failure.js'
 import type { Session } from './session.js'
 import { context, endRunSpan, ROOT_CONTEXT, startRunSpan, trace, type Context } from '../telemetry/index.js'
 
@@ -248,7 +249,7 @@ export class Writer implements Role {
   }
 
   /** Ends a run once: closes what it left open, then run.finished or run.error. */
-  private end(run: Run, body: Extract<EventBody, { type: 'run.finished' | 'run.error' }>): void {
+  private end(run: Run, body: Extract<EventBody, { type: 'run.finished' | 'run.error' }>, thrown?: unknown): void {
     if (run.ended) return
     run.ended = true
     const record = this.record(run)
@@ -257,8 +258,9 @@ export class Writer implements Role {
     if (this.run === run) this.run = null
     this.s.deps.store.touch(this.s)
     const outcome = body.type === 'run.error' ? body.code : 'finished'
-    if (run.trace) endRunSpan(run.trace.span, outcome, body.type === 'run.error' ? body.message : undefined)
-    this.s.deps.hooks.runEnded?.(this.s, run.id, outcome)
+    const failure = body.type === 'run.error' && body.internal ? { ref: body.internal.ref, error: thrown } : undefined
+    if (run.trace) endRunSpan(run.trace.span, outcome, body.type === 'run.error' ? (body.internal?.message ?? body.message) : undefined)
+    this.s.deps.hooks.runEnded?.(this.s, run.id, outcome, failure)
     // The queue goes on after a run that ended by itself or was cancelled; not after an interrupt (new input
     // runs first, or the server is stopping: the queue is in the record and resumes when the session is loaded).
     if (outcome !== 'interrupted' && outcome !== 'unavailable') this.next()
@@ -323,8 +325,7 @@ export class Writer implements Role {
       this.end(run, { type: 'run.finished' })
     } catch (err) {
       if (run.ended) return
-      const e = toParlanceError(err, 'execution_error')
-      this.end(run, { type: 'run.error', code: e.code, message: e.message, details: e.details })
+      this.end(run, runFailure(err, failureRef(), this.s.deps.exposeErrors === true), err)
     }
   }
 }

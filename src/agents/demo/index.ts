@@ -122,14 +122,15 @@ export const demoAgent = defineAgent({
       try {
         await ctx.callTool('flaky_tool', {})
       } catch (err) {
-        throw new ParlanceError('execution_error', `the run failed: ${(err as Error).message}`, undefined, { cause: err })
+        // Deliberate and documented (the `fail` walkthrough in each dialect's doc): shown to clients as it is.
+        throw new ParlanceError('execution_error', `the run failed: ${(err as Error).message}`, undefined, { cause: err, expose: true })
       }
       return
     }
     const count = /\bcount\s+(\d{1,7})\b/.exec(lower)
     if (count) {
       const n = Number(count[1])
-      if (n > MAX_COUNT) throw new ParlanceError('invalid_message', `count is limited to ${MAX_COUNT}`)
+      if (n > MAX_COUNT) throw new ParlanceError('invalid_message', `count is limited to ${MAX_COUNT}`, undefined, { expose: true })
       return void (await ctx.say(counting(n)))
     }
     if (lower.includes('slow')) return void (await ctx.say(slowly(50, 100, ctx.signal)))
@@ -141,7 +142,11 @@ export const demoAgent = defineAgent({
     if (lower.includes('burst')) {
       // A messaging burst: three whole messages, each confirmed by a client that confirms delivery (HUMA).
       const sent = await ctx.send(['Here is the first message.', 'And a second one.', 'That was the burst.'])
-      if (!sent.ok) throw new ParlanceError('execution_error', `delivered ${sent.delivered} of 3 messages: ${sent.error ?? 'delivery failed'}`)
+      if (!sent.ok) {
+        throw new ParlanceError('execution_error', `delivered ${sent.delivered} of 3 messages: ${sent.error ?? 'delivery failed'}`, undefined, {
+          expose: true,
+        })
+      }
       return
     }
     await ctx.status('thinking', 'Assistant is thinking...')

@@ -25,7 +25,16 @@ export type McpToolsOptions = (McpHttpServer | McpStdioServer) & McpToolsCommon
  * `close()`, which ends the connection (and stops a stdio server). `close` is not enumerable, so spreading the
  * record or listing its entries yields only the tools.
  */
-export type McpTools = Record<string, ToolDefinition> & { close(): Promise<void> }
+export type McpTools = Record<string, ToolDefinition> & McpToolsClose
+
+/**
+ * `close()` typed as a class method: TypeScript's object spread drops class methods, as the runtime drops the
+ * non-enumerable property, so `{ ...aiTools, ...mcp }` is a record of tools alone (assignable to `aiSdkAgent`'s
+ * `tools`) while `mcp.close()` stays typed. Only a type: nothing constructs it.
+ */
+declare abstract class McpToolsClose {
+  close(): Promise<void>
+}
 
 const CLIENT_INFO = { name: 'parlance-gateway', version: '0.1.0' }
 

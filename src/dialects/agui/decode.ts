@@ -25,7 +25,7 @@ export function fieldOf(pointer: string): string {
  * transport before buffering (413), so this checks JSON, forbidden keys and depth, then the schema.
  */
 export function decodeRunInput(body: string, limits: Pick<Limits, 'maxJsonDepth'>): DecodedInput {
-  const parsed = parseJson(body)
+  const parsed = parseJson(body, 'body')
   if (!parsed.ok) return parsed
   const v = parsed.value
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail('RunAgentInput must be a JSON object', '')

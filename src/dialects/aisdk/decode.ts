@@ -8,7 +8,7 @@ export type DecodedChat = { ok: true; request: ChatRequest } | { ok: false; erro
 
 /** Decodes a `POST /api/chat` body. Pure; never throws; errors name the field (`messages[1].parts`). */
 export function decodeChat(body: string, limits: Pick<Limits, 'maxJsonDepth'>): DecodedChat {
-  const parsed = parseJson(body)
+  const parsed = parseJson(body, 'body')
   if (!parsed.ok) return parsed
   const v = parsed.value
   if (typeof v !== 'object' || v === null || Array.isArray(v))
@@ -24,7 +24,18 @@ export function decodeChat(body: string, limits: Pick<Limits, 'maxJsonDepth'>): 
           .replace(/\//g, '.'),
       }),
     }
-  if (chatRequestChecker.Check(v)) return { ok: true, request: v }
+  if (chatRequestChecker.Check(v)) {
+    // useChat always sends the conversation; an empty one has no turn to answer (it streamed an empty answer).
+    if (v.messages.length === 0) {
+      return {
+        ok: false,
+        error: new ParlanceError('invalid_message', 'messages is empty: send the conversation, ending with the message to answer', {
+          field: 'messages',
+        }),
+      }
+    }
+    return { ok: true, request: v }
+  }
   const first = chatRequestChecker.Errors(v).First()
   const field = (first?.path ?? '')
     .replace(/^\//, '')
