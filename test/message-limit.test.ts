@@ -170,7 +170,7 @@ test('the limit is the server option, counted in characters (code points), in ev
   assert.deepEqual(inputs, ['😀😀😀😀😀'])
 })
 
-test('A2A and MCP run the shared JSON guard: nesting past maxJsonDepth and __proto__ keys are -32602 in JSON-RPC shape', async (t) => {
+test('A2A and MCP refuse bodies nested past maxJsonDepth, odd ids and __proto__ keys as Invalid Request (-32600), in JSON-RPC shape', async (t) => {
   const { s, inputs } = await setup(t)
   const post = async (path: string, body: string) => {
     const res = await fetch(`${s.url}${path}`, {
@@ -183,25 +183,25 @@ test('A2A and MCP run the shared JSON guard: nesting past maxJsonDepth and __pro
   const deep = '['.repeat(5000) + ']'.repeat(5000)
   const send = (id: string, extra: string) =>
     `{"jsonrpc":"2.0","id":${id},"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"hi"}]${extra}}}}`
-  for (const [body, message] of [
-    [send('1', `,"metadata":{"x":${deep}}`), /JSON nesting deeper than 64/],
-    [send(deep, ''), /JSON nesting deeper than 64/],
-    [send('1', ',"metadata":{"__proto__":{"polluted":true}}'), /forbidden key "__proto__"/],
+  for (const [body, message, code] of [
+    [send('1', `,"metadata":{"x":${deep}}`), /JSON nesting deeper than 64/, -32600],
+    [send(deep, ''), /"id" must be a string/, -32600],
+    [send('1', ',"metadata":{"__proto__":{"polluted":true}}'), /forbidden key "__proto__"/, -32600],
   ] as const) {
     const r = await post('/a2a', body)
     assert.equal(r.status, 200)
-    assert.equal(r.body.error?.code, -32602, JSON.stringify(r.body).slice(0, 200))
+    assert.equal(r.body.error?.code, code, JSON.stringify(r.body).slice(0, 200))
     assert.match(r.body.error.message, message)
   }
   const init = (extra: string) =>
     `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"${extra}}}}`
-  for (const [body, message] of [
-    [init(`,"x":${deep}`), /JSON nesting deeper than 64/],
-    [init(',"__proto__":{"polluted":true}'), /forbidden key "__proto__"/],
+  for (const [body, message, id, code] of [
+    [init(`,"x":${deep}`), /JSON nesting deeper than 64/, 1, -32600],
+    [init(',"__proto__":{"polluted":true}'), /forbidden key "__proto__"/, 1, -32600],
   ] as const) {
     const r = await post('/mcp', body)
     assert.equal(r.status, 400)
-    assert.deepEqual([r.body.jsonrpc, r.body.id, r.body.error?.code], ['2.0', null, -32602])
+    assert.deepEqual([r.body.jsonrpc, r.body.id, r.body.error?.code], ['2.0', id, code], JSON.stringify(r.body).slice(0, 200))
     assert.match(r.body.error!.message, message)
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined)

@@ -152,6 +152,11 @@ describe('chat completions', () => {
       [{ model: 'demo' }, 'messages'],
       [{ model: 'demo', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] }, 'messages[0].content[0]'],
       [{ model: 'demo', messages: [{ role: 'assistant', content: 'no user turn' }] }, 'messages'],
+      // Found by the HTTP fuzz: the session id is echoed in a response header, so an oversized one is refused.
+      [
+        { model: 'demo', messages: [{ role: 'user', content: 'hi' }], metadata: { parlance_session: 'y'.repeat(100_000) } },
+        'metadata.parlance_session',
+      ],
     ]
     for (const [body, param] of cases) {
       const res = await fetch(`${s.url}/v1/chat/completions`, {

@@ -116,7 +116,11 @@ async function chat(deps: EndpointDeps, req: IncomingMessage, res: ServerRespons
   const agent = agentOf(deps, body.model)
   const header = req.headers[SESSION_HEADER]
   const answered = body.messages.flatMap((m) => (m.role === 'tool' ? [parseChatToolCallId(m.tool_call_id)?.sessionId ?? []].flat() : []))[0]
-  const sessionId = (typeof header === 'string' && header) || body.metadata?.parlance_session || answered || `chat_${randomUUID()}`
+  const sessionId =
+    named(typeof header === 'string' ? header : undefined, SESSION_HEADER) ??
+    named(body.metadata?.parlance_session, 'metadata.parlance_session') ??
+    named(answered, 'messages') ??
+    `chat_${randomUUID()}`
   const session = await deps.sessions.open(sessionId, principal, { agent })
   const commands = reconcileChat(session, body, agent)
   if (commands.length === 0) {
@@ -139,6 +143,13 @@ async function chat(deps: EndpointDeps, req: IncomingMessage, res: ServerRespons
   if (!done) return
   if (done.error) throw new ParlanceError(done.error.code, done.error.message)
   sendJson(res, 200, chatCompletion(done))
+}
+
+/** A session id the request names, checked: at most 256 characters (it is echoed in a response header). */
+function named(id: string | undefined, field: string): string | undefined {
+  if (!id) return undefined
+  if (id.length > 256) throw new ParlanceError('invalid_message', `${field}: a session id is at most 256 characters`, { field })
+  return id
 }
 
 async function create(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
