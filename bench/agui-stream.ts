@@ -7,7 +7,10 @@ export const title = 'AG-UI (SSE) stream throughput'
 
 export async function run(ctx: BenchContext): Promise<BenchResult> {
   const n = ctx.quick ? 20_000 : 200_000
-  const load = (path: string) => (port: number) => ({ script: 'bench/load/sse-stream.ts', args: [`http://127.0.0.1:${port}${path}`, String(n), '1'] })
+  const load = (path: string) => (port: number) => ({
+    script: 'bench/load/http-answer.ts',
+    args: [`http://127.0.0.1:${port}${path}`, 'agui', String(n), '1'],
+  })
   const samples = (o: { eventsPerSecond: number[] }) => o.eventsPerSecond
   const rows = await interleaved(ctx, [
     { name: 'raw node:http SSE', server: { script: 'bench/servers/raw-sse.ts', args: [] }, load: load('/agui'), samples },

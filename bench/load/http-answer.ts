@@ -1,6 +1,6 @@
 // Load generator: POSTs one "count N" request to an HTTP streaming dialect and times it until the stream ends,
 // counting its text deltas. Prints {eventsPerSecond: [...]}.
-// Usage: http-answer.ts URL KIND N REPS   (KIND: aisdk | chat | responses)
+// Usage: http-answer.ts URL KIND N REPS   (KIND: agui | aisdk | chat | responses)
 import { request } from 'node:http'
 
 const [url = '', kind = 'aisdk', nRaw = '20000', repsRaw = '3'] = process.argv.slice(2)
@@ -8,6 +8,18 @@ const n = Number(nRaw)
 const text = `count ${n}`
 /** The request body and the marker that opens each text delta, per dialect. */
 const KINDS: Record<string, { body: (r: number) => unknown; marker: string }> = {
+  agui: {
+    body: (r) => ({
+      threadId: `bench-${process.pid}-${r}`,
+      runId: `run-${r}`,
+      state: {},
+      messages: [{ id: `u${r}`, role: 'user', content: text }],
+      tools: [],
+      context: [],
+      forwardedProps: {},
+    }),
+    marker: 'TEXT_MESSAGE_CONTENT',
+  },
   aisdk: {
     body: (r) => ({ id: `bench-${process.pid}-${r}`, messages: [{ id: `u${r}`, role: 'user', parts: [{ type: 'text', text }] }] }),
     marker: '"text-delta"',
