@@ -1,3 +1,3 @@
-export { createServer } from './create-server.js'
+export { createServer, DRAIN_TIMEOUT_MS } from './create-server.js'
 export type { ClusterOptions, ParlanceServer, RedisUrl, ServerOptions } from './create-server.js'
 export type { Metrics } from '../binding/metrics.js'
