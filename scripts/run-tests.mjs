@@ -32,6 +32,7 @@ const HEAVY = [
   /^test\/browser-origins\.test\.ts$/,
   /^test\/browser\//,
   /^test\/deploy-[^/]*\.test\.ts$/,
+  /^test\/drain\.test\.ts$/,
 ]
 
 const cores = availableParallelism()
