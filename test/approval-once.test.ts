@@ -8,19 +8,47 @@ import { join } from 'node:path'
 import { after, test, type TestContext } from 'node:test'
 import { HaiClient, textOf, type HaiServerMessage } from '../src/client/index.js'
 import type { StoredEvent } from '../src/core/index.js'
-import { dropPrefix, startNodes, testPrefix } from './cluster-support.js'
+import { defineAgent } from '../src/agent-api/index.js'
+import { dropPrefix, FAST, REDIS_URL, testPrefix } from './cluster-support.js'
 import { startServer } from './harness.js'
 import { spawnServe } from './support/serve-process.js'
+import { waitFor } from './support/wait.js'
 
 const prefix = testPrefix()
 after(() => dropPrefix(prefix))
 
+/** How many times the destructive tool ran, across both in-process nodes. */
+let deletions = 0
+
+/**
+ * Asks to delete, deletes when approved, then asks a second question: the run stays active while the losing answer
+ * travels, so only the at-most-once guard (not the run's end) can refuse it.
+ */
+const twice = defineAgent({
+  name: 'twice',
+  tools: {
+    delete_file: {
+      description: 'Deletes a file permanently',
+      parameters: { type: 'object', properties: {} },
+      execute: () => `deleted (${++deletions})`,
+    },
+  },
+  async run(ctx) {
+    const first = await ctx.approve({ tool: 'delete_file', args: {}, risk: 'high', reasoning: 'asked to delete' })
+    if (first.approved) await ctx.callTool('delete_file', {})
+    const second = await ctx.approve({ tool: 'delete_file', args: { again: true }, risk: 'high', reasoning: 'asked again' })
+    await ctx.say(second.approved ? 'approved twice' : 'stopped after one')
+  },
+})
+
 const errors = (messages: readonly HaiServerMessage[]) => messages.filter((m) => m.type === 'error')
 
 test('two clients on two nodes approve the same request in the same tick: one answer counts, the tool runs once, the other client is told', async (t) => {
-  const nodes = await startNodes(2, prefix)
-  t.after(() => Promise.all(nodes.map((n) => n.close())))
-  const [one, two] = nodes as [(typeof nodes)[0], (typeof nodes)[0]]
+  const node = (id: string) => startServer({ store: REDIS_URL, cluster: { prefix, nodeId: id, leaseMs: 1000 }, limits: FAST, agents: [twice] })
+  const one = await node('once-1')
+  t.after(() => one.close())
+  const two = await node('once-2')
+  t.after(() => two.close())
   const a = await one.hai()
   a.say('delete the file')
   const req = await a.next('tool_approval_request')
@@ -32,23 +60,27 @@ test('two clients on two nodes approve the same request in the same tick: one an
   // The same tick: both frames leave before either answer can come back.
   a.approve(req.approval_id, true, 'from node one')
   b.approve(req.approval_id, true, 'from node two')
-  await a.untilCompleted(15_000)
-  await b.untilCompleted(15_000)
 
-  // Exactly one of the two was refused, in HAI's shape, naming the approval.
-  // The refused one is told in HAI's shape, naming the approval (it may come after the run's end: a forward's round trip).
+  // The refused one is told in HAI's shape, naming the approval, while the run is still active (its second question).
   const isRefusal = (m: HaiServerMessage) => m.type === 'error' && m.error_code === 'not_found'
-  await Promise.any([a.next(isRefusal, 15_000), b.next(isRefusal, 15_000)])
+  await waitFor(() => a.received.some(isRefusal) || b.received.some(isRefusal), { what: 'the refusal of one answer', timeoutMs: 15_000 })
+  const second = await waitFor(() => a.received.find((m) => m.type === 'tool_approval_request' && m.approval_id !== req.approval_id), {
+    what: 'the second question (the run still active)',
+    timeoutMs: 15_000,
+  })
+  assert.ok(second.type === 'tool_approval_request')
   const refused = [...errors(a.received), ...errors(b.received)].filter(isRefusal)
   assert.equal(refused.length, 1, `one answer is refused: ${JSON.stringify(refused)}`)
   const r = refused[0]!
   assert.match(r.type === 'error' ? r.message : '', new RegExp(req.approval_id), 'the refusal names the approval')
-  assert.equal(textOf(a.received.slice(a.received.indexOf(req))), 'Done: deleted notes/demo.txt.')
+  assert.equal(deletions, 1, 'the tool ran once')
+  a.approve(second.approval_id, false)
+  assert.equal(textOf(await a.untilCompleted(15_000)), 'stopped after one')
 
   // The log (read from the store, not a node's memory): one resolution, one run of the tool.
   await one.server.sessions.store.flush()
   const log: StoredEvent[] = await one.server.sessions.store.backend.readEvents(a.sessionId, 0, 10_000)
-  assert.equal(log.filter((e) => e.type === 'approval.resolved').length, 1, 'the approval is resolved once')
+  assert.equal(log.filter((e) => e.type === 'approval.resolved' && e.approvalId === req.approval_id).length, 1, 'the approval is resolved once')
   assert.equal(log.filter((e) => e.type === 'tool.result' && e.toolName === 'delete_file').length, 1, 'the tool runs once')
 })
 
