@@ -33,6 +33,7 @@ const HEAVY = [
   /^test\/browser\//,
   /^test\/deploy-[^/]*\.test\.ts$/,
   /^test\/drain\.test\.ts$/,
+  /^test\/rolling-restart\.test\.ts$/,
 ]
 
 const cores = availableParallelism()
