@@ -32,6 +32,8 @@ const HEAVY = [
   /^test\/browser-origins\.test\.ts$/,
   /^test\/browser\//,
   /^test\/deploy-[^/]*\.test\.ts$/,
+  /^test\/drain\.test\.ts$/,
+  /^test\/rolling-restart\.test\.ts$/,
 ]
 
 const cores = availableParallelism()

@@ -104,7 +104,7 @@ test('cancelling a queued call withdraws its message: the agent never gets it, t
   const second = ask({ message: 'two', sessionId: 'mcp-withdraw' }, (p) => p.message?.startsWith('queued') && queued(), abort.signal)
   await isQueued
   abort.abort()
-  await assert.rejects(second)
+  await assert.rejects(second, /This operation was aborted/, 'the withdrawn call ends as aborted')
   const log = () => s.server.sessions.store.read('mcp-withdraw', 0, 1000)
   // The withdrawal reaches the server as notifications/cancelled: wait for it in the log.
   await waitFor(async () => (await log()).some((e) => e.type === 'message.withdrawn'), { what: 'the queued message to be withdrawn' })

@@ -7,8 +7,9 @@ test('HAI: a burst over the connection rate limit is answered rate_limited, noth
   const s = await startServer({ limits: { connectionRatePerSec: 5, connectionBurst: 2 } })
   t.after(() => s.close())
   const c = await s.hai()
-  // Three unknown-type frames: cheap to answer, and each must be admitted before it is even decoded.
-  for (let i = 0; i < 3; i++) c.sendRaw({ type: 'nope' })
+  // Two unknown-type frames (cheap to answer, each admitted before it is even decoded), then a message over the limit.
+  for (let i = 0; i < 2; i++) c.sendRaw({ type: 'nope' })
+  c.say('must not run')
   const codes = [(await c.next('error')).error_code, (await c.next('error')).error_code, (await c.next('error')).error_code]
   assert.deepEqual(codes, ['unknown_type', 'unknown_type', 'rate_limited'])
   const limited = c.received.at(-1)!
@@ -19,7 +20,13 @@ test('HAI: a burst over the connection rate limit is answered rate_limited, noth
   // eslint-disable-next-line no-restricted-syntax -- a token refill is the passage of time itself
   await new Promise((r) => setTimeout(r, retryAfterMs + 5))
   c.say('still here')
-  await c.untilCompleted()
+  assert.equal(textOf(await c.untilCompleted()), 'Echo: still here')
+  // Nothing ran for the refused message: the log holds the one message that was admitted.
+  const log = await s.server.sessions.store.read(c.sessionId, 0, 1000)
+  assert.deepEqual(
+    log.flatMap((e) => (e.type === 'message.user' ? [e.content] : [])),
+    ['still here'],
+  )
 })
 
 test("the principal's bucket is shared: a second connection does not buy a fresh burst", async (t) => {

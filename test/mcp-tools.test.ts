@@ -150,6 +150,14 @@ test('parlance serve --agent openai --mcp URL --integration ci-pipeline=URL: the
   t.after(() => mcp.stop())
   const llm = await fakeOpenAI()
   t.after(() => llm.close())
+  // The spawned server reads them from its environment (a copy of this one); put them back for the other tests.
+  const saved = { OPENAI_BASE_URL: process.env.OPENAI_BASE_URL, OPENAI_API_KEY: process.env.OPENAI_API_KEY }
+  t.after(() => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  })
   process.env.OPENAI_BASE_URL = llm.url
   process.env.OPENAI_API_KEY = 'k'
   const served = await spawnServe(t, [

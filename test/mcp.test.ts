@@ -125,7 +125,7 @@ test('cancelling the call (AbortSignal → notifications/cancelled) stops the ru
   const w = await watch(s, 'mcp-cancel-test')
   await w.next((e) => e.type === 'text.delta')
   abort.abort('enough')
-  await assert.rejects(call)
+  await assert.rejects(call, /enough/, 'the call ends with the reason it was aborted with')
   const end = await w.runEnd()
   assert.equal(end.type === 'run.error' ? end.code : end.type, 'cancelled')
   // The MCP session goes on.

@@ -25,7 +25,9 @@ export async function answerErrors(
     if (e.code === 'internal') deps.log.error({ err: e.cause ?? e, dialect }, 'HTTP request failed')
     deps.metrics.inboundErrors.inc({ dialect, code: e.code })
     if (res.headersSent) return void res.end()
-    sendJson(res, code, shape(e))
+    // A refusal that says when to come back (rate limited, a draining server) says it in HTTP's words too.
+    const retryMs = e.details?.retryAfterMs
+    sendJson(res, code, shape(e), typeof retryMs === 'number' ? { 'retry-after': String(Math.max(1, Math.ceil(retryMs / 1000))) } : {})
   }
 }
 

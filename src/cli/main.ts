@@ -38,6 +38,8 @@ options:
   --on-busy POLICY      a message arriving during a run: interrupt (default) | enqueue | reject | rollback
   --expose-errors       clients get an agent's failure as thrown (development); by default they get its code and
                         "the agent failed (ref …)", and the log line "run failed" has the message and stack under that ref
+  --drain-timeout SEC   on SIGTERM, how long active runs may finish before they are interrupted (default 30);
+                        no new run starts meanwhile and /healthz answers 503 draining. SIGINT stops at once
   --node-id ID, --redis-prefix P, --lease-ms MS   cluster settings, with --store redis://…
   --help, --version
 
@@ -172,6 +174,7 @@ async function main(argv: string[]): Promise<void> {
       'allow-webhook-host': { type: 'string', multiple: true },
       'on-busy': { type: 'string' },
       'expose-errors': { type: 'boolean' },
+      'drain-timeout': { type: 'string' },
       'no-auth': { type: 'boolean' },
       'no-inspector': { type: 'boolean' },
     } as const
@@ -197,6 +200,9 @@ async function main(argv: string[]): Promise<void> {
     const cluster = { nodeId: values['node-id'], prefix: values['redis-prefix'], leaseMs }
     const token = values.token ?? process.env.PARLANCE_TOKEN
     if (values['no-auth'] && token) throw new Error('--no-auth turns auth off, but a token is set (--token or PARLANCE_TOKEN): choose one')
+    const drainTimeout = values['drain-timeout'] === undefined ? undefined : Number(values['drain-timeout'])
+    if (drainTimeout !== undefined && !(Number.isFinite(drainTimeout) && drainTimeout >= 0))
+      throw new Error(`--drain-timeout takes seconds (a number ≥ 0, e.g. --drain-timeout 30), not ${values['drain-timeout']}`)
     const onBusy = values['on-busy'] === undefined ? undefined : onBusyOf(values['on-busy'])
     if (values['on-busy'] !== undefined && !onBusy) throw new Error(`--on-busy must be one of ${ON_BUSY.join(', ')}, not ${values['on-busy']}`)
     return serve({
@@ -215,6 +221,7 @@ async function main(argv: string[]): Promise<void> {
       ...originFlags(values['allow-origin'] ?? listEnv('PARLANCE_ALLOW_ORIGIN'), values['allow-host'] ?? listEnv('PARLANCE_ALLOW_HOST')),
       ...(onBusy ? { onBusy } : {}),
       ...(values['expose-errors'] ? { exposeErrors: true } : {}),
+      ...(drainTimeout !== undefined ? { drainTimeoutMs: Math.round(drainTimeout * 1000) } : {}),
       allowWebhookHosts: values['allow-webhook-host'] ?? listEnv('PARLANCE_ALLOW_WEBHOOK_HOST') ?? [],
       ...(values.mcp?.length ? { mcp: values.mcp } : {}),
       ...(Object.keys(integrations).length ? { integrations } : {}),

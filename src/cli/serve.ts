@@ -5,7 +5,7 @@ import { demoAgent } from '../agents/demo/index.js'
 import { mcpToolsOf, openIntegrations } from './mcp.js'
 import type { Limits, OnBusy } from '../core/index.js'
 import { loadErrorText, loadModule } from './load-module.js'
-import { createServer, type ClusterOptions, type RedisUrl } from '../server/index.js'
+import { createServer, DRAIN_TIMEOUT_MS, type ClusterOptions, type RedisUrl } from '../server/index.js'
 
 /** Options of `parlance serve`. */
 export interface ServeOptions {
@@ -44,6 +44,8 @@ export interface ServeOptions {
   mcp?: readonly string[]
   /** `--integration NAME=URL`: HugAI integrations, NAME → an MCP server (URL or `stdio:…`). */
   integrations?: Readonly<Record<string, string>>
+  /** `--drain-timeout`: how long SIGTERM lets active runs finish before interrupting them (ms). @default 30 s */
+  drainTimeoutMs?: number
 }
 
 /**
@@ -133,7 +135,11 @@ function listenError(err: unknown, port: number, host: string): unknown {
 /** Longest a graceful shutdown may take before the process exits anyway (ms). */
 const SHUTDOWN_MS = 10_000
 
-/** Starts a server and stops it cleanly on SIGINT/SIGTERM (a second signal exits at once). */
+/**
+ * Starts a server. SIGTERM (a deploy, a rolling restart) drains: no new runs, `/healthz` 503, active runs finish (up
+ * to the drain timeout), then it stops. SIGINT (Ctrl-C), or a signal while draining, stops at once: active runs are
+ * recorded as interrupted. A signal while stopping exits.
+ */
 export async function serve(options: ServeOptions): Promise<void> {
   const specs = options.agents.length ? options.agents : ['demo']
   // Several bridges of a kind: agui, agui-2, … (they would all be named agui, and the last would take every run).
@@ -186,18 +192,10 @@ export async function serve(options: ServeOptions): Promise<void> {
         : ''),
   )
   for (const spec of specs) if (spec.startsWith('agui:')) void warnIfUnreachable(spec.slice('agui:'.length))
-  let stopping = false
-  const stop = (signal: string) => {
-    if (stopping) process.exit(1)
-    stopping = true
-    process.stdout.write(`\n${signal}: stopping (active runs are recorded as interrupted)…\n`)
-    // Bounded: a store that does not flush in time must not keep the process alive forever.
-    setTimeout(() => {
-      process.stderr.write(`still stopping after ${SHUTDOWN_MS} ms; exiting\n`)
-      process.exit(1)
-    }, SHUTDOWN_MS).unref()
-    server
-      .close()
+  const drainMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS
+  let phase: 'serving' | 'draining' | 'stopping' = 'serving'
+  const finish = (work: Promise<unknown>) =>
+    work
       .then(() => mcp?.close())
       .then(
         () => process.exit(0),
@@ -206,7 +204,33 @@ export async function serve(options: ServeOptions): Promise<void> {
           process.exit(1)
         },
       )
+  const stop = (signal: string) => {
+    if (phase === 'stopping') process.exit(1)
+    phase = 'stopping'
+    process.stdout.write(`\n${signal}: stopping (active runs are recorded as interrupted)…\n`)
+    // Bounded: a store that does not flush in time must not keep the process alive forever.
+    setTimeout(() => {
+      process.stderr.write(`still stopping after ${SHUTDOWN_MS} ms; exiting\n`)
+      process.exit(1)
+    }, SHUTDOWN_MS).unref()
+    void finish(server.close())
+  }
+  const drain = (signal: string) => {
+    if (phase !== 'serving') return stop(signal)
+    phase = 'draining'
+    const runs = server.sessions.activeRunCount
+    process.stdout.write(`\n${signal}: draining: no new runs; ${runs} active run${runs === 1 ? '' : 's'} may finish (up to ${drainMs} ms)…\n`)
+    setTimeout(() => {
+      process.stderr.write(`still stopping ${SHUTDOWN_MS} ms after the drain timeout; exiting\n`)
+      process.exit(1)
+    }, drainMs + SHUTDOWN_MS).unref()
+    void finish(
+      server.drain({ timeoutMs: drainMs }).then((all) => {
+        phase = 'stopping'
+        if (!all) process.stdout.write('drain timeout: the runs still active are recorded as interrupted\n')
+      }),
+    )
   }
   process.on('SIGINT', () => stop('SIGINT'))
-  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGTERM', () => drain('SIGTERM'))
 }

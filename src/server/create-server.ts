@@ -30,6 +30,9 @@ import { OriginGate } from './origin-gate.js'
 export type { ClusterOptions, ParlanceServer, RedisUrl, ServerOptions } from './options.js'
 import type { ParlanceServer, RedisUrl, ServerOptions } from './options.js'
 
+/** How long `drain()` lets active runs go on by default (ms). */
+export const DRAIN_TIMEOUT_MS = 30_000
+
 /** A URL with its password hidden, for messages. */
 function redacted(url: string): string {
   try {
@@ -264,8 +267,10 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
       // A store that answers but keeps refusing commits is not healthy either: events wait, nothing is delivered.
       const failing = store.failing
       const storeOk = reachable && failing === null
-      return sendJson(res, storeOk ? 200 : 503, {
-        status: storeOk ? 'ok' : 'degraded',
+      // Draining: 503 at once, so load balancers send new work elsewhere (runs already here go on).
+      const draining = manager.isDraining
+      return sendJson(res, storeOk && !draining ? 200 : 503, {
+        status: draining ? 'draining' : storeOk ? 'ok' : 'degraded',
         store: {
           kind: backend.kind,
           ok: storeOk,
@@ -326,6 +331,18 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   })
 
   let closed = false
+  const close = async (): Promise<void> => {
+    if (closed) return
+    closed = true
+    const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()))
+    await manager.shutdown()
+    for (const e of endpoints) await e.close?.()
+    ws.close()
+    http.closeAllConnections()
+    await httpClosed
+    await cluster?.close()
+    await backend.close()
+  }
   return {
     http,
     sessions: manager,
@@ -353,17 +370,15 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
         })
       })
     },
-    async close() {
-      if (closed) return
-      closed = true
-      const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()))
-      await manager.shutdown()
-      for (const e of endpoints) await e.close?.()
-      ws.close()
-      http.closeAllConnections()
-      await httpClosed
-      await cluster?.close()
-      await backend.close()
+    async drain(opts = {}) {
+      if (closed) return true
+      const active = manager.activeRunCount
+      log.info({ activeRuns: active, timeoutMs: opts.timeoutMs ?? DRAIN_TIMEOUT_MS }, 'draining: no new runs; waiting for the active ones')
+      const finished = await manager.drain(opts.timeoutMs ?? DRAIN_TIMEOUT_MS)
+      if (!finished) log.warn({ activeRuns: manager.activeRunCount }, 'drain timeout: interrupting the runs still active')
+      await close()
+      return finished
     },
+    close,
   }
 }

@@ -1,4 +1,4 @@
-export { createServer } from './create-server.js'
+export { createServer, DRAIN_TIMEOUT_MS } from './create-server.js'
 export type { ClusterOptions, ParlanceServer, RedisUrl, ServerOptions } from './create-server.js'
 export type { Metrics } from '../binding/metrics.js'
 export { backupSqlite } from '../store/sqlite-backup.js'

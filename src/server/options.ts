@@ -120,6 +120,13 @@ export interface ParlanceServer {
   readonly originPolicy: string
   /** Starts listening; resolves with the base URL (`http://host:port`). */
   listen(port?: number, host?: string): Promise<string>
+  /**
+   * Drains, then closes (what `parlance serve` does on SIGTERM): `/healthz` answers 503 `draining` at once, no new run
+   * starts here (refused as `unavailable` with a retry hint; in a cluster the sessions' leases move to live nodes),
+   * active runs go on streaming to their clients for up to `timeoutMs` (default 30 s), then what is left is
+   * interrupted and everything closes as `close()` does. Resolves true when every run finished in time.
+   */
+  drain(opts?: { timeoutMs?: number }): Promise<boolean>
   /** Stops accepting, interrupts active runs (recorded in the store), flushes and closes everything. */
   close(): Promise<void>
 }

@@ -5,6 +5,7 @@ import { closingEvents, forkCutMessage, runEvents } from './recover.js'
 import type { Placement, PlacementHost } from './placement.js'
 import type { SessionDeps } from './deps.js'
 import { Session } from './session.js'
+import { drainingError } from './writer.js'
 import type { OpenOptions } from './session-manager.js'
 
 /** What a cluster node needs from the session manager it serves. */
@@ -39,6 +40,10 @@ export class ClusterNode implements Placement {
   /** The timer renewing and releasing leases and adopting orphaned runs. */
   private readonly timer: NodeJS.Timeout
   private tending = false
+  /** Draining: takes no lease for new work, gives up quiet sessions' leases (see `drain`). */
+  private draining = false
+  /** A `drain` release pass under way. */
+  private releasing: Promise<void> | null = null
   /** Sessions quiet at the last lease tick (released if still quiet at the next). */
   private quietLastTick = new Set<SessionId>()
   /** Promotions under way, so concurrent commands promote a replica once. */
@@ -84,6 +89,21 @@ export class ClusterNode implements Placement {
     return this.port.locatePending(id)
   }
 
+  /**
+   * Draining: gives up the lease of every quiet session written here now (once everything is committed), so the
+   * next command for it, on any node, makes a live node its writer. Called again as each run ends.
+   */
+  drain(): void {
+    this.draining = true
+    if (this.releasing) return
+    this.releasing = (async () => {
+      await this.host.store.flush()
+      for (const s of [...this.host.sessions()]) if (s.writer && s.demote()) await this.port.release(s.id).catch(() => {})
+    })()
+      .catch(() => {}) // the store is unreachable: shutdown releases what is left, or the leases expire
+      .finally(() => (this.releasing = null))
+  }
+
   /** Stops the lease timer. */
   stop(): void {
     clearInterval(this.timer)
@@ -105,11 +125,13 @@ export class ClusterNode implements Placement {
     const deadline = Date.now() + 2 * cluster.leaseMs
     for (let attempt = 0; attempt < 100 && Date.now() < deadline; attempt++) {
       if (session.writer) return handleHere(session, cmd)
-      if (await cluster.acquire(session.id)) {
+      if (!this.draining && (await cluster.acquire(session.id))) {
         await this.promote(session)
         continue
       }
       const holder = await cluster.holder(session.id)
+      // Draining, nobody writes it: a live node takes it when the client sends there.
+      if (holder === null && this.draining) throw drainingError()
       if (holder === null || holder === cluster.nodeId) continue
       if (hops >= 2) break
       let outcome: ForwardOutcome

@@ -25,6 +25,8 @@ export interface SessionDeps {
   onBusy?: OnBusy
   /** The server is shutting down: queued messages wait for the next start instead of running now. */
   stopping?(): boolean
+  /** The server is draining (SIGTERM, `server.drain()`): no new run starts here; active runs go on. */
+  draining?(): boolean
   /** May a new run start now (the server-wide concurrent-run limit)? @default always */
   admitRun?(): boolean
   /** Cluster mode: carries out a command on a replica (takes the lease, or forwards to the writer). */

@@ -23,6 +23,8 @@ export interface Placement {
   unloaded(id: SessionId): void
   /** The session an approval or client tool call id waits in, when it is not loaded here. */
   locatePending(id: string): Promise<SessionId | null>
+  /** Draining began: hand over what can go now (cluster: the leases of quiet sessions); called again as runs end. */
+  drain(): void
   /** Shutdown, first step: stop timers. */
   stop(): void
   /** Shutdown, last step, once runs are stopped and everything is committed. */
@@ -71,6 +73,8 @@ export class LocalPlacement implements Placement {
   locatePending(): Promise<SessionId | null> {
     return Promise.resolve(null)
   }
+
+  drain(): void {}
 
   stop(): void {}
 

@@ -47,6 +47,9 @@ export class SessionManager {
   /** Where sessions live and who writes them: this node alone, or a cluster (leases, replicas, forwarding). */
   private readonly placement: Placement
   private stopping = false
+  private draining = false
+  /** Callers of `drain` waiting for the last active run to end. */
+  private idleWaiters: Array<() => void> = []
 
   constructor(private readonly options: SessionManagerOptions) {
     const outer = options.hooks ?? {}
@@ -59,6 +62,10 @@ export class SessionManager {
       runEnded: (s, runId, outcome, failure) => {
         this.activeRuns--
         outer.runEnded?.(s, runId, outcome, failure)
+        if (this.draining) {
+          this.placement.drain() // cluster: this session's lease goes to a live node once its end is committed
+          if (this.activeRuns === 0) for (const w of this.idleWaiters.splice(0)) w()
+        }
       },
     }
     const idleMs = options.limits.sessionIdleMs
@@ -72,6 +79,7 @@ export class SessionManager {
       ...(options.onBusy ? { onBusy: options.onBusy } : {}),
       ...(options.exposeErrors ? { exposeErrors: true } : {}),
       stopping: () => this.stopping,
+      draining: () => this.draining,
       admitRun: () => options.limits.maxConcurrentRuns <= 0 || this.activeRuns < options.limits.maxConcurrentRuns,
     }
     const host = {
@@ -227,6 +235,33 @@ export class SessionManager {
     if (!record.activeRunId) return record
     const fork = await this.open(id, principal, { create: false })
     return { ...record, lastSeq: fork.lastSeq, activeRunId: fork.activeRunId }
+  }
+
+  /** Draining (see `drain`): no new run starts here. */
+  get isDraining(): boolean {
+    return this.draining
+  }
+
+  /**
+   * Starts draining: from now on no new run starts on this node (a message that would start one is refused as
+   * `unavailable` with `retryAfterMs`; in a cluster the leases of quiet sessions are given up at once and those of
+   * busy ones as their runs end, so a live node writes them next), while active runs go on streaming to their
+   * clients. Resolves true once no run is active, or false after `timeoutMs` with runs still active (`shutdown`
+   * then interrupts them).
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    if (!this.draining) {
+      this.draining = true
+      this.placement.drain()
+    }
+    if (this.activeRuns === 0) return true
+    let timer: NodeJS.Timeout | undefined
+    const done = await Promise.race([
+      new Promise<true>((resolve) => this.idleWaiters.push(() => resolve(true))),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ])
+    clearTimeout(timer)
+    return done
   }
 
   /**

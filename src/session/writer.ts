@@ -206,7 +206,7 @@ export class Writer implements Role {
    */
   next(): void {
     const q = this.s.model.queue[0]
-    if (this.run || !q || this.s.deps.stopping?.()) return
+    if (this.run || !q || this.s.deps.stopping?.() || this.s.deps.draining?.()) return
     const input: RunInput = q.context
       ? { kind: 'context', text: q.content, name: q.context.name, context: q.context.context, messageId: q.messageId, clientTools: [] }
       : { kind: 'message', text: q.content, messageId: q.messageId, metadata: q.metadata, clientTools: q.clientTools ?? [] }
@@ -287,6 +287,8 @@ export class Writer implements Role {
         `the store has failed to commit since ${new Date(failing.since).toISOString()} (${failing.error}); no run starts until it recovers — try again shortly`,
       )
     }
+    // Draining: nothing new starts here (the active run, if any, is not interrupted for it); the client sends again elsewhere.
+    if (!opts.dequeued && s.deps.draining?.()) throw drainingError()
     if (!this.run && !opts.dequeued && s.deps.admitRun && !s.deps.admitRun()) {
       throw new ParlanceError('unavailable', `the server is running its limit of ${s.deps.limits.maxConcurrentRuns} agent runs; try again shortly`, {
         maxConcurrentRuns: s.deps.limits.maxConcurrentRuns,
@@ -344,5 +346,16 @@ function unsolicited(cmd: Extract<Command, { type: 'tool.result' }>): Json {
 export function busyError(activeRunId: string | null): ParlanceError {
   return new ParlanceError('busy', 'a run is active in this session; wait for it to end, cancel it, or send with onBusy "interrupt" or "enqueue"', {
     activeRunId,
+  })
+}
+
+/** How long a client refused by a draining server should wait before sending again (ms). */
+export const DRAIN_RETRY_MS = 1000
+
+/** The refusal of a new run by a draining server: `unavailable`, with a retry hint (HTTP dialects: Retry-After). */
+export function drainingError(): ParlanceError {
+  return new ParlanceError('unavailable', 'this server is draining for a restart and starts no new run; send again (to another node)', {
+    draining: true,
+    retryAfterMs: DRAIN_RETRY_MS,
   })
 }
