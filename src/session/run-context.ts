@@ -132,11 +132,12 @@ export function createRunContext(
     }
     if (a.outcome === 'canceled') {
       await emit({ type: 'tool.cancel', toolCallId, toolName: name, reason: 'canceled by the client', by: 'client' })
-      throw new ParlanceError('tool_error', `client tool ${name} was canceled by the client`, { toolName: name, toolCallId })
+      // The client's own outcome, in Parlance's words: nothing of the agent's to hide (src/session/failure.ts).
+      throw new ParlanceError('tool_error', `client tool ${name} was canceled by the client`, { toolName: name, toolCallId }, { expose: true })
     }
     const error = a.error ?? 'the client reported a failure'
     await emit({ type: 'tool.error', toolCallId, toolName: name, error })
-    throw new ParlanceError('tool_error', `client tool ${name} failed: ${error}`, { toolName: name, toolCallId })
+    throw new ParlanceError('tool_error', `client tool ${name} failed: ${error}`, { toolName: name, toolCallId }, { expose: true })
   }
 
   const ctx: RunContext = {
