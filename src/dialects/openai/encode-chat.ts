@@ -25,23 +25,19 @@ export interface ChatView {
   readonly usage: TokenUsage | null
   readonly finish: 'stop' | 'tool_calls' | null
   readonly error: { readonly code: ErrorCode; readonly message: string } | null
+  /** Every chunk's text before its delta (the same for the whole response: built once). */
+  readonly prefix: string
 }
 
 export function chatView(init: Pick<ChatView, 'id' | 'model' | 'created' | 'sessionId' | 'after' | 'includeUsage'>): ChatView {
-  return { ...init, texts: 0, content: '', toolCalls: [], usage: null, finish: null, error: null }
+  const prefix = `data: {"id":${JSON.stringify(init.id)},"object":"chat.completion.chunk","created":${init.created},"model":${JSON.stringify(init.model)},"choices":[{"index":0,"delta":`
+  return { ...init, texts: 0, content: '', toolCalls: [], usage: null, finish: null, error: null, prefix }
 }
 
 const DONE = 'data: [DONE]\n\n'
 
 function chunk(v: ChatView, delta: Record<string, unknown>, finish: string | null = null): string {
-  const c = {
-    id: v.id,
-    object: 'chat.completion.chunk',
-    created: v.created,
-    model: v.model,
-    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-  }
-  return `data: ${JSON.stringify(c)}\n\n`
+  return `${v.prefix}${JSON.stringify(delta)},"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)},"logprobs":null}]}\n\n`
 }
 
 /** OpenAI's token counts from Parlance's (a count the model did not report is 0). */

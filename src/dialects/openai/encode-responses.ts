@@ -164,6 +164,10 @@ const rsId = (id: string) => (id.startsWith('rs_') ? id : `rs_${id}`)
  * `response.completed`, an error or a cancel `response.failed` (status `failed` or `cancelled`).
  */
 export function responsesStep(e: StoredEvent, v: ResponsesView): { out: string; view: ResponsesView; end: boolean } {
+  // The hot path, most events of a long answer: a text delta of the message being streamed, written from a template
+  // with one new view (same messages as `delta` would write).
+  if (e.type === 'text.delta' && v.open !== null && v.open.kind === 'message' && v.open.id === msgId(e.messageId))
+    return textDelta(v, v.open, e.delta)
   const out = new Out(v.seq, v.skip)
   let w = v
   let end = false
@@ -230,6 +234,25 @@ export function responsesStep(e: StoredEvent, v: ResponsesView): { out: string; 
       break
   }
   return { out: out.text, view: out.seq === w.seq ? w : { ...w, seq: out.seq }, end }
+}
+
+function textDelta(v: ResponsesView, o: OpenItem, text: string): { out: string; view: ResponsesView; end: boolean } {
+  const out =
+    v.seq > v.skip
+      ? `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":${v.seq},"item_id":${JSON.stringify(o.id)},"output_index":${o.index},"content_index":0,"delta":${JSON.stringify(text)},"logprobs":[]}\n\n`
+      : ''
+  const view: ResponsesView = {
+    head: v.head,
+    after: v.after,
+    seq: v.seq + 1,
+    skip: v.skip,
+    output: v.output,
+    open: { kind: o.kind, id: o.id, index: o.index, text: o.text + text },
+    usage: v.usage,
+    status: v.status,
+    error: v.error,
+  }
+  return { out, view, end: false }
 }
 
 /** A streamed response: `response.created`, `response.in_progress`, the run's messages, and the closing `response.*`. */
