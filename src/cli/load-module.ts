@@ -59,7 +59,7 @@ export function loadErrorText(err: unknown, file: string): string {
   if (!(err instanceof Error) || !err.stack) return String(err)
   const stack = err.stack
     .split('\n')
-    .filter((line) => !/^\s+at (?:.*\()?node:/.test(line))
+    .filter((line) => !/^\s+at (?:async )?(?:.*\()?node:/.test(line))
     .join('\n')
   if (!(err instanceof SyntaxError) || stack.includes(file) || !/\.[cm]?js$/.test(file)) return stack
   const check = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', timeout: 10_000 })
