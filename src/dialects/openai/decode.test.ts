@@ -18,6 +18,8 @@ test('decode: valid requests pass; each refusal names the param', () => {
     [chat({ model: 'demo', messages: [{ role: 'wizard', content: 'x' }] }), 'invalid_message', 'messages[0]'],
     [chat({ model: 'demo', messages: [{ role: 'user', content: [{ type: 'input_audio' }] }] }), 'invalid_message', 'messages[0].content[0]'],
     [resp({ model: 'demo', input: 'x', tools: [{ type: 'file_search' }] }), 'invalid_message', 'tools[0]'],
+    // Found by the property test: a part that is not an object threw inside the text check.
+    [resp({ model: ' ', input: [{ type: 'message', content: [null] }] }), 'invalid_message', 'input[0].content[0]'],
   ]
   for (const [d, code, field] of rows) {
     assert.ok(!d.ok)

@@ -18,10 +18,9 @@ const TEXT_PARTS = new Set(['text', 'input_text', 'output_text'])
 /** The first content part that is not text, in `content` at `field`. */
 function nonText(content: unknown, field: string): Refusal {
   if (!Array.isArray(content)) return null
-  const i = content.findIndex((p: { type?: unknown }) => !TEXT_PARTS.has(String(p.type)))
-  return i < 0
-    ? null
-    : { field: `${field}[${i}]`, message: `only text content is supported, not "${String((content[i] as { type?: unknown }).type)}" parts` }
+  const kind = (p: unknown) => (typeof p === 'object' && p !== null ? String((p as { type?: unknown }).type) : p === null ? 'null' : typeof p)
+  const i = content.findIndex((p: unknown) => !TEXT_PARTS.has(kind(p)))
+  return i < 0 ? null : { field: `${field}[${i}]`, message: `only text content is supported, not "${kind(content[i])}" parts` }
 }
 
 function chatRefusal(body: ChatCompletionRequest): Refusal {
