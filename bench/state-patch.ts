@@ -2,11 +2,13 @@
 // over HAI (WebSocket) and AG-UI (SSE), against a Parlance server process (SQLite store) running
 // bench/agents/state-patch.ts. Time per patch is the client's READY → DONE over the patches (each committed on
 // its own, then encoded and sent); meanwhile this process asks GET /healthz one request after another and
-// keeps each answer's latency: the server's event loop is what delays them. Baseline: the 500-item state.
+// keeps each answer's latency (the server's event loop is what delays them), and the server samples its own event
+// loop's delay over the same stretch (p99, max). Baseline: the 500-item state.
 import { request } from 'node:http'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
-import { withServer } from './lib/proc.js'
+import { withServer, type LoopDelay, type ServerProcess } from './lib/proc.js'
 import { machine, percentile, rowOf, table, type BenchContext, type BenchResult } from './lib/result.js'
 
 export const title = 'Shared state: JSON Patches on a large state'
@@ -41,30 +43,43 @@ function pollHealth(port: number): { stop(): Promise<number[]> } {
   }
 }
 
-/** What one turn measured: READY → DONE (ms), and the /healthz latencies asked meanwhile. */
+/** What one turn measured: READY → DONE (ms), the /healthz latencies asked meanwhile and the server's loop delay. */
 interface Turn {
   ms: number
   health: number[]
+  loop: LoopDelay
+}
+
+/** From READY: polls /healthz and starts a stretch of the server's loop-delay sampling; `end()` (at DONE) reports both. */
+function measure(server: ServerProcess): { end(): Promise<{ health: number[]; loop: LoopDelay }> } {
+  const poll = pollHealth(server.port)
+  void server.loopDelay() // the stretch before READY (the state being set), not reported
+  return {
+    async end() {
+      const loop = await server.loopDelay()
+      return { health: await poll.stop(), loop }
+    },
+  }
 }
 
 /** One HAI turn "state S N" over a WebSocket. */
-function haiTurn(port: number, items: number, patches: number, tag: string): Promise<Turn> {
+function haiTurn(server: ServerProcess, items: number, patches: number, tag: string): Promise<Turn> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { perMessageDeflate: false })
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws`, { perMessageDeflate: false })
     let ready = 0
-    let poll: ReturnType<typeof pollHealth> | null = null
+    let during: ReturnType<typeof measure> | null = null
     const timer = setTimeout(() => (ws.terminate(), reject(new Error('HAI turn timed out'))), 600_000)
     ws.on('open', () => ws.send(JSON.stringify({ type: 'user_message', content: `state ${items} ${patches}`, session_id: tag })))
     ws.on('message', (data: Buffer) => {
       const s = data.toString()
       if (!ready && s.includes('READY')) {
         ready = performance.now()
-        poll = pollHealth(port)
+        during = measure(server)
       } else if (ready && s.includes('DONE')) {
         const ms = performance.now() - ready
         clearTimeout(timer)
         ws.close()
-        void poll!.stop().then((health) => resolve({ ms, health }), reject)
+        void during!.end().then((m) => resolve({ ms, ...m }), reject)
       } else if (s.includes('"error')) reject(new Error(s.slice(0, 300)))
     })
     ws.on('error', reject)
@@ -72,7 +87,7 @@ function haiTurn(port: number, items: number, patches: number, tag: string): Pro
 }
 
 /** One AG-UI run "state S N" over SSE; checks every STATE_DELTA arrived. */
-function aguiTurn(port: number, items: number, patches: number, tag: string): Promise<Turn> {
+function aguiTurn(server: ServerProcess, items: number, patches: number, tag: string): Promise<Turn> {
   const body = JSON.stringify({
     threadId: tag,
     runId: `run-${tag}`,
@@ -84,11 +99,18 @@ function aguiTurn(port: number, items: number, patches: number, tag: string): Pr
   })
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/agui', method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' } },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path: '/agui',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      },
       (res) => {
         let ready = 0
         let took = 0
-        let poll: ReturnType<typeof pollHealth> | null = null
+        let during: ReturnType<typeof measure> | null = null
+        let ended: ReturnType<ReturnType<typeof measure>['end']> | null = null
         let deltas = 0
         let tail = ''
         res.setEncoding('utf8')
@@ -101,13 +123,16 @@ function aguiTurn(port: number, items: number, patches: number, tag: string): Pr
             if (line.includes('"STATE_DELTA"')) deltas++
             else if (!ready && line.includes('READY')) {
               ready = performance.now()
-              poll = pollHealth(port)
-            } else if (ready && !took && line.includes('DONE')) took = performance.now() - ready
+              during = measure(server)
+            } else if (ready && !took && line.includes('DONE')) {
+              took = performance.now() - ready
+              ended = during!.end()
+            }
           }
         })
         res.on('end', () => {
           if (!took || deltas !== patches) return reject(new Error(`AG-UI run ended: ${deltas} deltas of ${patches}, DONE ${took > 0}`))
-          void poll!.stop().then((health) => resolve({ ms: took, health }), reject)
+          void ended!.then((m) => resolve({ ms: took, ...m }), reject)
         })
         res.on('error', reject)
       },
@@ -123,24 +148,29 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
   const PATCHES = ctx.quick ? 200 : 1_000
   const perPatch: Record<string, Record<number, number[]>> = { HAI: {}, 'AG-UI': {} }
   const health: Record<string, Record<number, number[]>> = { HAI: {}, 'AG-UI': {} }
+  const loop: Record<string, Record<number, LoopDelay[]>> = { HAI: {}, 'AG-UI': {} }
+  const load: number[] = []
   for (const dialect of ['HAI', 'AG-UI'] as const) {
     for (const items of SIZES) {
       perPatch[dialect]![items] = []
       health[dialect]![items] = []
+      loop[dialect]![items] = []
     }
     for (let r = 0; r < reps; r++) {
       // One server per dialect and repetition; one session per state size.
       await withServer(
         'bench/servers/parlance.ts',
-        ['--store', 'sqlite', '--data', join(ctx.tmp, `${dialect}-${r}`), '--agent', 'bench/agents/state-patch.ts'],
+        ['--store', 'sqlite', '--data', join(ctx.tmp, `${dialect}-${r}`), '--agent', 'bench/agents/state-patch.ts', '--loop-delay'],
         async (server) => {
           for (const items of SIZES) {
             const tag = `state-${items}-${r}`
-            const t = dialect === 'HAI' ? await haiTurn(server.port, items, PATCHES, tag) : await aguiTurn(server.port, items, PATCHES, tag)
+            const t = dialect === 'HAI' ? await haiTurn(server, items, PATCHES, tag) : await aguiTurn(server, items, PATCHES, tag)
             perPatch[dialect]![items]!.push(t.ms / PATCHES)
             health[dialect]![items]!.push(...t.health)
+            loop[dialect]![items]!.push(t.loop)
+            load.push(loadavg()[0]!)
             ctx.log(
-              `    ${dialect} ${items.toLocaleString('en-US')} items: ${(t.ms / PATCHES).toFixed(3)} ms/patch; /healthz during them p99 ${percentile(t.health, 99).toFixed(1)} ms, max ${Math.max(...t.health).toFixed(1)} ms (${t.health.length} requests)`,
+              `    ${dialect} ${items.toLocaleString('en-US')} items: ${(t.ms / PATCHES).toFixed(3)} ms/patch; /healthz during them p99 ${percentile(t.health, 99).toFixed(1)} ms, max ${Math.max(...t.health).toFixed(1)} ms (${t.health.length} requests); server event loop p99 ${t.loop.p99} ms, max ${t.loop.max} ms (load ${loadavg()[0]!.toFixed(1)})`,
             )
           }
         },
@@ -162,8 +192,21 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       false,
       SIZES.map((s) => [rowName(s), [Math.max(...health[d]![s]!)]] as const),
     ),
+    table(
+      `${d}: server event-loop delay during the patches, max`,
+      'ms',
+      false,
+      SIZES.map((s) => [rowName(s), loop[d]![s]!.map((x) => x.max)] as const),
+    ),
+    table(
+      `${d}: server event-loop delay during the patches, p99`,
+      'ms',
+      false,
+      SIZES.map((s) => [rowName(s), loop[d]![s]!.map((x) => x.p99)] as const),
+    ),
   ])
-  const ratio = (d: 'HAI' | 'AG-UI') => rowOf(tables[d === 'HAI' ? 0 : 2]!, `${SIZES[2].toLocaleString('en-US')} items`).ratio
+  const ratio = (d: 'HAI' | 'AG-UI') => rowOf(tables[d === 'HAI' ? 0 : 4]!, `${SIZES[2].toLocaleString('en-US')} items`).ratio
+  const worstLoop = Math.max(...(['HAI', 'AG-UI'] as const).flatMap((d) => SIZES.flatMap((s) => loop[d]![s]!.map((x) => x.max))))
   const worstHealth = Math.max(...(['HAI', 'AG-UI'] as const).flatMap((d) => SIZES.flatMap((s) => health[d]![s]!)))
   return {
     name: 'state-patch',
@@ -172,10 +215,17 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     date: new Date().toISOString(),
     quick: ctx.quick,
     machine: machine(),
-    params: { sizes: SIZES, patches: PATCHES, repetitions: reps, store: 'sqlite' },
+    params: {
+      sizes: SIZES,
+      patches: PATCHES,
+      repetitions: reps,
+      store: 'sqlite',
+      'load average (1 min) during the runs': `${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`,
+    },
     description:
       `A server process (SQLite store) runs an agent that sets a state of S items (~26 bytes each), then applies ${PATCHES.toLocaleString('en-US')} one-field \`replace\` patches, one per event-loop turn (each its own commit); ` +
-      'the client (HAI WebSocket, or an AG-UI SSE run that checks every STATE_DELTA arrives) times the patches from the text before them to the text after them. Meanwhile GET /healthz is asked one request after another (10 ms apart). Baseline: the 500-item state in the same run.',
+      'the client (HAI WebSocket, or an AG-UI SSE run that checks every STATE_DELTA arrives) times the patches from the text before them to the text after them. Meanwhile GET /healthz is asked one request after another (10 ms apart), ' +
+      "and the server samples its own event loop's delay (`monitorEventLoopDelay`, 1 ms resolution) from READY to DONE: p99 and max. Baseline: the 500-item state in the same run.",
     tables,
     targets: [
       {
@@ -187,6 +237,11 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
         text: 'issue 51: /healthz answers within 100 ms during them',
         measured: `slowest /healthz answer ${worstHealth.toFixed(1)} ms`,
         met: worstHealth <= 100,
+      },
+      {
+        text: 'the server event loop is never held over 100 ms during them',
+        measured: `largest event-loop delay ${worstLoop.toFixed(1)} ms`,
+        met: worstLoop <= 100,
       },
     ],
     limits:

@@ -23,10 +23,22 @@ export function track(child: ChildProcess): ChildProcess {
   return child
 }
 
+/** The event loop's delay over a stretch (ms), as a bench server started with `--loop-delay` reports it. */
+export interface LoopDelay {
+  p50: number
+  p99: number
+  max: number
+}
+
 /** A server process listening on 127.0.0.1. */
 export interface ServerProcess {
   readonly port: number
   readonly pid: number
+  /**
+   * Ends a stretch of event-loop delay sampling (bench/servers/parlance.ts `--loop-delay`) and starts the next: the
+   * server reports the stretch since the previous call (or since it started) and starts over.
+   */
+  loopDelay(): Promise<LoopDelay>
   /** Resident set size of the server process now (bytes), from /proc. */
   rss(): number
   /** SIGTERM, then SIGKILL after 5 s. */
@@ -97,17 +109,35 @@ export function startServer(script: string, args: readonly string[] = [], option
       reject(new Error(`${script} ${args.join(' ')} exited with ${code}: ${out}`))
     }
     child.once('exit', onExit)
+    // Reports of `loop-delay` lines, answered in order to the callers waiting for them.
+    const delays: Array<(d: LoopDelay) => void> = []
+    let rest = ''
+    const onLine = (d: Buffer) => {
+      const lines = (rest + d.toString()).split('\n')
+      rest = lines.pop() ?? ''
+      for (const line of lines) if (line.startsWith('loop-delay ')) delays.shift()?.(JSON.parse(line.slice(11)) as LoopDelay)
+    }
     child.stdout!.on('data', (d: Buffer) => {
+      if (out === '\0') return onLine(d)
       if (out.length < 10_000) out += d.toString()
       const m = /listening (?:on http:\/\/127\.0\.0\.1:)?(\d+)/.exec(out)
       if (!m) return
       clearTimeout(timer)
       child.off('exit', onExit)
-      out = '\0' // matched once; later output is ignored
+      out = '\0' // matched once; later output is read only for loop-delay reports
       const port = Number(m[1])
       resolve({
         port,
         pid: child.pid!,
+        loopDelay: () =>
+          new Promise<LoopDelay>((done, fail) => {
+            const t = setTimeout(() => fail(new Error(`${script} did not report its loop delay (was it started with --loop-delay?)`)), 10_000)
+            delays.push((d) => {
+              clearTimeout(t)
+              done(d)
+            })
+            child.kill('SIGUSR2')
+          }),
         rss: () => rssOf(child.pid!),
         close: () =>
           new Promise<void>((done) => {

@@ -1,7 +1,10 @@
 // A Parlance server for benchmarks: the demo agent (or the default export of --agent MODULE) on 127.0.0.1,
 // port 0, no logging.
-// Usage: parlance.ts --store memory|sqlite [--data DIR] [--limits '{"typingMsPerChar":0}'] [--agent bench/agents/paced.ts] [--heartbeat MS]
+// Usage: parlance.ts --store memory|sqlite [--data DIR] [--limits '{"typingMsPerChar":0}'] [--agent bench/agents/paced.ts] [--heartbeat MS] [--loop-delay]
+// --loop-delay: samples the event loop's delay (1 ms resolution); each SIGUSR2 prints `loop-delay {p50, p99, max}`
+// (ms, since the previous SIGUSR2) on stdout and starts over (bench/lib/proc.ts: ServerProcess.loopDelay).
 import { resolve } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 import { createServer, demoAgent, type AgentDefinition, type Limits } from '../../src/index.js'
 
@@ -22,6 +25,15 @@ const server = await createServer({
   logger: false,
   ...(heartbeat ? { heartbeatIntervalMs: Number(heartbeat) } : {}),
 })
+if (process.argv.includes('--loop-delay')) {
+  const loop = monitorEventLoopDelay({ resolution: 1 })
+  loop.enable()
+  const ms = (ns: number) => Math.round(ns / 1e4) / 100
+  process.on('SIGUSR2', () => {
+    process.stdout.write(`loop-delay ${JSON.stringify({ p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) })}\n`)
+    loop.reset()
+  })
+}
 const url = await server.listen(0, '127.0.0.1')
 process.stdout.write(`listening ${new URL(url).port}\n`)
 const stop = () => {
