@@ -59,8 +59,10 @@ function a2aEndpoint(deps: EndpointDeps): Endpoint {
       const log = taskLogOf(deps.sessions.store)
       const tasks = new LogTaskStore(log, agent)
       const executor = new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous', tasks)
-      // Webhooks are checked when a config is saved and again at each delivery (webhook-guard.ts).
-      const pushes = guardedPushStore(new RecordPushStore(log), guard)
+      // Webhooks are checked when a config is saved and again at each delivery (webhook-guard.ts); the sender reads
+      // a task's webhooks again once they change through this node (else at most once a second).
+      const pushes = guardedPushStore(new RecordPushStore(log), guard, (taskId) => sender.forget(taskId))
+      const sender = new RetryingPushSender(pushes, deps.log, guard)
       // SubscribeToTask and CancelTask follow the session log, so they work on any node (request-handler.ts).
       const handler = new ParlanceRequestHandler(
         card,
@@ -68,7 +70,7 @@ function a2aEndpoint(deps: EndpointDeps): Endpoint {
         executor,
         new DefaultExecutionEventBusManager(),
         pushes,
-        new RetryingPushSender(pushes, deps.log, guard),
+        sender,
         deps.sessions,
         deps.log,
       )
