@@ -150,13 +150,22 @@ async function serveRpc(
   const shape = checkJsonShape(body, deps.limits.maxJsonDepth)
   if (shape) return rpcError(res, typeof id === 'string' || typeof id === 'number' ? id : null, shape)
   // The SDK passes message metadata through unread: the policy a message asks for is checked here, as a param.
-  const call = body as { method?: unknown; params?: { message?: { metadata?: unknown; parts?: unknown } } } | null
+  const call = body as { method?: unknown; params?: { message?: { metadata?: unknown; parts?: unknown; taskId?: unknown } } } | null
   if (typeof call?.method === 'string' && SEND_METHODS.has(call.method)) {
     const asked = onBusyOfMessage(call.params?.message?.metadata)
     if (!asked.ok) return rpcError(res, id, new ParlanceError('invalid_message', asked.message, { field: asked.field }))
     // The message limit, here as a JSON-RPC error before any task exists (the session would refuse it too, but as a failed task).
-    const tooLong = checkMessageLength(wireText(call.params?.message?.parts), deps.limits.maxUserMessageChars, 'message.parts')
+    const text = wireText(call.params?.message?.parts)
+    const tooLong = checkMessageLength(text, deps.limits.maxUserMessageChars, 'message.parts')
     if (tooLong) return rpcError(res, id, tooLong)
+    // A new task needs text to run (an answer to a waiting task may be a data part): refused here, not as a failed task
+    // the SDK also reports on stderr, stack and all, for every such request (found by the HTTP fuzz).
+    if (!call.params?.message?.taskId && !text.trim())
+      return rpcError(
+        res,
+        id,
+        new ParlanceError('invalid_message', 'message.parts: a message that starts a task needs a text part', { field: 'message.parts' }),
+      )
   }
   const s = service(agent, baseUrl(req))
   const context = defaultServerCallContextBuilder({
