@@ -98,7 +98,7 @@ export function guardedPushStore(store: PushNotificationStore, guard: WebhookGua
 export class RetryingPushSender implements PushNotificationSender {
   private readonly serializer = new V1PushNotificationSerializer()
   private readonly chains = new Map<string, Promise<void>>()
-  /** A task's webhooks as last read, per owner, oldest read first (a read moves its entry to the end). */
+  /** A task's webhooks as last read from the store, per task and owner, in the order they were read (oldest first). */
   private readonly known = new Map<string, { at: number; configs: Promise<TaskPushNotificationConfig[]> }>()
 
   constructor(
