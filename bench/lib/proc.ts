@@ -28,6 +28,8 @@ export interface LoopDelay {
   p50: number
   p99: number
   max: number
+  /** The most process CPU time spent between two turns of the loop (ms): the server's own longest block. */
+  cpuMax: number
 }
 
 /** A server process listening on 127.0.0.1. */
@@ -95,7 +97,8 @@ export function startServer(script: string, args: readonly string[] = [], option
   const child = track(
     spawn(process.execPath, nodeArgs(script, args, options.nodeFlags), {
       env: { ...process.env, LOG_LEVEL: 'silent', ...options.env },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      // An IPC channel too: `loopDelay` asks through it (ordered, never merged like signals).
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     }),
   )
   return new Promise((resolve, reject) => {
@@ -109,34 +112,33 @@ export function startServer(script: string, args: readonly string[] = [], option
       reject(new Error(`${script} ${args.join(' ')} exited with ${code}: ${out}`))
     }
     child.once('exit', onExit)
-    // Reports of `loop-delay` lines, answered in order to the callers waiting for them.
+    // Loop-delay reports, answered in order to the callers waiting for them.
     const delays: Array<(d: LoopDelay) => void> = []
-    let rest = ''
-    const onLine = (d: Buffer) => {
-      const lines = (rest + d.toString()).split('\n')
-      rest = lines.pop() ?? ''
-      for (const line of lines) if (line.startsWith('loop-delay ')) delays.shift()?.(JSON.parse(line.slice(11)) as LoopDelay)
-    }
+    child.on('message', (m) => delays.shift()?.(m as LoopDelay))
     child.stdout!.on('data', (d: Buffer) => {
-      if (out === '\0') return onLine(d)
+      if (out === '\0') return
       if (out.length < 10_000) out += d.toString()
       const m = /listening (?:on http:\/\/127\.0\.0\.1:)?(\d+)/.exec(out)
       if (!m) return
       clearTimeout(timer)
       child.off('exit', onExit)
-      out = '\0' // matched once; later output is read only for loop-delay reports
+      out = '\0' // matched once; later output is ignored
       const port = Number(m[1])
       resolve({
         port,
         pid: child.pid!,
         loopDelay: () =>
           new Promise<LoopDelay>((done, fail) => {
-            const t = setTimeout(() => fail(new Error(`${script} did not report its loop delay (was it started with --loop-delay?)`)), 10_000)
-            delays.push((d) => {
+            const waiter = (d: LoopDelay) => {
               clearTimeout(t)
               done(d)
-            })
-            child.kill('SIGUSR2')
+            }
+            const t = setTimeout(() => {
+              delays.splice(delays.indexOf(waiter), 1)
+              fail(new Error(`${script} did not report its loop delay (was it started with --loop-delay?)`))
+            }, 10_000)
+            delays.push(waiter)
+            child.send('loop-delay')
           }),
         rss: () => rssOf(child.pid!),
         close: () =>
