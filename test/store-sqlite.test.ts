@@ -340,7 +340,9 @@ test("sqlite store: each commit is one journal row; a session's events move into
 
 test('sqlite store: once commits stop, the tails they left are compacted without waiting for the next commit, a slice per macrotask', async () => {
   const path = file()
-  const s = createSqliteStore({ file: path, compactAfterMs: 40, directEvents: 1000 })
+  // compactAfterMs leaves the three commits below time to finish before any tail is due, on a loaded machine too
+  // (at 40 ms, a CI run under load saw 64 tails compacted by the commits themselves before the first check).
+  const s = createSqliteStore({ file: path, compactAfterMs: 1_000, directEvents: 1000 })
   try {
     // 100 sessions with 3 journaled events each: more tails than one commit compacts (32).
     for (let seq = 1; seq <= 3; seq++) {
