@@ -11,7 +11,7 @@ import { demoAgent } from '../src/agents/demo/index.js'
 import { spawnServe } from './support/serve-process.js'
 import { cliChild, exited } from './support/cli-child.js'
 
-const chat = (args: string[]) => cliChild('chat', args, 30_000)
+const chat = (args: string[]) => cliChild('chat', args)
 
 test('kill -9 mid-reply, restart on the same port: chat reconnects, shows the interrupted end, goes on; --session prints the history', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parlance-chat-crash-'))

@@ -10,7 +10,7 @@ export type CliChild = ChildProcessWithoutNullStreams & {
 }
 
 /** Spawns `parlance <command> …args` from the compiled tree with colours off. */
-export function cliChild(command: string, args: string[], defaultWaitMs = 15_000): CliChild {
+export function cliChild(command: string, args: string[], defaultWaitMs = 60_000): CliChild {
   const child = spawn(process.execPath, cliArgs(command, ...args), { env: { ...process.env, NO_COLOR: '1' } })
   let out = ''
   const waiters = new Set<() => void>()
