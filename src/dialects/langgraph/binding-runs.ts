@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, type Command, type HistoryMessage, type Json, type OnBusy } from '../../core/index.js'
+import { ParlanceError, type Command, type HistoryMessage, type OnBusy } from '../../core/index.js'
 import { carryOut, collectRun, readBody, sendJson, streamRun, whenMessageStarts, type EndpointDeps } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { admitted, createThread, openThread, putThreadRecord, threadRecord } from './binding-threads.js'
@@ -86,7 +86,7 @@ async function commandsOf(session: Session, body: RunRequest, agent: string): Pr
     agent,
     onBusy,
     ...(rewind ? { rewind } : {}),
-    ...(body.metadata ? { metadata: { langgraph: body.metadata as Json } } : {}),
+    ...(body.metadata ? { metadata: { langgraph: body.metadata } } : {}),
   })
   return { commands, messageId }
 }
