@@ -2,6 +2,14 @@ import { LangGraphClient, type LangGraphPart } from 'parlance-gateway/client'
 import { pump, type ConnectOptions, type DialectAdapter, type InspectorDialect } from './types.js'
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
+/** A tool message's content as its result: its JSON value when it parses (Parlance writes results as JSON text). */
+const resultOf = (content: unknown) => {
+  try {
+    return JSON.parse(str(content)) as unknown
+  } catch {
+    return content
+  }
+}
 type Msg = {
   type?: string
   id?: string
@@ -50,7 +58,8 @@ export async function connectLangGraph(o: ConnectOptions): Promise<DialectAdapte
         seen.add(m.id)
         if (m.type === 'ai' && m.id === open) sink.textEnd(m.id)
         for (const c of m.tool_calls ?? []) sink.toolCall({ id: c.id, name: c.name, args: c.args })
-        if (m.type === 'tool') sink.toolResult(str(m.tool_call_id), m.status === 'error' ? { error: str(m.content) } : { result: m.content })
+        if (m.type === 'tool')
+          sink.toolResult(str(m.tool_call_id), m.status === 'error' ? { error: str(m.content) } : { result: resultOf(m.content) })
       }
       for (const i of v.__interrupt__ ?? []) {
         const a = i.value.action_requests?.[0]
