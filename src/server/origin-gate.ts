@@ -8,7 +8,7 @@ const METHODS = 'GET, POST, DELETE, OPTIONS'
  * Response headers browser clients read: MCP's session and protocol version, the AI SDK's stream marker,
  * auth challenges and rate-limit hints. Others (content-type) are readable anyway.
  */
-const EXPOSED = 'mcp-session-id, mcp-protocol-version, x-vercel-ai-ui-message-stream, www-authenticate, retry-after'
+const EXPOSED = 'mcp-session-id, mcp-protocol-version, x-vercel-ai-ui-message-stream, www-authenticate, retry-after, content-location, location'
 /** How long a browser may cache a preflight's answer (s). */
 const PREFLIGHT_MAX_AGE = '600'
 /** Request headers a preflight may ask for: HTTP field names, comma-separated (anything else is not reflected). */
