@@ -5,7 +5,7 @@
 # The install (~900 MB, CopilotKit's share most of it) is kept outside the checkout, in
 # ~/.cache/parlance-compat/<lockfile sha256>/, and compat/node_modules links to it: a fresh clone (CI's) reuses it
 # while the lockfile is unchanged. A compat/node_modules directory installed by hand for the same lockfile is used
-# as it is.
+# as it is. `run.sh --install` only installs (CI starts it in the background while the main suite runs).
 set -euo pipefail
 cd "$(dirname "$0")"
 want="$(sha256sum package-lock.json | cut -d' ' -f1)"
@@ -30,4 +30,5 @@ else
   rm -rf node_modules
   ln -s "$cache/node_modules" node_modules
 fi
+if [ "${1:-}" = --install ]; then exit 0; fi
 exec node lib/run.mjs "$@"
