@@ -76,15 +76,15 @@ function checkRun(v: RunRequest, limits: DecodeLimits): Decoded<RunRequest> {
   }
   if (messages.length > 0 && roleOf(messages.at(-1)!) !== 'human')
     return refuse(`input.messages[${messages.length - 1}]`, 'the last message of the input must be a human message')
-  const hasInput = messages.length > 0
-  const hasResume = v.command?.resume !== undefined
-  if (hasInput && hasResume) return refuse('command.resume', 'send either input messages or command.resume, not both')
-  if (!hasInput && !hasResume) return refuse('input', 'a run needs input.messages (ending with a human message) or command.resume')
   if (v.command?.goto !== undefined || v.command?.update !== undefined)
     return refuse(
       v.command?.goto !== undefined ? 'command.goto' : 'command.update',
       'only command.resume is served (a Parlance agent has no graph nodes or channels to set)',
     )
+  const hasInput = messages.length > 0
+  const hasResume = v.command?.resume !== undefined
+  if (hasInput && hasResume) return refuse('command.resume', 'send either input messages or command.resume, not both')
+  if (!hasInput && !hasResume) return refuse('input', 'a run needs input.messages (ending with a human message) or command.resume')
   for (const k of ['interrupt_before', 'interrupt_after'] as const) {
     const x = v[k]
     if (x !== undefined && x !== null && !(Array.isArray(x) && x.length === 0))

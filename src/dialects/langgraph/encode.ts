@@ -48,6 +48,11 @@ export function langGraphView(init: Pick<LangGraphView, 'threadId' | 'runId' | '
 const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 /** The last frame of an event carries its seq as the SSE id (so `Last-Event-ID` never splits an event). */
 const withId = (out: string, seq: number) => (out === '' ? '' : `${out.slice(0, -1)}id: ${seq}\n\n`)
+/**
+ * The frames of the event that ends the response: never empty, so the response is written and closed even when the
+ * modes asked for say nothing about it (an id alone, which SSE clients take as the last id and otherwise skip).
+ */
+const closing = (out: string, seq: number) => (out === '' ? `id: ${seq}\n\n` : withId(out, seq))
 
 const meta = (v: LangGraphView, node: string) => ({
   run_id: v.runId,
@@ -132,13 +137,13 @@ export function langGraphStep(e: StoredEvent, v: LangGraphView): { out: string; 
   if (interrupt) {
     out += valuesFrame(next, f.messages, [interrupt])
     if (v.modes.updates) out += frame('updates', { __interrupt__: [interrupt] })
-    return { out: withId(out, e.seq), view: { ...next, valuesSent: true }, end: true }
+    return { out: closing(out, e.seq), view: { ...next, valuesSent: true }, end: true }
   }
   if (e.type === 'run.finished' || e.type === 'run.error') {
     if (!next.valuesSent) out += valuesFrame(next, next.messages)
     const failed = e.type === 'run.error' && e.code !== 'cancelled' ? { code: e.code, message: e.message } : null
     if (failed) out += errorEvent(failed.code, failed.message)
-    return { out: withId(out, e.seq), view: { ...next, valuesSent: true, error: failed }, end: true }
+    return { out: closing(out, e.seq), view: { ...next, valuesSent: true, error: failed }, end: true }
   }
   return { out: withId(out, e.seq), view: next, end: false }
 }
@@ -150,7 +155,7 @@ export const LANGGRAPH_SSE: SseRunFormat<LangGraphView> = {
   opening: (v) => frame('metadata', { run_id: v.runId, thread_id: v.threadId }),
   event: () => [],
   ending: () => null,
-  empty: (v) => (v.valuesSent ? '' : valuesFrame(v, v.messages)),
+  empty: (v) => (v.valuesSent || !v.modes.values ? ': end\n\n' : valuesFrame(v, v.messages)),
   shareKey: (v) =>
     `${v.threadId}\0${v.runId}\0${v.after}\0${Object.entries(v.modes)
       .map(([k, on]) => (on ? k : ''))
