@@ -31,7 +31,7 @@ after(async () => {
 async function open(ui, thread) {
   // The page is on localhost:A, Parlance on 127.0.0.1:B: another origin (loopback pages are allowed by default).
   const q = new URLSearchParams({ server: `${parlance.url}/langgraph`, ...(ui ? { ui } : {}), ...(thread ? { thread } : {}) })
-  const p = await openChat(browser, `http://localhost:${app.port}/?${q}`, { assistant: '#messages > li[data-role="ai"]' })
+  const p = await openChat(browser, `http://localhost:${app.port}/?${q}`, { assistant: '#messages > li[data-role="ai"] .text' })
   const tab = p.tab
   return {
     ...p,
@@ -40,7 +40,7 @@ async function open(ui, thread) {
       await tab.waitForFunction(() => document.querySelector('#thread')?.textContent !== '', null, { timeout: WAIT })
       return tab.locator('#thread').textContent()
     },
-    roles: () => tab.locator('#messages > li').evaluateAll((els) => els.map((e) => `${e.dataset.role}: ${e.textContent}`)),
+    roles: () => tab.locator('#messages > li').evaluateAll((els) => els.map((e) => `${e.dataset.role}: ${e.querySelector('.text').textContent}`)),
     idle: () => tab.locator('#status', { hasText: 'ready' }).waitFor({ timeout: WAIT }),
   }
 }
@@ -120,6 +120,40 @@ for (const [client, ui] of [
         await b.close()
       }
     })
+
+    if (ui)
+      test('edit, branch and regenerate: from the checkpoints useStream reads in the thread history (getMessagesMetadata)', async () => {
+        const p = await open(ui)
+        const li = (role, text) => p.tab.locator(`#messages > li[data-role="${role}"]`, { has: p.tab.locator('.text', { hasText: text }) })
+        try {
+          await p.send('one')
+          await p.reply('Echo: one')
+          await p.idle()
+          await p.send('two')
+          await p.reply('Echo: two')
+          await p.idle()
+          // Edit "two": a new human message from the checkpoint before it; the old one is a branch of its own.
+          await p.tab.locator('#input').fill('two, edited')
+          await li('human', /^two$/).locator('.edit').click()
+          await p.reply('Echo: two, edited')
+          await p.idle()
+          assert.deepEqual(await p.roles(), ['human: one', 'ai: Echo: one', 'human: two, edited', 'ai: Echo: two, edited'])
+          const edited = li('human', 'two, edited')
+          await p.tab.waitForFunction((el) => el.dataset.branches === '2', await edited.elementHandle(), { timeout: WAIT })
+          // Agent Chat UI's BranchSwitcher: back to the first branch, which still holds "two" and its answer.
+          await edited.locator('.previous-branch').click()
+          await p.reply(/^Echo: two$/)
+          assert.deepEqual(await p.roles(), ['human: one', 'ai: Echo: one', 'human: two', 'ai: Echo: two'])
+          // Regenerate the first answer: the thread is cut back to "one", answered again.
+          await li('ai', 'Echo: one').locator('.regenerate').click()
+          await p.tab.waitForFunction(() => document.querySelectorAll('#messages > li').length === 2, null, { timeout: WAIT })
+          await p.idle()
+          assert.deepEqual(await p.roles(), ['human: one', 'ai: Echo: one'])
+          assert.deepEqual(p.errors, [])
+        } finally {
+          await p.close()
+        }
+      })
 
     // Agent Chat UI does not rejoin a run after a reload (no `reconnectOnMount`): it shows the thread's state.
     if (!ui)

@@ -4,8 +4,9 @@
 // `fetchStateHistory`, `onCustomEvent`, content blocks with a message id, `streamMode: ['values']`,
 // `streamSubgraphs`, `streamResumable`, optimistic values, resume with `submit({}, {command})`, threads listed by
 // `threads.search({metadata: {graph_id}})`. Without it the hook rejoins a run after a reload (`reconnectOnMount`).
-// `?thread=` is the thread (kept in the URL, so a reload opens it again). The test reads #messages > li[data-role],
-// #interrupt, #status, #threads > li, and clicks #send, #approve, #reject, #stop.
+// `?thread=` is the thread (kept in the URL, so a reload opens it again). The test reads #messages > li[data-role]
+// (text in .text, data-branches), #interrupt, #status, #threads > li, and clicks #send, #approve, #reject, #stop, and
+// with Agent Chat UI's configuration a message's .edit, .regenerate and .previous-branch (its BranchSwitcher).
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { createRoot } from 'react-dom/client'
 import { Client } from '@langchain/langgraph-sdk'
@@ -78,6 +79,26 @@ function App() {
     } else stream.submit({ messages: [{ type: 'human', content: text }] }, { streamResumable: true, onDisconnect: 'continue' })
     setText('')
   }
+  // messages/human.tsx handleSubmitEdit and thread/index.tsx handleRegenerate: from the checkpoint before the message.
+  const fromCheckpoint = { streamMode: ['values'], streamSubgraphs: true, streamResumable: true }
+  const edit = (m) => {
+    const meta = stream.getMessagesMetadata(m)
+    const edited = { type: 'human', content: text }
+    stream.submit(
+      { messages: [edited] },
+      {
+        ...fromCheckpoint,
+        checkpoint: meta?.firstSeenState?.parent_checkpoint,
+        optimisticValues: (prev) => {
+          const values = meta?.firstSeenState?.values
+          return values ? { ...values, messages: [...(values.messages ?? []), edited] } : prev
+        },
+      },
+    )
+    setText('')
+  }
+  const regenerate = (m) =>
+    stream.submit(undefined, { ...fromCheckpoint, checkpoint: stream.getMessagesMetadata(m)?.firstSeenState?.parent_checkpoint })
   const decide = (decision) => stream.submit(agentChatUi ? {} : undefined, { command: { resume: { decisions: [decision] } } })
   const request = stream.interrupt?.value?.action_requests?.[0]
   const allowed = stream.interrupt?.value?.review_configs?.[0]?.allowed_decisions ?? []
@@ -95,11 +116,31 @@ function App() {
       <ul id="messages">
         {stream.messages
           .filter((m) => !m.id?.startsWith('do-not-render-'))
-          .map((m, i) => (
-            <li key={m.id ?? i} data-role={m.type} data-tools={(m.tool_calls ?? []).map((c) => c.name).join(' ')}>
-              {textOf(m.content)}
-            </li>
-          ))}
+          .map((m, i) => {
+            const meta = agentChatUi ? stream.getMessagesMetadata(m, i) : undefined
+            const options = meta?.branchOptions ?? []
+            const at = options.indexOf(meta?.branch)
+            return (
+              <li key={m.id ?? i} data-role={m.type} data-tools={(m.tool_calls ?? []).map((c) => c.name).join(' ')} data-branches={options.length}>
+                <span className="text">{textOf(m.content)}</span>
+                {agentChatUi && m.type === 'human' && (
+                  <button className="edit" onClick={() => edit(m)}>
+                    Edit
+                  </button>
+                )}
+                {agentChatUi && m.type === 'ai' && (
+                  <button className="regenerate" onClick={() => regenerate(m)}>
+                    Regenerate
+                  </button>
+                )}
+                {at > 0 && (
+                  <button className="previous-branch" onClick={() => stream.setBranch(options[at - 1])}>
+                    {at + 1} / {options.length}
+                  </button>
+                )}
+              </li>
+            )
+          })}
       </ul>
       {request && !stream.isLoading && (
         <div id="interrupt" data-action={request.name} data-allowed={allowed.join(' ')}>
