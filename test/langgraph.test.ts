@@ -187,3 +187,18 @@ describe('runs stream', () => {
     assert.equal((await client.threads.get(t.thread_id)).status, 'error')
   })
 })
+
+describe('auth', () => {
+  test("the SDK's apiKey (x-api-key) is the server token; without it the API answers 401 {detail}", async () => {
+    const guarded = await startServer({ auth: { token: 'lg-secret' } })
+    try {
+      const ok = new Client({ apiUrl: `${guarded.url}/langgraph`, apiKey: 'lg-secret', callerOptions: { maxRetries: 0 } })
+      assert.equal((await ok.assistants.get('demo')).assistant_id, 'demo')
+      const res = await fetch(`${guarded.url}/langgraph/assistants/demo`)
+      assert.equal(res.status, 401)
+      assert.ok(((await res.json()) as { detail: string }).detail)
+    } finally {
+      await guarded.close()
+    }
+  })
+})

@@ -9,7 +9,7 @@ const METHODS = 'GET, POST, PATCH, DELETE, OPTIONS'
  * LangGraph run lives (`content-location`: useStream keeps its run id to rejoin after a reload; `location`: the
  * stream the SDK reconnects to), auth challenges and rate-limit hints. Others (content-type) are readable anyway.
  */
-const EXPOSED = 'mcp-session-id, mcp-protocol-version, x-vercel-ai-ui-message-stream, content-location, location, www-authenticate, retry-after'
+const EXPOSED = 'mcp-session-id, mcp-protocol-version, x-vercel-ai-ui-message-stream, www-authenticate, retry-after, content-location, location'
 /** How long a browser may cache a preflight's answer (s). */
 const PREFLIGHT_MAX_AGE = '600'
 /** Request headers a preflight may ask for: HTTP field names, comma-separated (anything else is not reflected). */
