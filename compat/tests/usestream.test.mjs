@@ -155,6 +155,28 @@ for (const [client, ui] of [
         }
       })
 
+    // Agent Chat UI's Stop only drops the stream: its runs go on (`on_disconnect: 'continue'`); with `reconnectOnMount`
+    // useStream knows the run's id and cancels it.
+    if (!ui)
+      test('stop: the run is cancelled on the server, before its end', async () => {
+        const p = await open(ui)
+        try {
+          await p.send('slow please')
+          await p.reply(/\b2 /)
+          const thread = await p.thread()
+          await p.tab.locator('#stop').click()
+          await p.idle()
+          const url = `${parlance.url}/langgraph/threads/${thread}`
+          let t
+          for (let i = 0; i < 300 && (t = await (await fetch(url)).json()).status === 'busy'; i++) await new Promise((r) => setTimeout(r, 50))
+          assert.equal(t.status, 'idle')
+          const said = t.values.messages.filter((m) => m.type === 'ai').map((m) => m.content)
+          assert.ok(!said.join('').includes('50'), `cancelled before 50: ${JSON.stringify(said)}`)
+        } finally {
+          await p.close()
+        }
+      })
+
     // Agent Chat UI does not rejoin a run after a reload (no `reconnectOnMount`): it shows the thread's state.
     if (!ui)
       test('reload mid-stream: the reloaded page rejoins the run and shows it to its end, nothing repeated or missing', async () => {
