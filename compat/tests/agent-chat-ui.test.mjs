@@ -63,12 +63,12 @@ async function newThreadWith(text) {
 }
 
 describe(CLIENTS.agentChatUi.title, () => {
-  test('settings check: GET {Deployment URL}/info answers 200 with no API key', async () => {
+  test('Client replay, settings check: GET {Deployment URL}/info answers 200 with no API key', async () => {
     const res = await fetch(`${apiUrl}/info`)
     assert.equal(res.status, 200)
   })
 
-  test('chat: threads.create, a run of the new message in values, messages-tuple and custom, the history after it', async () => {
+  test('Client replay, chat: threads.create, a run of the new message in values, messages-tuple and custom, the history after it', async () => {
     const { threadId, parts } = await newThreadWith('hello agent chat')
     assert.equal(parts[0].event, 'metadata')
     assert.ok(
@@ -82,7 +82,7 @@ describe(CLIENTS.agentChatUi.title, () => {
     assert.ok(history[0].checkpoint.checkpoint_id)
   })
 
-  test('thread list: threads.search by metadata graph_id (the assistant id is not a UUID), limit 100; first message shown', async () => {
+  test('Client replay, thread list: threads.search by metadata graph_id (the assistant id is not a UUID), limit 100; first message shown', async () => {
     const { threadId } = await newThreadWith('list me')
     const threads = await client.threads.search({ metadata: { graph_id: ASSISTANT }, limit: 100 })
     const mine = threads.find((t) => t.thread_id === threadId)
@@ -92,7 +92,7 @@ describe(CLIENTS.agentChatUi.title, () => {
     assert.deepEqual(await client.threads.search({ metadata: { graph_id: 'another-graph' }, limit: 100 }), [])
   })
 
-  test('interrupt: the HITL request Agent Chat UI renders (action_requests, review_configs, allowed_decisions); approve resumes', async () => {
+  test('Client replay, interrupt: the HITL request Agent Chat UI renders (action_requests, review_configs, allowed_decisions); approve resumes', async () => {
     const { threadId, parts } = await newThreadWith('delete the notes')
     const [interrupt] = lastValues(parts).__interrupt__
     // agent-inbox/components/thread-actions-view.tsx isValidHitlRequest, and the matching review config.
@@ -110,7 +110,7 @@ describe(CLIENTS.agentChatUi.title, () => {
     assert.equal((await client.threads.get(threadId)).status, 'idle')
   })
 
-  test('interrupt: reject with the reason Agent Chat UI requires', async () => {
+  test('Client replay, interrupt: reject with the reason Agent Chat UI requires', async () => {
     const { threadId } = await newThreadWith('delete the notes')
     const resumed = await run(threadId, {
       input: {},
@@ -120,7 +120,7 @@ describe(CLIENTS.agentChatUi.title, () => {
     assert.deepEqual(brief(lastValues(resumed).messages).slice(-1), ['ai: Not approved, so notes/demo.txt was not deleted. (keep it)'])
   })
 
-  test('edit a message: a new message from the checkpoint before it (firstSeenState.parent_checkpoint) forks the thread', async () => {
+  test('Client replay, edit a message: a new message from the checkpoint before it (firstSeenState.parent_checkpoint) forks the thread', async () => {
     const { threadId } = await newThreadWith('first')
     await run(threadId, { input: { messages: [human('second')] }, streamSubgraphs: true, streamResumable: true, onDisconnect: 'continue' })
     const history = await client.threads.getHistory(threadId, { limit: 10 })
@@ -138,7 +138,7 @@ describe(CLIENTS.agentChatUi.title, () => {
     assert.deepEqual(brief(lastValues(parts).messages), ['human: first', 'ai: Echo: first', 'human: second, edited', 'ai: Echo: second, edited'])
   })
 
-  test('regenerate: a run with no input from the checkpoint before an answer answers that turn again', async () => {
+  test('Client replay, regenerate: a run with no input from the checkpoint before an answer answers that turn again', async () => {
     const { threadId } = await newThreadWith('again please')
     const history = await client.threads.getHistory(threadId, { limit: 10 })
     const answer = history[0].values.messages.at(-1)
