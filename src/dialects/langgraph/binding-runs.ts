@@ -64,11 +64,29 @@ async function rewindOf(session: Session, body: RunRequest): Promise<{ toMessage
   return to === head && messages.length === session.model.messages.length ? undefined : { toMessageId: to }
 }
 
+/**
+ * A run with no input from a checkpoint (Agent Chat UI's Regenerate: the checkpoint before an answer): the last human
+ * message as of that checkpoint is answered again, and what came after it is superseded. A regenerate cannot wait in
+ * the queue, so `enqueue` (and no strategy) refuses while a run is active.
+ */
+async function regenerateOf(session: Session, body: RunRequest, agent: string, interrupted: boolean): Promise<Command> {
+  const id = body.checkpoint?.checkpoint_id ?? body.checkpoint_id ?? ''
+  const seq = seqOfCheckpoint(id)
+  if (seq === null || seq > session.committedSeq)
+    throw new ParlanceError('not_found', `checkpoint ${id} not found in this thread`, { field: 'checkpoint' })
+  const turn = (await messagesAt(session, seq)).findLast((m) => m.type === 'human')
+  if (!turn) throw new ParlanceError('not_found', `checkpoint ${id} has no human message to answer again`, { field: 'checkpoint' })
+  const strategy = body.multitask_strategy
+  const onBusy: OnBusy = interrupted ? 'interrupt' : strategy && strategy !== 'enqueue' ? strategy : 'reject'
+  return { type: 'run.regenerate', sessionId: session.id, messageId: turn.id, agent, onBusy }
+}
+
 /** The commands a run request carries out, and the user message it sends (null: a resume). */
 async function commandsOf(session: Session, body: RunRequest, agent: string): Promise<{ commands: Command[]; messageId: string | null }> {
   const thread = await readThread(session)
   if (body.command?.resume !== undefined) return { commands: resumeCommands(session.id, body.command.resume, thread.pending), messageId: null }
   const msgs = body.input?.messages ?? []
+  if (msgs.length === 0) return { commands: [await regenerateOf(session, body, agent, thread.status === 'interrupted')], messageId: null }
   const last = msgs.at(-1)!
   const commands: Command[] = []
   const earlier = earlierOf(session.id, msgs.slice(0, -1), session.model.messages.length)

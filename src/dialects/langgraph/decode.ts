@@ -84,7 +84,10 @@ function checkRun(v: RunRequest, limits: DecodeLimits): Decoded<RunRequest> {
   const hasInput = messages.length > 0
   const hasResume = v.command?.resume !== undefined
   if (hasInput && hasResume) return refuse('command.resume', 'send either input messages or command.resume, not both')
-  if (!hasInput && !hasResume) return refuse('input', 'a run needs input.messages (ending with a human message) or command.resume')
+  // Neither, but a checkpoint: answer that checkpoint's last human message again (Agent Chat UI's Regenerate).
+  const hasCheckpoint = Boolean(v.checkpoint?.checkpoint_id ?? v.checkpoint_id)
+  if (!hasInput && !hasResume && !hasCheckpoint)
+    return refuse('input', 'a run needs input.messages (ending with a human message), command.resume, or a checkpoint to answer again')
   for (const k of ['interrupt_before', 'interrupt_after'] as const) {
     const x = v[k]
     if (x !== undefined && x !== null && !(Array.isArray(x) && x.length === 0))
