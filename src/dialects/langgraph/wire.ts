@@ -89,12 +89,7 @@ export const HistoryRequest = Type.Object({
 export type HistoryRequest = Static<typeof HistoryRequest>
 
 /** Response headers of a streamed run. */
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-} as const
+export { SSE_HEADERS } from '../../core/sse.js'
 
 /** The Agent Server's HTTP error body. */
 export interface LangGraphError {
