@@ -67,8 +67,7 @@ test('state: the session state becomes {counter: 1}', async (t) => {
   const msgs = await c.untilCompleted()
   assert.match(textOf(msgs), /counter is 1/)
   verifyHaiStream(msgs)
-  const session = await s.server.sessions.open(c.sessionId, 'anonymous')
-  assert.deepEqual(session.model.state, { counter: 1 })
+  assert.deepEqual((await s.stored(c.sessionId))?.state, { counter: 1 })
 })
 
 test('client tool: tool_call_start targets the client; its result comes back in the answer', async (t) => {

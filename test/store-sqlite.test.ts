@@ -52,7 +52,7 @@ test('sqlite store: events and records survive closing and reopening the file', 
       (await second.readEvents('s1', 0, 10)).map((e) => e.seq),
       [1, 2, 3],
     )
-    await assert.rejects(second.commit({ events: [ev('s1', 3)], sessions: [] }))
+    await assert.rejects(second.commit({ events: [ev('s1', 3)], sessions: [] }), /seq gap in s1: 3 then 3/)
   } finally {
     await second.close()
   }
@@ -69,7 +69,7 @@ test('sqlite store: the per-owner session count, kept in memory once asked, coun
     assert.equal(await second.countSessions('alice'), 1)
     // a1 is not new, though this process never wrote it; a2 and a3 are; a failed unit counts nothing.
     await second.commit({ events: [], sessions: [rec('a1', { updatedAt: 5000 }), rec('a2')] })
-    await assert.rejects(second.commit({ events: [ev('a3', 2)], sessions: [rec('a3')] }))
+    await assert.rejects(second.commit({ events: [ev('a3', 2)], sessions: [rec('a3')] }), /seq gap in a3: 0 then 2/)
     assert.equal(await second.countSessions('alice'), 2)
     await second.commit({ events: [], sessions: [rec('a3'), rec('b2', { owner: 'bob' })] })
     assert.equal(await second.countSessions('alice'), 3)
