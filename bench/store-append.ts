@@ -88,7 +88,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
     machine: machine(),
     params: { events: n, repetitions: ctx.reps },
     description:
-      'In one process: `EventStore.append` of `text.delta` events (awaiting `drained()` whenever the writer asks, at 2,048 pending), then `flush()`; events/s until every event is committed and its listener told. ' +
+      'In one process: `EventStore.append` of `text.delta` events (awaiting `drained()` whenever the writer asks, at 256 pending), then `flush()`; events/s until every event is committed and its listener told. ' +
       'The EventStore batches everything appended in one tick into one backend commit. Baseline: the same writer over the memory store.',
     tables,
     targets: [

@@ -47,6 +47,10 @@ export const HTTP_TARGETS: readonly HttpTarget[] = [
         messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
       },
     ],
+    // A chat id per 100 bodies: a body that changes the stored user message is an edit-and-resend, which forks the
+    // session (a copy of its log). One chat taking every body made each fork copy a log grown by every body before
+    // it, and 100,000 bodies ran the memory-store server out of its 4 GB heap: the fuzzer's own quadratic load.
+    number: (valid, i) => ({ ...(valid as object), id: `fz-chat-${Math.floor(i / 100)}` }),
   },
   {
     dialect: 'mcp',

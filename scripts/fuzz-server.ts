@@ -1,5 +1,7 @@
 // The server the live fuzzer attacks: the demo agent, memory store, rate limits off (so every frame reaches a
-// decoder instead of the token bucket), short timeouts. Prints "listening on PORT".
+// decoder instead of the token bucket) and no cap on sessions per principal (each valid A2A or /api/chat body
+// without a session id opens one: past the default 10,000 every valid body would be refused before it ran),
+// short timeouts. Prints "listening on PORT".
 import { createServer, demoAgent } from '../src/index.js'
 
 const server = await createServer({
@@ -14,6 +16,7 @@ const server = await createServer({
     typingMsPerChar: 0,
     messageConfirmTimeoutMs: 200,
     maxConcurrentRuns: 0,
+    maxSessionsPerPrincipal: 0,
   },
 })
 const url = await server.listen(0, '127.0.0.1')

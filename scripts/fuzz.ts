@@ -4,9 +4,10 @@
 // and N mutated request bodies per HTTP dialect (--bodies, default 100,000; scripts/fuzz-http.ts: AG-UI, /api/chat,
 // MCP, A2A, and any dialect added to HTTP_TARGETS), where any 5xx is a failure. Counts frames sent, errors answered
 // and connections the server closed, HTTP statuses, checks /healthz after each dialect and reads the server's RSS
-// before and after each. Writes FUZZING.md and bench/results/fuzz.json. Exit code 1 on a crash or a 5xx.
+// before and after each. Writes FUZZING.md (keeping what follows its hand-written marker) and bench/results/fuzz.json.
+// Exit code 1 on a crash or a 5xx.
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { io } from 'socket.io-client'
 import { WebSocket } from 'ws'
 import { fuzzHttp, HTTP_TARGETS, type HttpReport } from './fuzz-http.js'
@@ -206,7 +207,7 @@ const port = await new Promise<number>((resolve, reject) => {
 })
 const base = `http://127.0.0.1:${port}`
 const rssBefore = await rss(base)
-const reports: Array<Report & { rssAfterBytes: number }> = []
+const reports: Array<Report & { rssBeforeBytes: number; rssAfterBytes: number }> = []
 for (const [dialect, run] of [
   ['hai', () => wsDialect(base, '/ws', 'hai', HAI)],
   ['myagent', () => wsDialect(base, '/myagent', 'myagent', MYAGENT)],
@@ -214,16 +215,18 @@ for (const [dialect, run] of [
   ['huma', () => humaDialect(base)],
 ] as const) {
   if (!chosen(dialect)) continue
-  const r = { ...(await run()), rssAfterBytes: await rss(base) }
+  const rssBeforeBytes = await rss(base)
+  const r = { ...(await run()), rssBeforeBytes, rssAfterBytes: await rss(base) }
   reports.push(r)
   process.stderr.write(
     `  ${r.dialect}: ${r.sent} frames in ${r.seconds.toFixed(1)} s, ${r.answered} answers, ${r.closedByServer} connections closed by the server, healthy: ${r.healthy}\n`,
   )
 }
-const httpReports: Array<HttpReport & { rssAfterBytes: number }> = []
+const httpReports: Array<HttpReport & { rssBeforeBytes: number; rssAfterBytes: number }> = []
 for (const target of HTTP_TARGETS) {
   if (!chosen(target.dialect)) continue
-  const r = { ...(await fuzzHttp(base, target, BODIES, { seed: 42 })), rssAfterBytes: await rss(base) }
+  const rssBeforeBytes = await rss(base)
+  const r = { ...(await fuzzHttp(base, target, BODIES, { seed: 42 })), rssBeforeBytes, rssAfterBytes: await rss(base) }
   httpReports.push(r)
   process.stderr.write(
     `  ${r.dialect}: ${r.sent} bodies in ${r.seconds.toFixed(1)} s, statuses ${JSON.stringify(r.statuses)}, 5xx: ${r.serverErrors}, unanswered: ${r.noAnswer}, healthy: ${r.healthy}\n`,
@@ -249,6 +252,10 @@ const result = {
 mkdirSync('bench/results', { recursive: true })
 writeFileSync('bench/results/fuzz.json', `${JSON.stringify(result, null, 2)}\n`)
 const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`
+const rssOf = (r: { rssBeforeBytes: number; rssAfterBytes: number }) => `${mb(r.rssBeforeBytes)} → ${mb(r.rssAfterBytes)}`
+/** What follows this line in FUZZING.md is written by hand and kept when the file is generated again. */
+const KEEP = '<!-- Written by hand below this line; scripts/fuzz.ts keeps it. -->'
+const kept = existsSync('FUZZING.md') ? readFileSync('FUZZING.md', 'utf8').split(KEEP)[1] : undefined
 const n = (x: number) => x.toLocaleString('en-US')
 const command = `npm run fuzz -- ${process.argv.slice(2).join(' ')}`.trim()
 writeFileSync(
@@ -259,11 +266,11 @@ writeFileSync(
     (reports.length
       ? `## Socket dialects\n\n${n(N)} frames per dialect. Mutations of each dialect's valid messages: truncation, wrong types, huge numbers, ` +
         `deep nesting (50–250), invalid UTF-8, forbidden keys, missing fields, oversized strings (20–70 KB), and valid frames in between.\n\n` +
-        `| dialect | frames sent | invalid-UTF-8 frames generated but not sent (over 500) | answers received | connections closed by the server | healthy after | RSS after | seconds |\n|---|---|---|---|---|---|---|---|\n` +
+        `| dialect | frames sent | invalid-UTF-8 frames generated but not sent (over 500) | answers received | connections closed by the server | healthy after | server RSS before → after | seconds |\n|---|---|---|---|---|---|---|---|\n` +
         reports
           .map(
             (r) =>
-              `| ${r.dialect} | ${n(r.sent)} | ${n(r.skipped ?? 0)} | ${n(r.answered)} | ${r.closedByServer} | ${r.healthy ? 'yes' : '**no**'} | ${mb(r.rssAfterBytes)} | ${r.seconds.toFixed(1)} |`,
+              `| ${r.dialect} | ${n(r.sent)} | ${n(r.skipped ?? 0)} | ${n(r.answered)} | ${r.closedByServer} | ${r.healthy ? 'yes' : '**no**'} | ${rssOf(r)} | ${r.seconds.toFixed(1)} |`,
           )
           .join('\n') +
         `\n\nConnections closed by the server are the WebSocket library refusing invalid UTF-8 in a text frame (close 1007, as RFC 6455 requires); ` +
@@ -275,20 +282,19 @@ writeFileSync(
         `wrong types and deep nesting (50–250, and 2,000–10,000) anywhere in the body, invalid UTF-8, forbidden keys (real keys after parsing), missing fields, ` +
         `oversized strings (10–80 KB; one in ten past the 1 MiB frame limit), odd JSON-RPC ids (nested arrays 100 and 5,000 deep, objects, floats, ` +
         `booleans, 10 KB strings), noise and batches, and valid requests in between. A 5xx is a failure.\n\n` +
-        `| dialect | bodies sent | answers by HTTP status | 5xx | unanswered | healthy after | RSS after | seconds |\n|---|---|---|---|---|---|---|---|\n` +
+        `| dialect | bodies sent | answers by HTTP status | 5xx | unanswered | healthy after | server RSS before → after | seconds |\n|---|---|---|---|---|---|---|---|\n` +
         httpReports
           .map(
             (r) =>
               `| ${r.dialect} | ${n(r.sent)} | ${Object.entries(r.statuses)
                 .map(([k, v]) => `${k}: ${n(v)}`)
-                .join(
-                  ', ',
-                )} | ${r.serverErrors} | ${r.noAnswer} | ${r.healthy ? 'yes' : '**no**'} | ${mb(r.rssAfterBytes)} | ${r.seconds.toFixed(1)} |`,
+                .join(', ')} | ${r.serverErrors} | ${r.noAnswer} | ${r.healthy ? 'yes' : '**no**'} | ${rssOf(r)} | ${r.seconds.toFixed(1)} |`,
           )
           .join('\n') +
         `\n\nJSON-RPC dialects answer most errors with 200 and a JSON-RPC error (A2A always; MCP with the transport's 4xx). ` +
         `"Unanswered" counts requests that got no HTTP answer within 10 s.\n\n`
       : '') +
-    `A short version runs in \`npm test\` (test/fuzz.test.ts: 300 frames or bodies per dialect; src/dialects/*property*).\n`,
+    `A short version runs in \`npm test\` (test/fuzz.test.ts: 300 frames or bodies per dialect; src/dialects/*property*).\n\n${KEEP}` +
+    (kept ?? '\n'),
 )
 process.exit(crashes || serverErrors ? 1 : 0)

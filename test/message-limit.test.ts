@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
 import { HttpAgent } from '@ag-ui/client'
+import OpenAI from 'openai'
 import { DefaultChatTransport, type UIMessage } from 'ai'
 import { HumaClient, MyAgentClient, RpcError, connectA2a, connectMcp } from '../src/client/index.js'
 import { defineAgent } from '../src/index.js'
@@ -207,4 +208,41 @@ test('A2A and MCP refuse bodies nested past maxJsonDepth, odd ids and __proto__ 
   assert.equal(({} as Record<string, unknown>).polluted, undefined)
   assert.deepEqual(inputs, [])
   assert.equal((await fetch(`${s.url}/healthz`)).status, 200)
+})
+
+test('OpenAI (official client): Chat Completions and Responses answer 400 message_too_long before any run; deep bodies, __proto__ keys and bodies past maxFrameBytes get their 400 and 413 in OpenAI error shape', async (t) => {
+  const { s, inputs } = await setup(t)
+  const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'unused', maxRetries: 0 })
+  const refused = (code: string) => (err: unknown) => {
+    assert.ok(err instanceof OpenAI.BadRequestError, String(err))
+    assert.equal(err.code, code)
+    return true
+  }
+  await assert.rejects(client.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: BIG }] }), refused('message_too_long'))
+  await assert.rejects(
+    client.chat.completions.create({ model: 'demo', stream: true, messages: [{ role: 'user', content: BIG }] }),
+    refused('message_too_long'),
+  )
+  await assert.rejects(client.responses.create({ model: 'demo', input: BIG }), refused('message_too_long'))
+  await assert.rejects(
+    client.responses.create({ model: 'demo', input: [{ role: 'user', content: [{ type: 'input_text', text: BIG }] }] }),
+    refused('message_too_long'),
+  )
+  assert.deepEqual(inputs, [])
+  const deep = '['.repeat(5000) + ']'.repeat(5000)
+  for (const [path, body, status, code] of [
+    ['/v1/chat/completions', `{"model":"demo","messages":[{"role":"user","content":"hi"}],"metadata":{"x":${deep}}}`, 400, 'too_deep'],
+    ['/v1/responses', `{"model":"demo","input":"hi","__proto__":{"polluted":true}}`, 400, 'forbidden_key'],
+    ['/v1/chat/completions', JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'y'.repeat(1_100_000) }] }), 413, 'frame_too_large'],
+  ] as const) {
+    const res = await fetch(`${s.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    assert.equal(res.status, status, path)
+    const err = ((await res.json()) as { error: { type: string; code: string } }).error
+    assert.deepEqual([err.type, err.code], ['invalid_request_error', code])
+  }
+  assert.equal(({} as Record<string, unknown>).polluted, undefined)
+  assert.deepEqual(inputs, [])
+  const ok = await client.chat.completions.create({ model: 'demo', messages: [{ role: 'user', content: 'hi' }] })
+  assert.equal(ok.choices[0]!.message.content, 'Echo: hi')
+  assert.deepEqual(inputs, ['hi'])
 })

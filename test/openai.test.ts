@@ -157,6 +157,12 @@ describe('chat completions', () => {
         { model: 'demo', messages: [{ role: 'user', content: 'hi' }], metadata: { parlance_session: 'y'.repeat(100_000) } },
         'metadata.parlance_session',
       ],
+      // Found by the HTTP fuzz (100,000 bodies): invalid UTF-8 in the id reads as U+FFFD, which no header can carry (it was a 500).
+      [
+        { model: 'demo', messages: [{ role: 'user', content: 'hi' }], metadata: { parlance_session: '\ufffd\ufffdfz-oa' } },
+        'metadata.parlance_session',
+      ],
+      [{ model: 'demo', messages: [{ role: 'user', content: 'hi' }], metadata: { parlance_session: 'line\nbreak' } }, 'metadata.parlance_session'],
     ]
     for (const [body, param] of cases) {
       const res = await fetch(`${s.url}/v1/chat/completions`, {

@@ -459,6 +459,31 @@ test('sqlite store: a burst of directEvents in one commit (a short answer whole)
   }
 })
 
+test('sqlite store: a whole state (state.snapshot) skips the journal, so it is serialized and written once, not again when its tail is compacted', async () => {
+  const path = file()
+  const s = createSqliteStore({ file: path, compactEvents: 128, directEvents: 16, compactAfterMs: 60_000 })
+  const snapshot = ev('a', 2, { type: 'state.snapshot', snapshot: { items: { k0: { v: 0 } } } })
+  try {
+    await s.commit({ events: [ev('b', 1)], sessions: [] })
+    await s.commit({ events: [ev('a', 1), snapshot, ev('a', 3)], sessions: [] })
+    assert.equal(rows(path, 'event_blocks'), 1, "a's three events (the state among them) are one block")
+    assert.equal(rows(path, 'journal'), 1, "only b's event is journaled")
+    await s.commit({ events: [ev('a', 4)], sessions: [] })
+    assert.deepEqual(
+      (await s.readEvents('a', 0, 100)).map((e) => [e.seq, e.type]),
+      [
+        [1, 'custom'],
+        [2, 'state.snapshot'],
+        [3, 'custom'],
+        [4, 'custom'],
+      ],
+    )
+    assert.deepEqual((await s.readEvents('a', 1, 1))[0], snapshot)
+  } finally {
+    await s.close()
+  }
+})
+
 test('sqlite store: committed events still in the journal survive kill -9, and the next process moves them into blocks', async () => {
   const path = file()
   // A process that commits 3 units for two sessions (nothing compacted yet), says so and waits to be killed.

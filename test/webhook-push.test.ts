@@ -202,3 +202,36 @@ test('a name that resolves elsewhere after its config was saved is refused at de
   assert.match(warnings[1]!.error ?? '', /resolves to ::ffff:169\.254\.169\.254, which is a link-local address/)
   answers = []
 })
+
+test("a task's webhooks are read once for its many updates, and again as soon as they change through this node", async (t) => {
+  const hook = await receiver(t)
+  const guard = new WebhookGuard({ allowHosts: ['127.0.0.1'] })
+  const inner = new InMemoryPushNotificationStore()
+  let reads = 0
+  const counting = Object.assign(Object.create(inner) as InMemoryPushNotificationStore, {
+    load: (taskId: string, context: ServerCallContext) => (reads++, inner.load(taskId, context)),
+  })
+  const store = guardedPushStore(counting, guard, (taskId) => sender.forget(taskId))
+  const calls: string[] = []
+  // An hour of freshness: only a change through the store can make the sender read the webhooks again.
+  const sender = new RetryingPushSender(
+    store,
+    quietLog([]),
+    guard,
+    { attempts: 1, firstDelayMs: 1, timeoutMs: 5_000 },
+    loopbackOnly(calls),
+    3_600_000,
+  )
+  const context = new ServerCallContext()
+  for (let i = 0; i < 100; i++) await sender.send(statusUpdate('t3'), context)
+  assert.equal(reads, 1, 'one read for 100 updates of a task with no webhook')
+  assert.equal(hook.got.length, 0)
+  await store.save('t3', context, pushConfig(hook.url, 't3'))
+  await sender.send(statusUpdate('t3'), context)
+  assert.equal(reads, 2, 'read again after the save')
+  assert.equal(hook.got.length, 1, 'the new webhook got the next update')
+  await store.delete('t3', context, (await inner.load('t3', context))[0]!.id)
+  await sender.send(statusUpdate('t3'), context)
+  assert.equal(reads, 3, 'read again after the delete')
+  assert.equal(hook.got.length, 1, 'the deleted webhook got nothing more')
+})

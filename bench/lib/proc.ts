@@ -23,10 +23,24 @@ export function track(child: ChildProcess): ChildProcess {
   return child
 }
 
+/** The event loop's delay over a stretch (ms), as a bench server started with `--loop-delay` reports it. */
+export interface LoopDelay {
+  p50: number
+  p99: number
+  max: number
+  /** The most process CPU time spent between two turns of the loop (ms): the server's own longest block. */
+  cpuMax: number
+}
+
 /** A server process listening on 127.0.0.1. */
 export interface ServerProcess {
   readonly port: number
   readonly pid: number
+  /**
+   * Ends a stretch of event-loop delay sampling (bench/servers/parlance.ts `--loop-delay`) and starts the next: the
+   * server reports the stretch since the previous call (or since it started) and starts over.
+   */
+  loopDelay(): Promise<LoopDelay>
   /** Resident set size of the server process now (bytes), from /proc. */
   rss(): number
   /** SIGTERM, then SIGKILL after 5 s. */
@@ -83,7 +97,8 @@ export function startServer(script: string, args: readonly string[] = [], option
   const child = track(
     spawn(process.execPath, nodeArgs(script, args, options.nodeFlags), {
       env: { ...process.env, LOG_LEVEL: 'silent', ...options.env },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      // An IPC channel too: `loopDelay` asks through it (ordered, never merged like signals).
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     }),
   )
   return new Promise((resolve, reject) => {
@@ -97,7 +112,11 @@ export function startServer(script: string, args: readonly string[] = [], option
       reject(new Error(`${script} ${args.join(' ')} exited with ${code}: ${out}`))
     }
     child.once('exit', onExit)
+    // Loop-delay reports, answered in order to the callers waiting for them.
+    const delays: Array<(d: LoopDelay) => void> = []
+    child.on('message', (m) => delays.shift()?.(m as LoopDelay))
     child.stdout!.on('data', (d: Buffer) => {
+      if (out === '\0') return
       if (out.length < 10_000) out += d.toString()
       const m = /listening (?:on http:\/\/127\.0\.0\.1:)?(\d+)/.exec(out)
       if (!m) return
@@ -108,6 +127,19 @@ export function startServer(script: string, args: readonly string[] = [], option
       resolve({
         port,
         pid: child.pid!,
+        loopDelay: () =>
+          new Promise<LoopDelay>((done, fail) => {
+            const waiter = (d: LoopDelay) => {
+              clearTimeout(t)
+              done(d)
+            }
+            const t = setTimeout(() => {
+              delays.splice(delays.indexOf(waiter), 1)
+              fail(new Error(`${script} did not report its loop delay (was it started with --loop-delay?)`))
+            }, 10_000)
+            delays.push(waiter)
+            child.send('loop-delay')
+          }),
         rss: () => rssOf(child.pid!),
         close: () =>
           new Promise<void>((done) => {

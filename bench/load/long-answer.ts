@@ -1,7 +1,8 @@
 // Load generator: asks the demo agent for "count N" (an answer of N chunks) over one dialect, in a new session,
 // reads the whole answer, and meanwhile asks GET /healthz again and again (one at a time), recording how long
 // each took (one every 10 ms): a server whose event loop is blocked answers it late. Prints {seconds, healthzMs: [...]}.
-// Usage: long-answer.ts PORT DIALECT N   (DIALECT: api-chat agui hai myagent huma mcp a2a-send a2a-stream)
+// Usage: long-answer.ts PORT DIALECT N   (DIALECT: api-chat agui hai myagent huma mcp a2a-send a2a-stream openai-chat
+// openai-responses)
 import { randomUUID } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -55,6 +56,13 @@ const dialects: Record<string, () => Promise<void>> = {
       { accept: 'text/event-stream' },
     ),
   'a2a-send': () => post('/a2a/demo', a2a('SendMessage'), 'TASK_STATE_COMPLETED', { 'a2a-version': '1.0' }),
+  'openai-chat': () =>
+    post(
+      '/v1/chat/completions',
+      { model: 'demo', stream: true, messages: [{ role: 'user', content: ask }], metadata: { parlance_session: id } },
+      'data: [DONE]',
+    ),
+  'openai-responses': () => post('/v1/responses', { model: 'demo', stream: true, input: ask }, '"type":"response.completed"'),
   'a2a-stream': () => post('/a2a/demo', a2a('SendStreamingMessage'), 'TASK_STATE_COMPLETED', { 'a2a-version': '1.0' }),
   hai: () => socket('/ws', { type: 'user_message', content: ask, session_id: id }, '{"type":"status","status":"completed"'),
   myagent: () => socket('/myagent', { event: 'user.message', session_id: id, content: ask }, '"event":"agent.final_answer"'),

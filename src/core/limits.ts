@@ -56,8 +56,11 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   deliveryHighWaterBytes: 1024 * 1024,
   /** How long an agent waits for congested subscribers before they are dropped as slow consumers (ms). */
   slowConsumerStallMs: 10_000,
-  /** Events buffered by a session before the agent is made to wait for the store. */
-  maxPendingEvents: 2048,
+  /**
+   * Events buffered by a session before the agent is made to wait for the store (and for their delivery): also
+   * the most one session puts in one event-loop tick, so one long answer cannot hold the loop from other clients.
+   */
+  maxPendingEvents: 256,
   /** Events buffered by all sessions together before every agent is made to wait for the store (bounds memory). */
   maxPendingEventsTotal: 32_768,
   /**

@@ -25,7 +25,11 @@ export interface EventStoreOptions {
   /**
    * Pending events of one listener (session) at which it is asked to wait. Per listener, so that thousands of
    * sessions each producing a burst (a 20-chunk answer) commit it whole and their clients get it in one write,
-   * instead of every session being held after one event by a bound the others filled. @default 2048
+   * instead of every session being held after one event by a bound the others filled. It also bounds what one
+   * session puts in one tick: an agent that emits without awaiting anything else (a long answer already in
+   * memory) waits here every this many events, until they are committed and delivered, and the event loop runs
+   * other clients' I/O in between; at 2,048, one tick of a long MCP answer took up to 181 ms of CPU (2,048
+   * progress notifications through the MCP SDK). @default 256
    */
   highWaterEvents?: number
   /** Pending events of all listeners at which every producer is asked to wait (memory bound). @default 32768 */
@@ -88,7 +92,7 @@ export class EventStore {
     readonly backend: StoreBackend,
     private readonly options: EventStoreOptions = {},
   ) {
-    this.highWater = options.highWaterEvents ?? 2048
+    this.highWater = options.highWaterEvents ?? 256
     this.totalHighWater = Math.max(this.highWater, options.totalHighWaterEvents ?? 32_768)
     this.windowMs = options.commitWindowMs ?? backend.commitWindowMs ?? 0
     this.windowEvents = options.commitWindowEvents ?? 256

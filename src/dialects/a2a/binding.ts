@@ -67,8 +67,10 @@ function a2aEndpoint(deps: EndpointDeps): Endpoint {
       const log = taskLogOf(deps.sessions.store)
       const tasks = new LogTaskStore(log, agent)
       const executor = new ParlanceExecutor(deps.sessions, agent, (rc) => rc.context.user?.userName ?? 'anonymous', tasks)
-      // Webhooks are checked when a config is saved and again at each delivery (webhook-guard.ts).
-      const pushes = guardedPushStore(new RecordPushStore(log), guard)
+      // Webhooks are checked when a config is saved and again at each delivery (webhook-guard.ts); the sender reads
+      // a task's webhooks again once they change through this node (else at most once a second).
+      const pushes = guardedPushStore(new RecordPushStore(log), guard, (taskId) => sender.forget(taskId))
+      const sender = new RetryingPushSender(pushes, deps.log, guard)
       // SubscribeToTask and CancelTask follow the session log, so they work on any node (request-handler.ts).
       const handler = new ParlanceRequestHandler(
         card,
@@ -76,7 +78,7 @@ function a2aEndpoint(deps: EndpointDeps): Endpoint {
         executor,
         new DefaultExecutionEventBusManager(),
         pushes,
-        new RetryingPushSender(pushes, deps.log, guard),
+        sender,
         deps.sessions,
         deps.log,
       )
@@ -156,13 +158,22 @@ async function serveRpc(
   const shape = checkJsonShape(body, deps.limits.maxJsonDepth)
   if (shape) return rpcError(res, typeof id === 'string' || typeof id === 'number' ? id : null, shape)
   // The SDK passes message metadata through unread: the policy a message asks for is checked here, as a param.
-  const call = body as { method?: unknown; params?: { message?: { metadata?: unknown; parts?: unknown } } } | null
+  const call = body as { method?: unknown; params?: { message?: { metadata?: unknown; parts?: unknown; taskId?: unknown } } } | null
   if (typeof call?.method === 'string' && SEND_METHODS.has(call.method)) {
     const asked = onBusyOfMessage(call.params?.message?.metadata)
     if (!asked.ok) return rpcError(res, id, new ParlanceError('invalid_message', asked.message, { field: asked.field }))
     // The message limit, here as a JSON-RPC error before any task exists (the session would refuse it too, but as a failed task).
-    const tooLong = checkMessageLength(wireText(call.params?.message?.parts), deps.limits.maxUserMessageChars, 'message.parts')
+    const text = wireText(call.params?.message?.parts)
+    const tooLong = checkMessageLength(text, deps.limits.maxUserMessageChars, 'message.parts')
     if (tooLong) return rpcError(res, id, tooLong)
+    // A new task needs text to run (an answer to a waiting task may be a data part): refused here, not as a failed task
+    // the SDK also reports on stderr, stack and all, for every such request (found by the HTTP fuzz).
+    if (!call.params?.message?.taskId && !text.trim())
+      return rpcError(
+        res,
+        id,
+        new ParlanceError('invalid_message', 'message.parts: a message that starts a task needs a text part', { field: 'message.parts' }),
+      )
   }
   const s = service(agent, baseUrl(req))
   const context = defaultServerCallContextBuilder({

@@ -49,9 +49,10 @@ export class ParlanceExecutor implements AgentExecutor {
       throw new ParlanceError('conflict', `task ${taskId} is ${known ? 'running' : 'over'}: send a new message without taskId to start another`, {
         taskId,
       })
-    const session = await this.sessions.open(contextId, this.principalOf(rc), { agent: this.agent })
+    // Checked before the session is opened, so a message that cannot run creates none (the binding refuses it first).
     const text = textOf(rc.userMessage)
     if (!text.trim()) throw new ParlanceError('invalid_message', 'the message has no text part', { field: 'message.parts' })
+    const session = await this.sessions.open(contextId, this.principalOf(rc), { agent: this.agent })
     const asked = onBusyOfMessage(rc.userMessage.metadata) // checked by the binding; a direct caller gets the default
     const messageId = newId('msg')
     const running: Running = { session, runId: null, messageId, waiting: null, following: true }

@@ -145,10 +145,19 @@ async function chat(deps: EndpointDeps, req: IncomingMessage, res: ServerRespons
   sendJson(res, 200, chatCompletion(done))
 }
 
-/** A session id the request names, checked: at most 256 characters (it is echoed in a response header). */
+/** What an HTTP header value may hold (Node's check: tab, visible ASCII and space, and the bytes 0x80–0xFF). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
+/**
+ * A session id the request names, checked: it is echoed in `x-parlance-session`, so it must fit there (found by the
+ * HTTP fuzz: a 100 KB id overflowed the client's header parser; an id holding U+FFFD, invalid UTF-8 read as text,
+ * made setting the header throw, a 500).
+ */
 function named(id: string | undefined, field: string): string | undefined {
   if (!id) return undefined
   if (id.length > 256) throw new ParlanceError('invalid_message', `${field}: a session id is at most 256 characters`, { field })
+  if (!HEADER_VALUE.test(id))
+    throw new ParlanceError('invalid_message', `${field}: a session id holds only characters an HTTP header can (it is echoed in one)`, { field })
   return id
 }
 
