@@ -4,6 +4,7 @@ import { answerErrors, httpStatuses, readBody, sendJson, type Dialect, type Endp
 import { capabilities } from './capabilities.js'
 import { admitted, create, get, history, patch, remove, search, state } from './binding-threads.js'
 import { cancelRun, getRun, joinRun, startRun } from './binding-runs.js'
+import { protocolCommands, protocolEvents } from './protocol-binding.js'
 import { decodeAssistantSearch } from './decode.js'
 import { assistantObject } from './encode-state.js'
 import { errorBody, LANGGRAPH_ERRORS } from './errors.js'
@@ -46,6 +47,8 @@ const ROUTES: Array<
   ['GET', new RegExp(`^/threads/${seg}/runs/${seg}$`), (deps, req, res, _url, p) => getRun(deps, req, res, p[0]!, p[1]!)],
   ['GET', new RegExp(`^/threads/${seg}/runs/${seg}/stream$`), (deps, req, res, url, p) => joinRun(deps, req, res, url, p[0]!, p[1]!)],
   ['POST', new RegExp(`^/threads/${seg}/runs/${seg}/cancel$`), (deps, req, res, url, p) => cancelRun(deps, req, res, url, p[0]!, p[1]!)],
+  ['POST', new RegExp(`^/threads/${seg}/commands$`), (deps, req, res, _url, p) => protocolCommands(deps, req, res, p[0]!)],
+  ['POST', new RegExp(`^/threads/${seg}/stream/events$`), (deps, req, res, _url, p) => protocolEvents(deps, req, res, p[0]!)],
   ['POST', /^\/runs\/stream$/, (deps, req, res) => startRun(deps, req, res, null, false)],
   ['POST', /^\/runs\/wait$/, (deps, req, res) => startRun(deps, req, res, null, true)],
 ]
