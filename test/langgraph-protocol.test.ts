@@ -241,4 +241,23 @@ describe('the wire', () => {
     const state = await client.threads.getState(threadId)
     assert.equal(state.tasks[0]!.interrupts[0]!.id, interrupt.id)
   })
+
+  test('without the token the protocol routes answer 401 in the ErrorResponse shape', async () => {
+    const guarded = await startServer({ auth: { token: 'lg-secret' } })
+    try {
+      for (const path of ['commands', 'stream/events']) {
+        const r = await fetch(`${guarded.url}/langgraph/threads/t1/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+        assert.equal(r.status, 401)
+        const e = (await r.json()) as { type: string; id: null; error: string; message: string }
+        assert.deepEqual({ type: e.type, id: e.id, error: e.error }, { type: 'error', id: null, error: 'permission_denied' })
+        assert.ok(e.message)
+      }
+    } finally {
+      await guarded.close()
+    }
+  })
 })

@@ -26,6 +26,7 @@ const answer = (deps: EndpointDeps, res: ServerResponse, work: () => Promise<voi
 export const langgraphDialect: Dialect = { name: 'langgraph', capabilities, mount: (deps) => langgraphEndpoint(deps) }
 
 const seg = '([^/]{1,256})'
+const PROTOCOL_PATH = new RegExp(`^${LANGGRAPH_PREFIX}/threads/[^/]{1,256}/(commands|stream/events)/?$`)
 const ROUTES: Array<
   [method: string, path: RegExp, handler: (deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, p: string[]) => Promise<void>]
 > = [
@@ -83,7 +84,9 @@ const langgraphEndpoint = (deps: EndpointDeps): Endpoint => {
     },
     unauthorized(_req, res, url, message) {
       if (url.pathname !== LANGGRAPH_PREFIX && !url.pathname.startsWith(`${LANGGRAPH_PREFIX}/`)) return false
-      sendJson(res, 401, errorBody(message), { 'www-authenticate': 'Bearer' })
+      // The streaming protocol's routes answer in its ErrorResponse shape; the rest in the API's `{"detail"}`.
+      const body = PROTOCOL_PATH.test(url.pathname) ? { type: 'error', id: null, error: 'permission_denied', message } : errorBody(message)
+      sendJson(res, 401, body, { 'www-authenticate': 'Bearer' })
       return true
     },
   }

@@ -43,14 +43,21 @@ function runRequestOf(id: number, params: Record<string, unknown>, limits: Decod
   const strategy = p.value.multitask_strategy ?? p.value.multitaskStrategy ?? undefined
   if (strategy !== undefined && !(MULTITASK as readonly string[]).includes(strategy))
     return { ok: false, id, error: protocolError('invalid_argument', `params.multitaskStrategy: one of ${MULTITASK.join(', ')}`) }
+  // `forkFrom` arrives as config.configurable.checkpoint_id: the classic run's `checkpoint` (an edit, or with no
+  // input, the checkpoint's last human message answered again).
+  const configurable = (p.value.config as { configurable?: { checkpoint_id?: unknown } } | undefined)?.configurable
+  const checkpoint = typeof configurable?.checkpoint_id === 'string' ? configurable.checkpoint_id : undefined
+  const input = p.value.input ?? null
+  const hasMessages = typeof input === 'object' && input !== null && Array.isArray((input as { messages?: unknown }).messages)
+  if (!hasMessages && (checkpoint === undefined || input !== null))
+    return { ok: false, id, error: protocolError('invalid_argument', 'params.input: a run needs input.messages, ending with a human message') }
   const body = {
     assistant_id: p.value.assistant_id,
-    input: p.value.input ?? null,
+    input: hasMessages ? { messages: (input as { messages: unknown[] }).messages } : null,
+    ...(checkpoint !== undefined ? { checkpoint: { checkpoint_id: checkpoint } } : {}),
     ...(p.value.metadata ? { metadata: p.value.metadata } : {}),
     ...(strategy ? { multitask_strategy: strategy as MultitaskStrategy } : {}),
   }
-  if (body.input === null || typeof body.input !== 'object' || !Array.isArray((body.input as { messages?: unknown }).messages))
-    return { ok: false, id, error: protocolError('invalid_argument', 'params.input: a run needs input.messages, ending with a human message') }
   const run = decodeRunRequest(JSON.stringify(body), limits)
   if (!run.ok) return inParams(run, id)
   return { ok: true, value: { id, method: 'run.start', run: run.value } }
@@ -81,6 +88,13 @@ export function decodeCommand(body: string, limits: DecodeLimits): DecodedComman
   if (method === 'input.respond') {
     const r = respond(JSON.stringify(params), limits)
     if (!r.ok) return inParams(r, id)
+    const refused = (['goto', 'update'] as const).find((k) => params[k] !== undefined && params[k] !== null)
+    if (refused)
+      return {
+        ok: false,
+        id,
+        error: protocolError('not_supported', `params.${refused}: a Parlance agent has no graph nodes or channels to set; answer with response only`),
+      }
     const entries = 'responses' in r.value ? r.value.responses : [r.value]
     const resume: Record<string, unknown> = {}
     for (const x of entries) resume[x.interrupt_id] = x.response
