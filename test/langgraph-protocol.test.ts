@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import { Client } from '@langchain/langgraph-sdk'
+import { applyHeadlessToolResumeCommand, Client, flushPendingHeadlessToolInterrupts } from '@langchain/langgraph-sdk'
 import { StreamController } from '@langchain/langgraph-sdk/stream'
 import { startServer, type TestServer } from './harness.js'
 import { waitFor } from './support/wait.js'
@@ -95,6 +95,18 @@ describe('StreamController (the SDK useStream wraps) against Parlance', () => {
     assert.equal(texts(c)[0], 'delete the notes')
     await c.respond({ decisions: [{ type: 'approve' }] }, { interruptId: interrupt.id! })
     await waitFor(() => texts(c).at(-1) === 'Done: deleted notes/demo.txt.', { what: 'the answer after approval' })
+  })
+
+  test('a client tool: the headless-tool interrupt, answered by the tool as useStream runs it (flushPendingHeadlessToolInterrupts)', async () => {
+    const c = controller()
+    await c.submit(human('ask the client'))
+    const interrupt = await waitFor(() => snap(c).interrupts[0], { what: 'the headless-tool interrupt' })
+    assert.equal(interrupt.value!.type, 'tool')
+    const tools = [{ tool: { name: 'get_client_info' }, execute: () => Promise.resolve({ app: 'react' }) }]
+    flushPendingHeadlessToolInterrupts({ __interrupt__: snap(c).interrupts }, tools, new Set(), {
+      resumeSubmit: (command) => applyHeadlessToolResumeCommand(c, command),
+    })
+    await waitFor(() => texts(c).at(-1) === 'Client info: {"app":"react"}', { what: 'the answer after the client tool' })
   })
 
   test('stop cancels the run on the server (by the run id run.start answered)', async () => {

@@ -7,7 +7,7 @@ import { agentOf, commandsOf, lgRunId, runThread } from './binding-runs.js'
 import { resumeCommands } from './decode-resume.js'
 import { lcMessage } from './encode-messages.js'
 import { eachEvent, messagesAt, readThread } from './log.js'
-import { decodeCommand, decodeEventStreamRequest, type ProtocolCommand } from './protocol-decode.js'
+import { decodeCommand, decodeEventStreamRequest, resumeOf, type ProtocolCommand } from './protocol-decode.js'
 import { PROTOCOL_ENCODER, protocolView, type ProtocolView } from './protocol-encode.js'
 import { errorResponse, PROTOCOL_ERRORS } from './protocol-errors.js'
 import type { CommandResponse } from './protocol-wire.js'
@@ -60,7 +60,7 @@ async function carry(deps: EndpointDeps, principal: Principal, threadId: string,
     throw new ParlanceError('not_found', `no interrupt ${unknown.join(', ')} is pending; pending: ${pending.map((p) => p.id).join(', ')}`, {
       protocolError: 'no_such_interrupt',
     })
-  const { from } = await carryOut(session, resumeCommands(session.id, cmd.resume, pending))
+  const { from } = await carryOut(session, resumeCommands(session.id, resumeOf(cmd.resume, pending), pending))
   return { type: 'success', id: cmd.id, result: {}, meta: { applied_through_seq: from } }
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { DEFAULT_LIMITS, ParlanceError, type StoredEvent } from '../../core/index.js'
-import { decodeCommand, decodeEventStreamRequest } from './protocol-decode.js'
+import { decodeCommand, decodeEventStreamRequest, resumeOf } from './protocol-decode.js'
 import { protocolStep, protocolView, type ProtocolView } from './protocol-encode.js'
 import { errorResponse } from './protocol-errors.js'
 
@@ -161,4 +161,13 @@ test('protocol encode: a failure and a cancel end the run as failed and interrup
   assert.deepEqual(failed.at(-1)!.params.data, { event: 'failed', graph_name: 'agent', error: 'boom' })
   const cancelled = fold(v, [ev({ type: 'run.error', code: 'cancelled', message: 'stop' })])
   assert.equal(cancelled[0]!.params.data.event, 'interrupted')
+})
+
+test("protocol decode: a headless tool's answer keyed again by its call id is unwrapped; an approval's is kept", () => {
+  const pending = [
+    { id: 'c1', kind: 'tool' as const },
+    { id: 'a1', kind: 'approval' as const },
+  ]
+  assert.deepEqual(resumeOf({ c1: { c1: { app: 'x' } }, a1: { a1: true } }, pending), { c1: { app: 'x' }, a1: { a1: true } })
+  assert.deepEqual(resumeOf({ c1: { app: 'x' } }, pending), { c1: { app: 'x' } })
 })

@@ -1,4 +1,5 @@
 import { ParlanceError, type DecodeLimits, type Decoded } from '../../core/index.js'
+import type { Pending } from './decode-resume.js'
 import { decodeRunRequest, decoder } from './decode.js'
 import {
   CommandEnvelope,
@@ -105,3 +106,19 @@ export function decodeCommand(body: string, limits: DecodeLimits): DecodedComman
 
 /** Decodes a `POST /threads/{id}/stream/events` body (pure). */
 export const decodeEventStreamRequest: (body: string, limits: DecodeLimits) => Decoded<EventStreamRequest> = decoder(EventStreamRequest)
+
+/**
+ * The answers of `input.respond` as the classic resume (pure). A headless tool's answer comes keyed once more by its
+ * tool call id (`{[interruptId]: {[toolCallId]: result}}`, what the SDK's headless-tool helpers send); since a client
+ * tool's interrupt id is its tool call id, that inner map is unwrapped to the result.
+ */
+export function resumeOf(resume: Readonly<Record<string, unknown>>, pending: readonly Pending[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...resume }
+  for (const p of pending) {
+    const v = out[p.id]
+    if (p.kind !== 'tool' || typeof v !== 'object' || v === null || Array.isArray(v)) continue
+    const keys = Object.keys(v)
+    if (keys.length === 1 && keys[0] === p.id) out[p.id] = (v as Record<string, unknown>)[p.id]
+  }
+  return out
+}
