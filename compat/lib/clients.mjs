@@ -56,6 +56,12 @@ export const CLIENTS = {
       '`useStream` (the hook Agent Chat UI is built on) in Chromium, the page on another origin than the server, `/langgraph`: chat, approvals, reload and rejoin (`reconnectOnMount`), threads',
     packages: [{ name: '@langchain/langgraph-sdk' }],
   },
+  useStreamReact: {
+    title: 'useStream, @langchain/react',
+    about:
+      "`useStream` of `@langchain/react` (LangGraph's agent streaming protocol: `POST …/commands`, `POST …/stream/events`) in Chromium, the page on another origin than the server, `/langgraph`: chat, approvals (`respond`), reload and rejoin, stop",
+    packages: [{ name: '@langchain/react' }, { name: '@langchain/langgraph-sdk', from: '@langchain/react' }],
+  },
   agentChatUi: {
     title: 'Agent Chat UI (its useStream configuration)',
     about:

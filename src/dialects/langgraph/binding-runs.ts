@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ParlanceError, type Command, type HistoryMessage, type OnBusy } from '../../core/index.js'
+import { ParlanceError, type Command, type HistoryMessage, type OnBusy, type Principal } from '../../core/index.js'
 import { carryOut, collectRun, readBody, sendJson, streamRun, whenMessageStarts, type EndpointDeps } from '../../binding/index.js'
 import type { Session } from '../../session/index.js'
 import { admitted, createThread, openThread, putThreadRecord, threadRecord } from './binding-threads.js'
@@ -22,7 +22,7 @@ export function parseRunId(id: string): { runId: string; after: number } | null 
   return m ? { runId: m[1]!, after: Number(m[2]) } : null
 }
 
-const agentOf = (deps: EndpointDeps, id: string): string => {
+export const agentOf = (deps: EndpointDeps, id: string): string => {
   if (deps.sessions.agent(id)) return id
   throw new ParlanceError(
     'not_found',
@@ -82,7 +82,7 @@ async function regenerateOf(session: Session, body: RunRequest, agent: string, i
 }
 
 /** The commands a run request carries out, and the user message it sends (null: a resume). */
-async function commandsOf(session: Session, body: RunRequest, agent: string): Promise<{ commands: Command[]; messageId: string | null }> {
+export async function commandsOf(session: Session, body: RunRequest, agent: string): Promise<{ commands: Command[]; messageId: string | null }> {
   const thread = await readThread(session)
   if (body.command?.resume !== undefined) return { commands: resumeCommands(session.id, body.command.resume, thread.pending), messageId: null }
   const msgs = body.input?.messages ?? []
@@ -109,6 +109,17 @@ async function commandsOf(session: Session, body: RunRequest, agent: string): Pr
   return { commands, messageId }
 }
 
+/** The session of a thread a run is started on (`create`: made if missing), its metadata stamped with the assistant. */
+export async function runThread(deps: EndpointDeps, principal: Principal, threadId: string, agent: string, create: boolean): Promise<Session> {
+  let record = await threadRecord(deps, principal, threadId)
+  if (!record && create) record = await createThread(deps, principal, threadId, { graph_id: agent })
+  const session = (await openThread(deps, principal, threadId)).session
+  record = record!
+  if (record.metadata.graph_id !== agent || record.metadata.assistant_id !== agent)
+    await putThreadRecord(deps, principal, { ...record, metadata: { ...record.metadata, graph_id: agent, assistant_id: agent } })
+  return session
+}
+
 /** `POST /threads/{id}/runs/stream` (`wait`: `/runs/wait`); `threadId` null: a stateless run on a thread of its own. */
 export async function startRun(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, threadId: string | null, wait: boolean): Promise<void> {
   const principal = admitted(deps, req)
@@ -119,14 +130,7 @@ export async function startRun(deps: EndpointDeps, req: IncomingMessage, res: Se
   let session: Session
   const id = threadId ?? `lg_${randomUUID()}`
   if (threadId === null) session = await deps.sessions.open(id, principal, { agent })
-  else {
-    let record = await threadRecord(deps, principal, threadId)
-    if (!record && body.if_not_exists === 'create') record = await createThread(deps, principal, threadId, { graph_id: agent })
-    session = (await openThread(deps, principal, threadId)).session
-    record = record!
-    if (record.metadata.graph_id !== agent || record.metadata.assistant_id !== agent)
-      await putThreadRecord(deps, principal, { ...record, metadata: { ...record.metadata, graph_id: agent, assistant_id: agent } })
-  }
+  else session = await runThread(deps, principal, threadId, agent, body.if_not_exists === 'create')
   const { commands, messageId } = await commandsOf(session, body, agent)
   const busyWith = session.activeRunId
   const before = session.lastSeq

@@ -132,6 +132,7 @@ export async function state(deps: EndpointDeps, req: IncomingMessage, res: Serve
       parentId: head?.parentSeq ? checkpointId(head.parentSeq) : null,
       createdAt: head?.ts ?? null,
       error: t.error,
+      running: t.status === 'busy',
     }),
   )
 }

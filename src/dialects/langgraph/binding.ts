@@ -4,6 +4,7 @@ import { answerErrors, httpStatuses, readBody, sendJson, type Dialect, type Endp
 import { capabilities } from './capabilities.js'
 import { admitted, create, get, history, patch, remove, search, state } from './binding-threads.js'
 import { cancelRun, getRun, joinRun, startRun } from './binding-runs.js'
+import { protocolCommands, protocolEvents } from './protocol-binding.js'
 import { decodeAssistantSearch } from './decode.js'
 import { assistantObject } from './encode-state.js'
 import { errorBody, LANGGRAPH_ERRORS } from './errors.js'
@@ -25,6 +26,7 @@ const answer = (deps: EndpointDeps, res: ServerResponse, work: () => Promise<voi
 export const langgraphDialect: Dialect = { name: 'langgraph', capabilities, mount: (deps) => langgraphEndpoint(deps) }
 
 const seg = '([^/]{1,256})'
+const PROTOCOL_PATH = new RegExp(`^${LANGGRAPH_PREFIX}/threads/[^/]{1,256}/(commands|stream/events)/?$`)
 const ROUTES: Array<
   [method: string, path: RegExp, handler: (deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, url: URL, p: string[]) => Promise<void>]
 > = [
@@ -46,6 +48,8 @@ const ROUTES: Array<
   ['GET', new RegExp(`^/threads/${seg}/runs/${seg}$`), (deps, req, res, _url, p) => getRun(deps, req, res, p[0]!, p[1]!)],
   ['GET', new RegExp(`^/threads/${seg}/runs/${seg}/stream$`), (deps, req, res, url, p) => joinRun(deps, req, res, url, p[0]!, p[1]!)],
   ['POST', new RegExp(`^/threads/${seg}/runs/${seg}/cancel$`), (deps, req, res, url, p) => cancelRun(deps, req, res, url, p[0]!, p[1]!)],
+  ['POST', new RegExp(`^/threads/${seg}/commands$`), (deps, req, res, _url, p) => protocolCommands(deps, req, res, p[0]!)],
+  ['POST', new RegExp(`^/threads/${seg}/stream/events$`), (deps, req, res, _url, p) => protocolEvents(deps, req, res, p[0]!)],
   ['POST', /^\/runs\/stream$/, (deps, req, res) => startRun(deps, req, res, null, false)],
   ['POST', /^\/runs\/wait$/, (deps, req, res) => startRun(deps, req, res, null, true)],
 ]
@@ -80,7 +84,9 @@ const langgraphEndpoint = (deps: EndpointDeps): Endpoint => {
     },
     unauthorized(_req, res, url, message) {
       if (url.pathname !== LANGGRAPH_PREFIX && !url.pathname.startsWith(`${LANGGRAPH_PREFIX}/`)) return false
-      sendJson(res, 401, errorBody(message), { 'www-authenticate': 'Bearer' })
+      // The streaming protocol's routes answer in its ErrorResponse shape; the rest in the API's `{"detail"}`.
+      const body = PROTOCOL_PATH.test(url.pathname) ? { type: 'error', id: null, error: 'permission_denied', message } : errorBody(message)
+      sendJson(res, 401, body, { 'www-authenticate': 'Bearer' })
       return true
     },
   }

@@ -15,7 +15,10 @@ const refuse = (f: string, message: string): { ok: false; error: ParlanceError }
   error: new ParlanceError('invalid_message', `${f}: ${message}`, { field: f }),
 })
 
-function decoder<T extends TSchema>(schema: T, check: (v: Static<T>, limits: DecodeLimits) => Decoded<Static<T>> = (v) => ({ ok: true, value: v })) {
+export function decoder<T extends TSchema>(
+  schema: T,
+  check: (v: Static<T>, limits: DecodeLimits) => Decoded<Static<T>> = (v) => ({ ok: true, value: v }),
+) {
   const checker = TypeCompiler.Compile(schema)
   /** Pure; never throws; an error names the field at fault (`details.field`). An empty body is `{}`. */
   return (body: string, limits: DecodeLimits): Decoded<Static<T>> => {

@@ -35,17 +35,20 @@ export interface StateParts {
   parentId: string | null
   createdAt: number | null
   error?: string | null
+  /** A run is active (not waiting for the client): `next` names the agent, as a checkpoint mid-run does. */
+  running?: boolean
 }
 
 /**
- * A thread state: `values` {messages}; while the run waits for the client, `next: ['agent']` and one task whose
- * `interrupts` are what it waits on (what `useStream` reads when it loads a thread).
+ * A thread state: `values` {messages}; while a run is active, `next: ['agent']` (what `useStream` of
+ * `@langchain/react` reads to rejoin the thread's stream after a reload); while it waits for the client, also one
+ * task whose `interrupts` are what it waits on (what `useStream` reads when it loads a thread).
  */
 export function stateObject(p: StateParts): ThreadState {
   const waiting = p.interrupts.length > 0
   return {
     values: { messages: [...p.messages] },
-    next: waiting ? [AGENT_NODE] : [],
+    next: waiting || p.running ? [AGENT_NODE] : [],
     checkpoint: checkpointOf(p.threadId, p.checkpointId),
     metadata: { source: 'loop', step: 0, parents: {} },
     created_at: p.createdAt === null ? null : iso(p.createdAt),
