@@ -4,16 +4,26 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 const TEST_FN = '/^(test|it|describe|suite)$/'
-/** `new Promise((r) => setTimeout(r, ms))`, with or without braces: a sleep. */
+const NO_SLEEP = 'No sleep in a test: wait for the condition (test/support/wait.ts waitFor) with a bounded timeout.'
+/** `setTimeout(…)` or `globalThis.setTimeout(…)` (any object: `timers.setTimeout`) called. */
+const SET_TIMEOUT = ":matches(CallExpression[callee.name='setTimeout'], CallExpression[callee.property.name='setTimeout'])"
+/** The executor of `new Promise(…)`: an arrow or a function expression. */
+const EXECUTOR = "NewExpression[callee.name='Promise'] > :matches(ArrowFunctionExpression, FunctionExpression)"
+/**
+ * Sleeps: `new Promise((r) => setTimeout(r, ms))` with or without braces, the same with `function (r) { … }` (a
+ * one-statement body, `return` or not), `promisify(setTimeout)` (util's or a named import), and timers/promises
+ * through `import()` or `require`.
+ */
 const SLEEPS = [
+  { selector: `${EXECUTOR} > ${SET_TIMEOUT}.body`, message: NO_SLEEP },
+  { selector: `${EXECUTOR} > BlockStatement.body[body.length=1] > :matches(ExpressionStatement, ReturnStatement) > ${SET_TIMEOUT}`, message: NO_SLEEP },
   {
-    selector: "NewExpression[callee.name='Promise'] > ArrowFunctionExpression > CallExpression.body[callee.name='setTimeout']",
-    message: 'No sleep in a test: wait for the condition (test/support/wait.ts waitFor) with a bounded timeout.',
+    selector: ":matches(CallExpression[callee.name='promisify'], CallExpression[callee.property.name='promisify']) > :matches(Identifier[name='setTimeout'], MemberExpression[property.name='setTimeout']).arguments",
+    message: NO_SLEEP,
   },
-  {
-    selector: "NewExpression[callee.name='Promise'] > ArrowFunctionExpression > BlockStatement.body[body.length=1] > ExpressionStatement > CallExpression[callee.name='setTimeout']",
-    message: 'No sleep in a test: wait for the condition (test/support/wait.ts waitFor) with a bounded timeout.',
-  },
+  // timers/promises loaded at run time, which no-restricted-imports does not see.
+  { selector: "ImportExpression[source.value=/^(node:)?timers\\/promises$/]", message: NO_SLEEP },
+  { selector: "CallExpression[callee.name='require'][arguments.0.value=/^(node:)?timers\\/promises$/]", message: NO_SLEEP },
 ]
 const TEST_RULES = [
   { selector: `CallExpression[callee.object.name=${TEST_FN}][callee.property.name=/^(only|skip|todo)$/]`, message: 'No focused, skipped or todo tests in the suite.' },
@@ -21,12 +31,8 @@ const TEST_RULES = [
   { selector: "CallExpression[callee.object.name='t'][callee.property.name=/^(skip|todo)$/]", message: 'No skipped or todo tests in the suite: a test that cannot run here fails.' },
   ...SLEEPS,
 ]
-/** `setTimeout` of timers/promises is a sleep too. */
-const SLEEP_IMPORTS = ['timers/promises', 'node:timers/promises'].map((name) => ({
-  name,
-  importNames: ['setTimeout'],
-  message: 'No sleep in a test: wait for the condition (test/support/wait.ts waitFor) with a bounded timeout.',
-}))
+/** `setTimeout` and `scheduler.wait` of timers/promises are sleeps too (named, renamed or through `import * as`). */
+const SLEEP_IMPORTS = ['timers/promises', 'node:timers/promises'].map((name) => ({ name, importNames: ['setTimeout', 'scheduler'], message: NO_SLEEP }))
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '**/*.js', '**/*.mjs', 'inspector/vite.config.ts'] },

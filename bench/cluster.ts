@@ -9,10 +9,10 @@ import { createInterface } from 'node:readline'
 import { Redis } from 'ioredis'
 import { cpuMsOf, rssOf, runLoad, sleep, startServer, track, type ServerProcess } from './lib/proc.js'
 import { fmt, machine, median, rowOf, table, type BenchContext, type BenchResult } from './lib/result.js'
+import { REDIS_URL } from '../test/support/redis.js'
 
 export const title = 'Cluster: 1, 2 and 3 nodes on one machine'
 
-const REDIS_URL = 'redis://127.0.0.1:6379'
 const CLI = 'src/cli/main.ts'
 
 /** One deployment under test: its nodes (one process each) and how rows name it. */

@@ -2,8 +2,7 @@
 // `npm test` (test/fuzz.test.ts): request bodies mutated from each dialect's valid requests — truncations, wrong
 // types and deep nesting anywhere in the body, invalid UTF-8, forbidden keys (real keys: written into the JSON
 // text), missing fields, oversized strings (some past the frame limit), odd JSON-RPC ids, noise — POSTed to
-// 127.0.0.1. The server must never answer 5xx. A dialect added later (OpenAI, LangGraph) is one more entry in
-// HTTP_TARGETS.
+// 127.0.0.1. The server must never answer 5xx. A dialect added later is one more entry in HTTP_TARGETS.
 
 /** An HTTP dialect to fuzz: where its requests go and the valid requests the mutations start from. */
 export interface HttpTarget {
@@ -143,6 +142,30 @@ export const HTTP_TARGETS: readonly HttpTarget[] = [
         previous_response_id: 'resp_WyJ4IiwieSIsMCwwXQ',
         input: [{ type: 'mcp_approval_response', approval_request_id: 'a', approve: true }],
       },
+    ],
+  },
+  {
+    dialect: 'langgraph-runs',
+    path: '/langgraph/runs/stream',
+    valid: [
+      { assistant_id: 'demo', input: { messages: [{ type: 'human', content: 'hello' }] }, stream_mode: ['values', 'messages-tuple'] },
+      {
+        assistant_id: 'demo',
+        input: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }], id: 'fz-m' }] },
+        stream_mode: 'updates',
+        multitask_strategy: 'reject',
+        on_disconnect: 'cancel',
+        metadata: { a: 1 },
+      },
+      { assistant_id: 'demo', command: { resume: { decisions: [{ type: 'approve' }] } }, stream_mode: ['values'] },
+    ],
+  },
+  {
+    dialect: 'langgraph-threads',
+    path: '/langgraph/threads/search',
+    valid: [
+      { metadata: { graph_id: 'demo' }, limit: 10, offset: 0, sort_by: 'updated_at', sort_order: 'desc' },
+      { ids: ['a', 'b'], status: 'idle' },
     ],
   },
 ]

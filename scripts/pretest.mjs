@@ -7,7 +7,8 @@
 // Usage: node scripts/pretest.mjs [--no-install] [--root DIR] [--redis HOST:PORT]
 //   --no-install  only check and explain; --root DIR looks for the programs under DIR and installs nothing (tests
 //   of this script);
-//   --redis       where Redis should answer (default 127.0.0.1:6379)
+//   --redis       where Redis should answer (default: the host:port of PARLANCE_TEST_REDIS_URL, which the tests use
+//                 instead of 127.0.0.1:6379 when it is set — test/support/redis.ts — else 127.0.0.1:6379)
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
@@ -83,6 +84,7 @@ export function advice(left) {
   if (left.redis)
     lines.push(
       `${pkgs.length > 0 ? 'Then start' : 'Start'} Redis:  sudo systemctl start redis-server   (no systemd: redis-server --daemonize yes --bind 127.0.0.1)`,
+      'or point the tests at a Redis of yours:  PARLANCE_TEST_REDIS_URL=redis://host:port npm test',
     )
   lines.push('Or run .ci/run, which installs them and then runs npm test.')
   return lines.join('\n')
@@ -93,7 +95,8 @@ async function main(argv) {
     const i = argv.indexOf(name)
     return i >= 0 ? argv[i + 1] : undefined
   }
-  const opts = { root: arg('--root') ?? '/', redis: arg('--redis') ?? '127.0.0.1:6379' }
+  const fromEnv = process.env.PARLANCE_TEST_REDIS_URL ? new URL(process.env.PARLANCE_TEST_REDIS_URL) : undefined
+  const opts = { root: arg('--root') ?? '/', redis: arg('--redis') ?? (fromEnv ? `${fromEnv.hostname}:${fromEnv.port || 6379}` : '127.0.0.1:6379') }
   let left = await missing(opts)
   const prefix = argv.includes('--no-install') || opts.root !== '/' ? null : privileged()
   if (prefix && (left.programs.length > 0 || (left.redis && !left.redis.installed))) {

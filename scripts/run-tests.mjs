@@ -27,6 +27,8 @@ const PURE = ['test/codecs-http.property.test.ts', 'test/layering.test.ts', 'tes
 const HEAVY = [
   /^test\/cluster-suite\.test\.ts$/,
   /^test\/inspector\.test\.ts$/,
+  /^test\/inspector-own-agent\.test\.ts$/,
+  /^test\/usage-inspector\.test\.ts$/,
   /^test\/install\.test\.ts$/,
   /^test\/limits-per-client\.test\.ts$/,
   /^test\/browser-origins\.test\.ts$/,

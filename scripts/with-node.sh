@@ -13,8 +13,11 @@
 # (<cache>/native/better-sqlite3@<version>/abi-<NODE_MODULE_VERSION>) and copied back in when needed; a missing
 # one is built once (`npm rebuild better-sqlite3`, a few minutes). So one `npm ci` serves every version, one at
 # a time per checkout: two runs at once in one checkout under different versions would swap the build under
-# each other. Two fetches of a node at once are safe: each unpacks into its own temporary folder and renames it
-# into place; the loser of the race drops its copy. Progress goes to stderr; the command's output is untouched.
+# each other. With PARLANCE_NATIVE_BUILD=0 the checkout's build is left as it is, neither swapped nor built: under
+# another node it does not load, so that node's tests run node:sqlite only (CI does this on 24 and 26, where
+# node:sqlite is the default driver, and tests better-sqlite3 on 20; runs under different versions may then share
+# one checkout at once). Two fetches of a node at once are safe: each unpacks into its own temporary folder and
+# renames it into place; the loser of the race drops its copy. Progress goes to stderr; the command's output is untouched.
 set -euo pipefail
 
 pinned() {
@@ -61,6 +64,11 @@ match_native() {
   abi="$(node -p process.versions.modules)"
   if loads node; then
     stash "$abi"
+    return 0
+  fi
+  if [ "${PARLANCE_NATIVE_BUILD:-1}" = 0 ]; then
+    say "better-sqlite3 $bs3: the checkout's build is another node's and PARLANCE_NATIVE_BUILD=0 leaves it:" \
+      "$(node --version) runs node:sqlite and skips the better-sqlite3 driver's tests"
     return 0
   fi
   # Another node's build: keep it if it is the system node's, then take this node's from the cache or build it.

@@ -1,4 +1,4 @@
-// A2A SubscribeToTask and CancelTask on a 3-node cluster (Redis at 127.0.0.1:6379), with the official @a2a-js/sdk
+// A2A SubscribeToTask and CancelTask on a 3-node cluster (Redis: test/support/redis.ts), with the official @a2a-js/sdk
 // client on each node: a task streaming on node 1 is followed live from node 2 and cancelled from node 3; a task
 // waiting for input is cancelled from any node; a task answered on another node is cancelled there; a task its
 // node refused is failed on every node (issue 37).

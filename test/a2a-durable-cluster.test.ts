@@ -1,4 +1,4 @@
-// A2A tasks on a 3-node cluster (Redis at 127.0.0.1:6379): a task is read from the log, so a node that did not run
+// A2A tasks on a 3-node cluster (Redis: test/support/redis.ts): a task is read from the log, so a node that did not run
 // it answers GetTask, ListTasks and the task's next message just as the node that did (issue 37).
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'

@@ -105,9 +105,8 @@ test('message/send: the run is a task; its text is the response artifact; tasks/
   const state = asTask(await send(c, message('state please', { contextId: task.contextId })))
   const data = state.artifacts.find((a) => a.name === 'state')?.parts[0]?.content
   assert.deepEqual(data?.$case === 'data' ? data.value : null, { counter: 1 })
-  const session = await s.server.sessions.open(task.contextId, 'anonymous')
   assert.deepEqual(
-    session.model.messages.filter((m) => m.role === 'user').map((m) => m.content),
+    (await s.stored(task.contextId))!.messages.filter((m) => m.role === 'user').map((m) => m.content),
     ['count 3', 'state please'],
   )
   // A failing run is a failed task, with the error in its status message.

@@ -24,9 +24,8 @@ test('echo through the official HttpAgent: RUN_STARTED … RUN_FINISHED, text st
   // A second turn on the same thread: the server reconciles, and nothing is duplicated.
   const second = await run(agent, 'again')
   assert.equal(text(second), 'Echo: again')
-  const session = await s.server.sessions.open(agent.threadId, 'anonymous')
   assert.deepEqual(
-    session.model.messages.map((m) => m.content),
+    (await s.stored(agent.threadId))?.messages.map((m) => m.content),
     ['hello agui', 'Echo: hello agui', 'again', 'Echo: again'],
   )
 })
@@ -60,8 +59,7 @@ test('state: STATE_SNAPSHOT then STATE_DELTA; the client state follows and is se
   // Client-side state changes win: the next run starts from the client's state.
   agent.setState({ counter: 41, theme: 'dark' })
   await run(agent, 'hello')
-  const session = await s.server.sessions.open(agent.threadId, 'anonymous')
-  assert.deepEqual(session.model.state, { counter: 41, theme: 'dark' })
+  assert.deepEqual((await s.stored(agent.threadId))?.state, { counter: 41, theme: 'dark' })
 })
 
 test('plan: plan and progress as CUSTOM, each task a STEP_STARTED/STEP_FINISHED pair', async (t) => {
@@ -152,6 +150,5 @@ test('state: null is "no state" (as in @ag-ui/core) and leaves the stored state 
     }),
   })
   assert.match(await res.text(), /RUN_FINISHED/)
-  const session = await s.server.sessions.open(agent.threadId, 'anonymous')
-  assert.deepEqual(session.model.state, { counter: 1 })
+  assert.deepEqual((await s.stored(agent.threadId))?.state, { counter: 1 })
 })

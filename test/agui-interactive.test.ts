@@ -23,8 +23,7 @@ test('frontend tool: the run ends with the pending call; the next run carrying t
   assert.equal(last(second).type, 'RUN_FINISHED')
   // A third turn does not re-send the tool result or rewrite history.
   await run(agent, 'thanks')
-  const session = await s.server.sessions.open(agent.threadId, 'anonymous')
-  assert.equal((await s.server.sessions.store.read(session.id, 0, 1000)).filter((e) => e.type === 'messages.snapshot').length, 0)
+  assert.equal((await s.log(agent.threadId)).filter((e) => e.type === 'messages.snapshot').length, 0)
 })
 
 test('a client tool answered after clientToolTimeoutMs: the run already ended with timeout; the late answer is an empty run and rewrites nothing', async (t) => {
@@ -34,19 +33,18 @@ test('a client tool answered after clientToolTimeoutMs: the run already ended wi
   const tools = [{ name: 'get_client_info', description: 'Information about the client', parameters: { type: 'object', properties: {} } }]
   const first = await run(agent, 'client', { tools })
   const callId = String(first.find((e) => e.type === 'TOOL_CALL_START')!.toolCallId)
-  const session = await s.server.sessions.open(agent.threadId, 'anonymous')
   // The run gives up waiting after clientToolTimeoutMs: its end is recorded.
-  await waitFor(async () => (await s.server.sessions.store.read(session.id, 0, 1000)).some((e) => e.type === 'run.error'), {
+  await waitFor(async () => (await s.log(agent.threadId)).some((e) => e.type === 'run.error'), {
     what: 'the run to give up waiting for the client tool',
   })
-  assert.equal(session.activeRunId, null, 'the run gave up waiting')
+  assert.equal((await s.stored(agent.threadId))?.activeRunId, null, 'the run gave up waiting')
   agent.addMessage({ id: randomUUID(), role: 'tool', toolCallId: callId, content: '{"late":true}' })
   const late = await run(agent, null, { tools })
   assert.deepEqual(
     late.map((e) => e.type),
     ['RUN_STARTED', 'RUN_FINISHED'],
   )
-  const log = await s.server.sessions.store.read(session.id, 0, 1000)
+  const log = await s.log(agent.threadId)
   const timedOut = log.find((e) => e.type === 'tool.error')
   assert.match(timedOut?.type === 'tool.error' ? timedOut.error : '', /within 150 ms/)
   assert.equal(
@@ -139,22 +137,26 @@ test('a client that disconnects does not stop the run; cancel ends an active run
     client.run({ threadId, runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'slow' }] }, ac.signal),
     (r) => r.event.type === 'TEXT_MESSAGE_CONTENT',
   )
-  const session = await s.server.sessions.open(threadId, 'anonymous')
+  // The node serving the stream (on a cluster, whichever the balancer chose, writer or not) holds its subscriber.
+  const serving = await waitFor(
+    () => s.nodes.flatMap((n) => [...n.sessions.loadedSessions()]).find((x) => x.id === threadId && x.subscriberCount === 1),
+    { what: 'the node serving the stream' },
+  )
   ac.abort()
-  // The server has seen the client leave, and the run still streams after that.
-  await waitFor(() => session.subscriberCount === 0, { what: 'the server to drop the aborted stream' })
-  const left = session.lastSeq
-  await waitFor(async () => (await s.server.sessions.store.read(session.id, left, 100)).some((e) => e.type === 'text.delta'), {
+  // That node has seen the client leave, and the run still streams after that.
+  await waitFor(() => serving.subscriberCount === 0, { what: 'the server to drop the aborted stream' })
+  const left = (await s.log(threadId)).at(-1)!.seq
+  await waitFor(async () => (await s.log(threadId)).some((e) => e.seq > left && e.type === 'text.delta'), {
     what: 'a text delta after the client left',
   })
-  assert.ok(session.activeRunId, 'the run goes on without its client')
+  assert.ok((await s.stored(threadId))?.activeRunId, 'the run goes on without its client')
   const watching = collect(client.resume(threadId))
   await client.cancel(threadId)
   const events = await watching
   const last = events.at(-1)!.event
   assert.equal(last.type, 'RUN_FINISHED')
   assert.deepEqual(last.type === 'RUN_FINISHED' ? last.outcome : null, { type: 'cancelled' })
-  assert.equal(session.activeRunId, null)
+  assert.equal((await s.stored(threadId))?.activeRunId, null)
   const again = await fetch(`${s.url}/agui/threads/${threadId}/cancel`, { method: 'POST' })
   assert.equal(again.status, 404)
 })

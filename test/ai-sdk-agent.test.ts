@@ -216,11 +216,12 @@ test('provider errors end the run naming provider, status and message (HAI and A
   assert.match(String(err.message), /^fakeai\.chat at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions answered 500: model overloaded$/)
   await c.untilCompleted()
 
-  const events = await aguiRun(agentFor(s.url, undefined, '/agui/ai'), 'unauthorized please').catch((e: Error) => [
-    { type: 'THROWN', message: e.message },
-  ])
-  const runError = events.find((e) => e.type === 'RUN_ERROR' || e.type === 'THROWN')
-  assert.match(String(runError?.message), /fakeai\.chat at .* answered 401: Incorrect API key provided/)
+  // AG-UI: the run's last event is its RUN_ERROR (the client does not throw).
+  const events = await aguiRun(agentFor(s.url, undefined, '/agui/ai'), 'unauthorized please')
+  const runError = events.at(-1)
+  assert.equal(runError?.type, 'RUN_ERROR')
+  assert.equal(runError.code, 'execution_error')
+  assert.match(String(runError.message), /^fakeai\.chat at .* answered 401: Incorrect API key provided$/)
 
   c.say('loop forever')
   const loop = await c.next('error')

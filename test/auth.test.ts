@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { HaiClient, HugaiClient, HumaClient, MyAgentClient, RpcError } from '../src/client/index.js'
+import { WebSocket } from 'ws'
+import { HaiClient, HugaiClient, HumaClient, MyAgentClient, RpcError, textOf } from '../src/client/index.js'
 import { startServer } from './harness.js'
 
 const TOKENS: Record<string, string> = { 'alice-token': 'alice', 'bob-token': 'bob' }
+/** How the server ends a WebSocket opened at `path` with no token: the close code and reason, and what it sent first. */
+function refusal(url: string, path: string): Promise<{ code: number; reason: string; frames: string[] }> {
+  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${path}`)
+  const frames: string[] = []
+  ws.on('message', (d: Buffer) => frames.push(d.toString()))
+  return new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString(), frames })))
+}
+
 /** Two users, by bearer token (what a JWT check would return). */
 const twoUsers = { authenticate: (_req: unknown, token: string | null) => (token ? (TOKENS[token] ?? null) : null) }
 
@@ -90,9 +99,15 @@ test("HAI hijack: bob cannot attach to, drive or answer in alice's session, and 
     ['error', 'error', 'error'],
   )
 
-  // Her approval is still pending and hers to answer.
+  // Her approval is still pending and hers to answer: her "no" is the answer that counts (bob's "yes" was not).
   alice.approve(String(request.approval_id), false)
-  await alice.untilCompleted()
+  const answer = await alice.untilCompleted()
+  assert.match(textOf(answer), /^Not approved, so notes\/demo\.txt was not deleted\./)
+  assert.equal(
+    alice.received.some((m) => m.type === 'error' || m.type === 'tool_call_start'),
+    false,
+    'no error, and the tool never ran',
+  )
 })
 
 test("HUMA hijack: bob naming alice's session in the handshake is refused and receives nothing", async (t) => {
@@ -146,8 +161,10 @@ test("MyAgent hijack: bob's reconnect, message and state request on alice's sess
   bob.send({ event: 'user.request_state', session_id: id })
   assert.equal((await bob.next('system.error')).metadata.error_code, 'ERR_FORBIDDEN_403')
   assert.ok(!bob.received.some((e) => JSON.stringify(e).includes('secret plans')))
-  const anon = await MyAgentClient.connect({ url: s.url }).catch((e: Error) => e)
-  assert.ok(anon instanceof Error, 'no token: the socket is closed 4401 before system.connected')
+  // No token: the socket is closed 4401 before system.connected, and nothing else is sent.
+  const anon = await refusal(s.url, '/myagent')
+  assert.deepEqual([anon.code, anon.frames], [4401, []])
+  assert.match(anon.reason, /unauthorized/)
 })
 
 test("HugAI: no token → 401 over HTTP and 4401 over WebSocket; bob cannot decide alice's checkpoint", async (t) => {
@@ -159,10 +176,9 @@ test("HugAI: no token → 401 over HTTP and 4401 over WebSocket; bob cannot deci
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'agent/list' }),
   })
   assert.equal(res.status, 401)
-  await assert.rejects(
-    HugaiClient.connect({ url: s.url }).then((c) => c.call('agent/list')),
-    /closed/,
-  )
+  const anon = await refusal(s.url, '/rpc')
+  assert.deepEqual([anon.code, anon.frames], [4401, []])
+  assert.match(anon.reason, /unauthorized/)
   const init = { processId: 1, capabilities: {}, governanceLevel: 'supervised' }
   const alice = await HugaiClient.connect({ url: s.url, token: 'alice-token' })
   t.after(() => alice.close())

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { HaiClient, textOf } from '../src/client/index.js'
+import type { StoredEvent } from '../src/core/index.js'
 import { backupSqlite } from '../src/store/sqlite-backup.js'
+import { createSqliteStore } from '../src/store/sqlite.js'
 import { openSqlite } from '../src/store/sqlite-driver.js'
 import { sqliteDrivers } from './support/sqlite-drivers.js'
 import { startServer } from './harness.js'
@@ -26,6 +28,21 @@ function cli(args: string[], banner = false): Promise<{ code: number | null; out
     child.stderr.on('data', (d: Buffer) => (err += d.toString()))
     child.once('exit', (code) => resolve({ code, out, err, child: null }))
   })
+}
+
+/** What the demo agent's "slow" answer streams. */
+const SLOW = Array.from({ length: 50 }, (_, i) => `${i + 1} `).join('')
+
+const exitOf = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+
+/** A session's events in a SQLite store file (opened as a store, then closed). */
+async function eventsIn(file: string, sessionId: string): Promise<StoredEvent[]> {
+  const store = createSqliteStore({ file })
+  try {
+    return await store.readEvents(sessionId, 0, 1_000_000)
+  } finally {
+    await store.close()
+  }
 }
 
 /** The text the assistant streamed in a session, read through the inspector API. */
@@ -63,28 +80,55 @@ test('backup while a server process writes; a new server on the copy serves the 
   big.say('count 3000') // some pages to copy, so the copy takes several steps
   await big.untilCompleted(60_000)
 
-  // A run streaming while the backups are taken: the server commits between their steps.
+  // A writer the whole time the backups run: one "slow" answer after another (a commit every 100 ms), until both
+  // copies are made; its last answer then streams to its end.
   const b = await HaiClient.connect({ url })
   t.after(() => b.close())
-  b.say('slow')
+  let writing = true
+  const writer = (async () => {
+    let runs = 0
+    for (; writing; runs++) {
+      b.say('slow')
+      await b.untilCompleted(60_000)
+    }
+    return runs
+  })()
   await b.next('assistant_message_chunk')
 
   const out = join(dir, 'copy.db')
+  const beforeCli = b.lastSeq
   const r = await cli(['backup', '--data', data, '--out', out])
   assert.equal(r.code, 0, r.err)
   assert.match(r.err, /backup: 100% \(\d+ of \d+ pages\)/)
   assert.match(r.err, /backup: wrote .*copy\.db \(\d+\.\d MB, \d+ pages\)/)
   assert.match(r.err, /restore: put it as parlance\.db in a new data directory/)
-  // In-process too, one page per step: many steps, each a read transaction of its own.
+  // In-process too, one page per step: many steps, each a read transaction of its own. After its second step the copy
+  // waits (a condition, not a time) until the server has committed: so the server certainly commits between two
+  // steps of this copy, and SQLite starts it over.
+  const live = openSqlite(join(data, 'parlance.db'), { readonly: true })
+  t.after(() => live.close())
+  const version = () => live.pragma('data_version')
   const steps: number[] = []
-  const small = await backupSqlite({ dataDir: data, out: join(dir, 'copy-2.db'), stepPages: 1, progress: (copied) => steps.push(copied) })
+  const beforeSmall = b.lastSeq
+  const small = await backupSqlite({
+    dataDir: data,
+    out: join(dir, 'copy-2.db'),
+    stepPages: 1,
+    progress: (copied) => {
+      if (steps.push(copied) !== 2) return // (better-sqlite3's first step copies nothing)
+      const [v0, until] = [version(), Date.now() + 30_000]
+      while (version() === v0) if (Date.now() > until) throw new Error('the server committed nothing in 30 s while a run streamed')
+    },
+  })
   assert.ok(small.pages > 10 && steps.length > 10, `${small.pages} pages in ${steps.length} steps`)
+  assert.ok(small.restarts >= 1, 'the server committed during the copy, which started over')
   assert.deepEqual(readdirSync(dir).sort(), ['copy-2.db', 'copy.db', 'data'], 'no partial files left')
 
-  // The server was not disturbed: its run finishes, it is healthy, and it still holds its lock.
-  await b.untilCompleted(60_000)
+  // The server was not disturbed: its runs finish, it is healthy, and it still holds its lock.
+  writing = false
+  const runs = await writer
   const said = textOf(b.received)
-  assert.match(said, /^1 2 [\s\S]* 50 $/)
+  assert.equal(said, SLOW.repeat(runs))
   assert.equal((await fetch(`${url}/healthz`)).status, 200)
 
   // Restore: a new directory holding the copy as parlance.db.
@@ -101,6 +145,24 @@ test('backup while a server process writes; a new server on the copy serves the 
     assert.match(await textIn(s.url, big.sessionId), /^1 2 3 [\s\S]* 3000 $/, name)
     // The streaming run was caught at some commit: what the copy holds of it is a prefix of what was said.
     assert.ok(said.startsWith(await textIn(s.url, b.sessionId)), name)
+  }
+
+  // Each copy holds the writer's session as the server had committed it at one moment during the copy: exactly the
+  // live log's first events, at least all it had committed when the copy started. The live log kept every event.
+  assert.equal(server.child.kill('SIGTERM') && (await exitOf(server.child)), 0)
+  const liveLog = await eventsIn(join(data, 'parlance.db'), b.sessionId)
+  assert.deepEqual(
+    liveLog.map((e) => e.seq),
+    Array.from({ length: b.lastSeq }, (_, i) => i + 1),
+    'the live log has every event the client saw, gap-free',
+  )
+  for (const [file, before] of [
+    [out, beforeCli],
+    [join(dir, 'copy-2.db'), beforeSmall],
+  ] as const) {
+    const copied = await eventsIn(file, b.sessionId)
+    assert.ok(copied.length >= before, `${file}: ${copied.length} events, ${before} committed before the copy started`)
+    assert.deepEqual(copied, liveLog.slice(0, copied.length), `${file}: a prefix of the live log`)
   }
 })
 

@@ -22,6 +22,9 @@ const ROUTES: Array<{ method: string; path: string; asks: string; body?: string 
   { method: 'POST', path: '/sessions/s1/fork', asks: 'content-type', body: '{}' },
   { method: 'GET', path: '/socket.io/?EIO=4&transport=polling', asks: 'content-type' },
   { method: 'GET', path: '/', asks: 'authorization' },
+  { method: 'POST', path: '/langgraph/threads/search', asks: 'content-type', body: '{}' },
+  { method: 'PATCH', path: '/langgraph/threads/t1', asks: 'content-type', body: '{}' },
+  { method: 'GET', path: '/langgraph/threads/t1/runs/r.0/stream', asks: 'last-event-id' },
 ]
 const UPGRADES = ['/ws', '/myagent', '/rpc', '/socket.io/?EIO=4&transport=websocket']
 /** Origins that are not loopback origins, some made to look like one. */
@@ -96,7 +99,7 @@ async function assertCors(s: TestServer, origin: string): Promise<void> {
     assert.equal(res.headers['access-control-allow-origin'], origin, `${r.method} ${r.path} (${res.status}) from ${origin}`)
     assert.match(String(res.headers.vary), /\bOrigin\b/i, `Vary of ${r.method} ${r.path}: ${String(res.headers.vary)}`)
     const exposed = String(res.headers['access-control-expose-headers']).toLowerCase()
-    for (const h of ['mcp-session-id', 'mcp-protocol-version', 'x-vercel-ai-ui-message-stream'])
+    for (const h of ['mcp-session-id', 'mcp-protocol-version', 'x-vercel-ai-ui-message-stream', 'content-location', 'location'])
       assert.ok(exposed.includes(h), `${h} exposed on ${r.path}: ${exposed}`)
   }
   for (const path of UPGRADES) assert.equal(await wsHandshake(ws(s, path), { origin }), 101, `upgrade ${path} from ${origin}`)

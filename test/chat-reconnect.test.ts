@@ -2,7 +2,6 @@
 // port; chat reconnects with resume instead of exiting on close 1006, shows the reply's interrupted end, sends
 // what was typed next; `--session` then prints the conversation so far before going on.
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,39 +9,9 @@ import { test } from 'node:test'
 import { createServer } from '../src/index.js'
 import { demoAgent } from '../src/agents/demo/index.js'
 import { spawnServe } from './support/serve-process.js'
-import { cliArgs } from './support/node-args.js'
+import { cliChild, exited } from './support/cli-child.js'
 
-function chat(args: string[]): ChildProcessWithoutNullStreams & { out: () => string; until(pattern: RegExp, ms?: number): Promise<void> } {
-  const child = spawn(process.execPath, cliArgs('chat', ...args), { env: { ...process.env, NO_COLOR: '1' } })
-  let out = ''
-  const waiters = new Set<() => void>()
-  const wake = (d: Buffer) => {
-    out += d.toString()
-    for (const w of waiters) w()
-  }
-  child.stdout.on('data', wake)
-  child.stderr.on('data', wake)
-  return Object.assign(child, {
-    out: () => out,
-    until: (pattern: RegExp, ms = 30_000) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!pattern.test(out)) return
-          waiters.delete(check)
-          clearTimeout(timer)
-          resolve()
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(new Error(`no ${pattern} within ${ms} ms in:\n${out}`))
-        }, ms)
-        waiters.add(check)
-        check()
-      }),
-  })
-}
-const exited = (c: ChildProcessWithoutNullStreams) =>
-  new Promise<number | null>((resolve) => (c.exitCode !== null ? resolve(c.exitCode) : c.once('exit', resolve)))
+const chat = (args: string[]) => cliChild('chat', args)
 
 test('kill -9 mid-reply, restart on the same port: chat reconnects, shows the interrupted end, goes on; --session prints the history', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parlance-chat-crash-'))

@@ -4,41 +4,11 @@
 // while a reply streams is queued and sent after it; Ctrl-C at an approval prompt rejects it, and the next
 // message gets its own answer (not the previous one).
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { test } from 'node:test'
 import { startServer } from './harness.js'
-import { cliArgs } from './support/node-args.js'
+import { cliChild, exited } from './support/cli-child.js'
 
-function chat(url: string): ChildProcessWithoutNullStreams & { out: () => string; until(pattern: RegExp, ms?: number): Promise<void> } {
-  const child = spawn(process.execPath, cliArgs('chat', '--url', url), { env: { ...process.env, NO_COLOR: '1' } })
-  let out = ''
-  const waiters = new Set<() => void>()
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString()
-    for (const w of waiters) w()
-  })
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()))
-  return Object.assign(child, {
-    out: () => out,
-    until: (pattern: RegExp, ms = 15_000) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!pattern.test(out)) return
-          waiters.delete(check)
-          clearTimeout(timer)
-          resolve()
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(new Error(`no ${pattern} within ${ms} ms in:\n${out}`))
-        }, ms)
-        waiters.add(check)
-        check()
-      }),
-  })
-}
-const exited = (c: ChildProcessWithoutNullStreams) =>
-  new Promise<number | null>((resolve) => (c.exitCode !== null ? resolve(c.exitCode) : c.once('exit', resolve)))
+const chat = (url: string) => cliChild('chat', ['--url', url])
 
 test('piped stdin: every line is sent in order, each after the previous reply, and chat exits 0 after the last', async (t) => {
   const s = await startServer()

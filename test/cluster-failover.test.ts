@@ -33,7 +33,7 @@ test('cluster failover: kill -9 the node running a stream; the client resumes on
   verifyHaiStream([...c.received, ...rest])
 
   // Nothing stored was lost: the log has no gap, holds every seq the client saw, and the resumed client got the rest exactly once.
-  const store = createRedisStore({ prefix })
+  const store = createRedisStore({ url: REDIS_URL, prefix })
   t.after(() => store.close())
   const stored = await store.readEvents(c.sessionId, 0, 100_000)
   const seqs = stored.map((e) => e.seq)

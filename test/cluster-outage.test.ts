@@ -6,7 +6,7 @@ import { redisKeys } from '../src/store/redis/keys.js'
 import { createRedisStore } from '../src/store/redis/store.js'
 import { verifyHaiStream } from './hai-lifecycle.js'
 import { startServer } from './harness.js'
-import { dropPrefix, REDIS_URL, testPrefix } from './support/redis.js'
+import { dropPrefix, REDIS_ADDRESS, REDIS_URL, redisUrlThrough, testPrefix } from './support/redis.js'
 import { tcpProxy } from './support/tcp-proxy.js'
 import { waitFor } from './support/wait.js'
 
@@ -19,9 +19,9 @@ const health = async (url: string) => {
 }
 
 test('Redis outage: clear errors, /healthz degraded, the server and its connections stay up; after it, everything resumes and nothing is lost', async (t) => {
-  const proxy = await tcpProxy([{ host: '127.0.0.1', port: 6379 }])
+  const proxy = await tcpProxy([REDIS_ADDRESS])
   t.after(() => proxy.close())
-  const node = await startServer({ store: `redis://127.0.0.1:${proxy.port}`, cluster: { prefix, nodeId: 'solo', leaseMs: 1000 } })
+  const node = await startServer({ store: redisUrlThrough(proxy.port), cluster: { prefix, nodeId: 'solo', leaseMs: 1000 } })
   t.after(() => node.close())
   const c = await node.hai()
   c.say('hello')
@@ -58,7 +58,7 @@ test('Redis outage: clear errors, /healthz degraded, the server and its connecti
   verifyHaiStream(c.received)
   assert.equal((await health(node.url)).status, 200)
   // The log has no gap and holds exactly what the client got.
-  const store = createRedisStore({ prefix })
+  const store = createRedisStore({ url: REDIS_URL, prefix })
   t.after(() => store.close())
   const stored = await store.readEvents(c.sessionId, 0, 100_000)
   assert.deepEqual(

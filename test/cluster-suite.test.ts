@@ -12,6 +12,9 @@ import { test } from 'node:test'
  * per-node state — rate-limit buckets and the run cap (per node) and MyAgent's in-memory reconnect buffer (a
  * reconnect to another node replays from the log instead). HugAI's hub (registry, tasks, checkpoints, early
  * decisions) and HUMA's delivery confirmations work across nodes, so their suites are here too.
+ *
+ * The suites never read node 1 by assumption: on a cluster the harness's `server` throws, and the balancer sends a
+ * test's first connection to node 2. They read the store every node shares (`s.log`, `s.stored`) or the wire.
  */
 const SUITES = [
   'test/hai-streaming.test.ts',
@@ -34,7 +37,8 @@ const SUITES = [
   'test/a2a.test.ts',
   'test/conversation-a2a.test.ts',
   // Conversation control: queues, rejections and rollbacks are decided by the writer, whichever node a request
-  // lands on (every conversation suite passes with PARLANCE_TEST_NODES=3; one here keeps this file's run short).
+  // lands on (every conversation suite but MCP's passes with PARLANCE_TEST_NODES=3 — an MCP session lives on the
+  // node that initialized it, so its client needs a sticky balancer; one here keeps this file's run short).
   'test/conversation-hai.test.ts',
 ]
 

@@ -63,14 +63,13 @@ test('reject: a message into a context whose task is working is a rejected task 
   const refused = await send(c, message('two', contextId, { onBusy: 'reject' }))
   assert.equal(refused.status?.state, TaskState.TASK_STATE_REJECTED)
   assert.match(JSON.stringify(refused.status?.message?.parts), /busy: a run is active/)
-  const session = await s.server.sessions.open(contextId, 'anonymous')
-  assert.deepEqual(statusData(refused), { code: 'busy', activeRunId: session.activeRunId })
+  assert.deepEqual(statusData(refused), { code: 'busy', activeRunId: (await s.stored(contextId))?.activeRunId })
   g.release()
   const done = await first
   assert.deepEqual([done.status?.state, text(done)], [TaskState.TASK_STATE_COMPLETED, 'answer to one'])
   assert.equal(g.seen.length, 1, 'the refused message started no run')
   assert.deepEqual(
-    session.model.messages.filter((m) => m.role === 'user').map((m) => m.content),
+    (await s.stored(contextId))!.messages.filter((m) => m.role === 'user').map((m) => m.content),
     ['one'],
   )
 })
@@ -139,7 +138,7 @@ test('tasks/cancel of a queued task withdraws its message: the task is canceled 
   assert.deepEqual(states, ['TASK_STATE_SUBMITTED', 'TASK_STATE_CANCELED'])
   g.release()
   assert.equal(text(await first), 'answer to one')
-  const log = await s.server.sessions.store.read(contextId, 0, 1000)
+  const log = await s.log(contextId)
   assert.ok(
     log.some((e) => e.type === 'message.withdrawn'),
     'the withdrawal is in the log',

@@ -62,7 +62,7 @@ const count = (events: Event[], type: string) => events.filter((e) => e.type ===
 /** Another tab of the same UI: the same thread and the messages the first one holds now. */
 const tab = (s: TestServer, from: HttpAgent) =>
   new HttpAgent({ url: `${s.url}/agui`, threadId: from.threadId, initialMessages: structuredClone(from.messages) })
-const log = (s: TestServer, id: string): Promise<StoredEvent[]> => s.server.sessions.store.read(id, 0, 10_000)
+const log = (s: TestServer, id: string): Promise<StoredEvent[]> => s.log(id)
 const users = (h: string[] | undefined) => (h ?? []).filter((x) => x.startsWith('u:'))
 
 test('enqueue: two messages sent in the same tick during a run each get a response streaming their own run, in queue order', async (t) => {
@@ -107,8 +107,7 @@ test('reject: a message during a run is answered 409 busy in AG-UI error JSON; t
   )) as HttpFailure
   assert.equal(err.status, 409)
   assert.equal(err.payload?.error?.code, 'busy')
-  const session = await s.server.sessions.open(a.threadId, 'anonymous', { create: false })
-  assert.equal(err.payload?.error?.details?.activeRunId, session.activeRunId)
+  assert.equal(err.payload?.error?.details?.activeRunId, (await s.stored(a.threadId))?.activeRunId)
   g.release()
   const events = await first.done
   assert.equal(text(events), 'answer to one')
@@ -174,7 +173,7 @@ test('regenerate: a list that ends at the last user turn without its answer answ
   assert.deepEqual(customs(events, 'parlance.history_rewound'), [{ toMessageId: a.messages[2]!.id, reason: 'regenerate' }])
   const stored = await log(s, a.threadId)
   assert.equal(stored.filter((e) => e.type === 'message.user').length, 2, 'no second copy of the user message')
-  assert.equal((await s.server.sessions.open(a.threadId, 'anonymous', { create: false })).model.messages.length, 4)
+  assert.equal((await s.stored(a.threadId))?.messages.length, 4)
 })
 
 test('a diverging message list forks the old branch and continues the thread from the last message both agree on', async (t) => {
@@ -196,15 +195,14 @@ test('a diverging message list forks the old branch and continues the thread fro
   assert.equal(rewound?.toMessageId, a.messages[1]!.id)
   const branch = String(rewound?.branch)
   // The thread goes on under its own id; the old branch lives on as the fork.
-  const session = await s.server.sessions.open(a.threadId, 'anonymous', { create: false })
   assert.deepEqual(
-    session.model.messages.map((m) => m.content),
+    (await s.stored(a.threadId))?.messages.map((m) => m.content),
     ['one', 'answer to one', 'TWO', 'answer to TWO'],
   )
-  const fork = await s.server.sessions.open(branch, 'anonymous', { create: false })
-  assert.equal(fork.forkedFrom?.sessionId, a.threadId)
+  const fork = await s.stored(branch)
+  assert.equal(fork?.forkedFrom?.sessionId, a.threadId)
   assert.deepEqual(
-    fork.model.messages.map((m) => m.content),
+    fork?.messages.map((m) => m.content),
     ['one', 'answer to one', 'two', 'answer to two', 'three', 'answer to three'],
   )
   assert.equal((await log(s, a.threadId)).filter((e) => e.type === 'messages.snapshot').length, 0, 'nothing was overwritten')

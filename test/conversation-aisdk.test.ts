@@ -73,7 +73,7 @@ const gated = () => gatedAgent()
 
 const textOf = (m: UIMessage | undefined) => (m?.parts ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('')
 const users = (h: string[] | undefined) => (h ?? []).filter((x) => x.startsWith('u:'))
-const log = (s: TestServer, id: string): Promise<StoredEvent[]> => s.server.sessions.store.read(id, 0, 10_000)
+const log = (s: TestServer, id: string): Promise<StoredEvent[]> => s.log(id)
 
 test('enqueue: two messages sent in the same tick during a run each get a response streaming their own run, in queue order', async (t) => {
   const g = gated()
@@ -215,12 +215,12 @@ test('editing an earlier message (sendMessage({ text, messageId })) forks the ol
   const [rewound] = a.of('data-history-rewound')
   assert.equal(rewound?.reason, 'edit')
   const branch = String(rewound?.branch)
-  const session = await s.server.sessions.open(id, 'anonymous', { create: false })
+  const messages = (await s.stored(id))?.messages ?? []
   assert.deepEqual(
-    session.model.messages.map((m) => m.content),
+    messages.map((m) => m.content),
     ['one', 'answer to one', 'TWO', 'answer to TWO'],
   )
-  assert.equal(session.model.messages[2]!.id, edited, 'the edited message keeps its id')
+  assert.equal(messages[2]!.id, edited, 'the edited message keeps its id')
   // The old branch lives on as a session of its own, listed by the inspector API.
   const res = await fetch(`${s.url}/inspector/api/sessions/${encodeURIComponent(branch)}/events?limit=1000`)
   assert.equal(res.status, 200)
@@ -241,10 +241,12 @@ test('an edit refused as busy (reject, during a run) forks nothing', async (t) =
   await a.chat.sendMessage({ text: 'one' })
   void a.chat.sendMessage({ text: 'two' })
   await g.started(2)
-  const before = (await s.server.sessions.store.backend.listSessions(100)).length
+  await s.flush()
+  const before = (await s.backend.listSessions(100)).length
   const b = tab(s, id, { messages: a.chat.messages.slice(0, 2) })
   await b.chat.sendMessage({ text: 'ONE', messageId: a.chat.messages[0]!.id })
   assert.deepEqual(b.statuses, [409])
-  assert.equal((await s.server.sessions.store.backend.listSessions(100)).length, before, 'no fork was made')
+  await s.flush()
+  assert.equal((await s.backend.listSessions(100)).length, before, 'no fork was made')
   g.release()
 })

@@ -60,8 +60,7 @@ test('enqueue: two messages sent in one tick during a run are queued (status que
   assert.deepEqual([textOf(r1!), textOf(r2!), textOf(r3!)], ['answer to one', 'answer to two', 'answer to three'])
   assert.deepEqual(g.seen.map(userTurns), [['one'], ['one', 'two'], ['one', 'two', 'three']])
   // Each queued message is the user message of a run of its own.
-  await s.server.sessions.store.flush()
-  const log = await s.server.sessions.store.read(c.sessionId, 0, 1000)
+  const log = await s.log(c.sessionId)
   const runOf = (id: string | undefined) => log.find((e) => e.type === 'message.user' && e.messageId === id)?.runId
   const ids = [runOf(q2.queued?.message_id), runOf(q3.queued?.message_id)]
   const first = log.find((e) => e.type === 'message.user')!.runId
@@ -231,7 +230,7 @@ test('a message named by metadata.message_id can be withdrawn while queued (canc
   const q = (await c.next(isQueued)) as Status
   assert.equal(q.queued?.message_id, 'mine-2', 'the queued message carries the id the client gave')
   c.cancel('mine-2')
-  const log = () => s.server.sessions.store.read(c.sessionId, 0, 1000)
+  const log = () => s.log(c.sessionId)
   await waitFor(async () => (await log()).some((e) => e.type === 'message.withdrawn'), { what: 'the queued message to be withdrawn' })
   g.release()
   await c.untilCompleted()

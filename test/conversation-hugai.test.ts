@@ -66,18 +66,19 @@ test('reject: a request into a busy session is -32013 (busy, the active run name
   const { g, s, ask } = await setup(t)
   const first = ask('one', { sessionId: 'hug-reject' })
   await g.started(1)
-  const session = await s.server.sessions.open('hug-reject', 'anonymous')
+  const active = (await s.stored('hug-reject'))?.activeRunId
+  assert.ok(active, 'the first run is active')
   await assert.rejects(ask('two', { sessionId: 'hug-reject', onBusy: 'reject' }), (e) => {
     rpcCode(-32013)(e)
     assert.match((e as Error).message, /a run is active in this session/)
-    assert.deepEqual([data(e).code, data(e).activeRunId, data(e).sessionId], ['busy', session.activeRunId, 'hug-reject'])
+    assert.deepEqual([data(e).code, data(e).activeRunId, data(e).sessionId], ['busy', active, 'hug-reject'])
     return true
   })
   g.release()
   assert.equal((await first).output, 'answer to one')
   assert.equal(g.seen.length, 1)
   assert.deepEqual(
-    session.model.messages.map((m) => `${m.role[0]}:${m.content}`),
+    (await s.stored('hug-reject'))?.messages.map((m) => `${m.role[0]}:${m.content}`),
     ['u:one', 'a:answer to one'],
   )
 })
@@ -158,7 +159,7 @@ test('task/cancel of a task queued in its session withdraws its message: the req
   await assert.rejects(second, rpcCode(-32012))
   g.release()
   assert.equal((await first).output, 'answer to one')
-  const log = await s.server.sessions.store.read('hug-withdraw', 0, 1000)
+  const log = await s.log('hug-withdraw')
   assert.ok(
     log.some((e) => e.type === 'message.withdrawn'),
     'the queued message was withdrawn',

@@ -42,7 +42,7 @@ test('enqueue (server policy): two triggering context-updates in one tick during
     ['a:answer to one', 'a:answer to two'],
     'each run sees the answers before it',
   )
-  await s.server.sessions.store.flush()
+  await s.flush()
 })
 
 test('reject (server policy): the second context-update gets error BUSY on the error channel; the first run goes on once; the socket stays up', async (t) => {

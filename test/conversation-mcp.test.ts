@@ -45,14 +45,13 @@ test('reject: a call into a busy session is a tool error (busy, the active run n
   const refused = await ask({ message: 'two', sessionId: 'mcp-reject', onBusy: 'reject' })
   assert.equal(refused.isError, true)
   assert.match(textOf(refused), /^busy: /)
-  const session = await s.server.sessions.open('mcp-reject', 'anonymous')
-  assert.deepEqual([out(refused).code, out(refused).details?.activeRunId], ['busy', session.activeRunId])
+  assert.deepEqual([out(refused).code, out(refused).details?.activeRunId], ['busy', (await s.stored('mcp-reject'))?.activeRunId])
   g.release()
   const r = await first
   assert.deepEqual([r.isError ?? false, textOf(r), out(r).status], [false, 'answer to one', 'completed'])
   assert.equal(g.seen.length, 1, 'the refused message started no run')
   assert.deepEqual(
-    session.model.messages.filter((m) => m.role === 'user').map((m) => m.content),
+    (await s.stored('mcp-reject'))!.messages.filter((m) => m.role === 'user').map((m) => m.content),
     ['one'],
   )
 })
@@ -105,7 +104,7 @@ test('cancelling a queued call withdraws its message: the agent never gets it, t
   await isQueued
   abort.abort()
   await assert.rejects(second, /This operation was aborted/, 'the withdrawn call ends as aborted')
-  const log = () => s.server.sessions.store.read('mcp-withdraw', 0, 1000)
+  const log = () => s.log('mcp-withdraw')
   // The withdrawal reaches the server as notifications/cancelled: wait for it in the log.
   await waitFor(async () => (await log()).some((e) => e.type === 'message.withdrawn'), { what: 'the queued message to be withdrawn' })
   g.release()

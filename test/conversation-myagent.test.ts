@@ -46,8 +46,7 @@ test('enqueue: two messages sent in one tick during a run are queued (agent.mess
   assert.deepEqual(answers(c.received), ['answer to one', 'answer to two', 'answer to three'])
   assert.deepEqual(g.seen.map(userTurns), [['one'], ['one', 'two'], ['one', 'two', 'three']])
   inOrder(c.received)
-  await s.server.sessions.store.flush()
-  const log = await s.server.sessions.store.read(sessionId, 0, 1000)
+  const log = await s.log(sessionId)
   const runOf = (id: unknown) => log.find((e) => e.type === 'message.user' && e.messageId === id)?.runId
   const first = log.find((e) => e.type === 'message.user')!.runId
   assert.equal(new Set([first, runOf(q2.metadata.message_id), runOf(q3.metadata.message_id)]).size, 3, 'three runs')
@@ -165,7 +164,7 @@ test('a message named by metadata.message_id can be withdrawn while queued (user
   const q = await c.next('agent.message_queued')
   assert.equal(q.metadata.message_id, 'mine-2', 'the queued message carries the id the client gave')
   c.cancel('not now', 'mine-2')
-  const log = () => s.server.sessions.store.read(sessionId, 0, 1000)
+  const log = () => s.log(sessionId)
   await waitFor(async () => (await log()).some((e) => e.type === 'message.withdrawn'), { what: 'the queued message to be withdrawn' })
   g.release()
   assert.equal((await w.runEnd()).type, 'run.finished', 'run one ends; nothing queued follows it')

@@ -56,9 +56,8 @@ test('a message after reconnecting continues the same conversation', async (t) =
   b.say('two')
   assert.equal(textOf(await b.untilCompleted()), 'Echo: two')
   verifyHaiStream([...a.received, ...b.received])
-  const session = await s.server.sessions.open(a.sessionId, 'anonymous')
   assert.deepEqual(
-    session.model.messages.map((m) => [m.role, m.content]),
+    (await s.stored(a.sessionId))?.messages.map((m) => [m.role, m.content]),
     [
       ['user', 'one'],
       ['assistant', 'Echo: one'],

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer, demoAgent, type ParlanceServer, type ServerOptions } from '../src/index.js'
+import type { StoredEvent } from '../src/core/index.js'
+import { loadSession, type SessionRecord, type StoreBackend } from '../src/store/index.js'
 import { HaiClient, type HaiClientOptions } from '../src/client/index.js'
 import { tcpProxy } from './support/tcp-proxy.js'
 import { dropPrefix, REDIS_URL, testPrefix } from './support/redis.js'
@@ -9,7 +11,22 @@ import { dropPrefix, REDIS_URL, testPrefix } from './support/redis.js'
 /** A server on a free port for one test; `close()` tears it down (and its temp dir). */
 export interface TestServer {
   url: string
-  server: ParlanceServer
+  /**
+   * The server, on a single node. On a cluster (PARLANCE_TEST_NODES > 1) any use of it throws: which node a client
+   * landed on, and which one writes a session, is the balancer's and the leases' business, so a test reads what
+   * every node shares instead (`log`, `stored`, `backend`) or picks its node from `nodes` by what it holds.
+   */
+  readonly server: ParlanceServer
+  /** Every node: the one server, or the cluster's nodes. */
+  readonly nodes: readonly ParlanceServer[]
+  /** The storage every node shares. Read it after `flush()`. */
+  readonly backend: StoreBackend
+  /** Commits what each node still holds (then the store has every event any client has seen, and more). */
+  flush(): Promise<void>
+  /** A session's events, read from the store every node shares once each node has committed what it holds. */
+  log(sessionId: string): Promise<StoredEvent[]>
+  /** A session as stored once each node has committed (its history, its state as of its last event); undefined: none. */
+  stored(sessionId: string): Promise<SessionRecord | undefined>
   /** Directory of the SQLite file (kept until `removeData`). */
   dataDir: string
   close(): Promise<void>
@@ -18,13 +35,34 @@ export interface TestServer {
   hai(opts?: Omit<HaiClientOptions, 'url'>): Promise<HaiClient>
 }
 
+/** What a test reads the same way on one node or a cluster: the store every node shares. */
+function shared(nodes: ParlanceServer[]): Pick<TestServer, 'nodes' | 'backend' | 'flush' | 'log' | 'stored'> {
+  const backend = nodes[0]!.sessions.store.backend
+  const flush = async () => {
+    for (const n of nodes) await n.sessions.store.flush()
+  }
+  return {
+    nodes,
+    backend,
+    flush,
+    async log(id) {
+      await flush()
+      return backend.readEvents(id, 0, 100_000)
+    },
+    async stored(id) {
+      await flush()
+      return loadSession(backend, id)
+    },
+  }
+}
+
 /**
  * Starts a Parlance server with the demo agent on 127.0.0.1:0. Defaults to the
  * memory store; pass `store: 'sqlite'` (and optionally `dataDir` to reuse a file).
  *
  * With PARLANCE_TEST_NODES=N (N > 1), a test that asks for the default store gets a cluster instead: N nodes
  * sharing a fresh Redis prefix behind a round-robin TCP balancer (no sticky sessions); `url` is the
- * balancer's and `server` is node 1. The same client tests then prove the cluster behaves like one node.
+ * balancer's, whose first connection goes to node 2, and `server` throws (see `TestServer`). The same client tests then prove the cluster behaves like one node.
  */
 export async function startServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
   const nodes = Number(process.env.PARLANCE_TEST_NODES ?? 1)
@@ -43,6 +81,7 @@ export async function startServer(opts: Partial<ServerOptions> = {}): Promise<Te
   return {
     url,
     server,
+    ...shared([server]),
     dataDir,
     async close() {
       // The server first: its clients see a shutdown as a deploy gives it to them (what it sends, then 1001).
@@ -62,6 +101,13 @@ export async function startServer(opts: Partial<ServerOptions> = {}): Promise<Te
   }
 }
 
+/** A cluster's `server`: any use throws (a TestServer may still be spread into another object). */
+const noNodeByAssumption = new Proxy({} as ParlanceServer, {
+  get() {
+    throw new Error('a cluster test reads node 1 by assumption: read s.log / s.stored / s.backend, or pick a node of s.nodes')
+  },
+})
+
 async function startCluster(n: number, opts: Partial<ServerOptions>): Promise<TestServer> {
   const prefix = testPrefix()
   const dataDir = mkdtempSync(join(tmpdir(), 'parlance-test-'))
@@ -80,11 +126,14 @@ async function startCluster(n: number, opts: Partial<ServerOptions>): Promise<Te
     servers.push(server)
     urls.push(new URL(await server.listen(0, '127.0.0.1')))
   }
-  const lb = await tcpProxy(urls.map((u) => ({ host: u.hostname, port: Number(u.port) })))
+  // The balancer's turn starts at node 2, so a test that assumed its first client landed on node 1 fails.
+  const upstreams = urls.map((u) => ({ host: u.hostname, port: Number(u.port) }))
+  const lb = await tcpProxy([...upstreams.slice(1), upstreams[0]!])
   const clients: HaiClient[] = []
   return {
     url: lb.url,
-    server: servers[0]!,
+    server: noNodeByAssumption,
+    ...shared(servers),
     dataDir,
     async close() {
       for (const c of clients) c.close()

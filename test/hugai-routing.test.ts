@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { startServer } from './harness.js'
+import { startServer, type TestServer } from './harness.js'
 import {
   connect,
   post,
@@ -12,6 +12,9 @@ import {
   type TaskResult,
 } from './hugai-support.js'
 import { waitFor } from './support/wait.js'
+
+/** Runs in progress on every node (a task runs on whichever node its session's writer is). */
+const runsOn = (s: TestServer) => s.nodes.reduce((n, node) => n + node.sessions.activeRunCount, 0)
 
 const ask = (task: string, extra: Record<string, unknown> = {}) => ({ sourceAgent: 'demo-agent-1', targetAgent: 'demo', task, ...extra })
 
@@ -60,7 +63,7 @@ test('slow task cancelled with task/cancel (extension); unknown task is -32002',
   const queued = await c.nextNotification((n) => n.params.data?.status === 'queued')
   const taskId = queued.params.data!.taskId as string
   // Cancelled while it runs (not while it waits): its run has started streaming.
-  await waitFor(() => s.server.sessions.activeRunCount === 1, { what: 'the slow task to be running' })
+  await waitFor(() => runsOn(s) === 1, { what: 'the slow task to be running' })
   assert.deepEqual(await c.call('task/cancel', { taskId, reason: 'enough' }), { taskId, cancelled: true })
   await assert.rejects(run, (e) => rpcCode(-32012)(e) && (e.data as { code: string }).code === 'cancelled')
   await assert.rejects(c.call('task/cancel', { taskId }), rpcCode(-32002))
@@ -179,7 +182,7 @@ test('a requester that disconnects cancels its running built-in task', async (t)
     (e: Error) => e,
   )
   const queued = await c.nextNotification((n) => n.params.data?.status === 'queued')
-  await waitFor(() => s.server.sessions.activeRunCount === 1, { what: 'the slow task to be running' })
+  await waitFor(() => runsOn(s) === 1, { what: 'the slow task to be running' })
   c.close()
   assert.match((await call).message, /connection closed/)
   const d = await connect(s)

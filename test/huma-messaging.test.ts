@@ -23,7 +23,7 @@ test('echo: a triggering context-update runs the agent; ctx.say arrives as typin
   const input = w.events.find((e) => e.type === 'context.update') as EventOf<'context.update'>
   assert.deepEqual([input.name, input.triggering, input.context], ['new-message', true, { group: { id: 'g1' } }])
   assert.deepEqual(
-    w.session.model.messages.map((m) => [m.role, m.content]),
+    (await s.stored(c.sessionId))!.messages.map((m) => [m.role, m.content]),
     [['assistant', 'Echo: Alice sent a message: "hello"']],
     'the delivered message is in the history',
   )
@@ -73,7 +73,7 @@ test('burst: each message waits for its confirmation; data.context updates the s
     [0, 1, 2].map((i) => ({ conversationHistory: `delivered ${i}` })),
   )
   assert.deepEqual(
-    w.session.model.messages.map((m) => m.content),
+    (await s.stored(c.sessionId))!.messages.map((m) => m.content),
     ['Here is the first message.', 'And a second one.', 'That was the burst.'],
   )
 })
@@ -90,7 +90,7 @@ test('a failed delivery: the agent learns it; typing_end "failed"; the undeliver
   assert.match(err.message, /delivered 1 of 3 messages: Failed to send: rate limited/)
   assert.equal((await w.runEnd()).type, 'run.error')
   assert.deepEqual(
-    w.session.model.messages.map((m) => m.content),
+    (await s.stored(c.sessionId))!.messages.map((m) => m.content),
     ['Here is the first message.'],
   )
 })
@@ -146,7 +146,7 @@ test('the demo behaviours over HUMA: weather, plan, state, count, fail', async (
   )
   assert.match(await answer('make a plan'), /plan is complete/)
   assert.match(await answer('show state'), /counter is 1/)
-  assert.deepEqual(w.session.model.state, { counter: 1 })
+  assert.deepEqual((await s.stored(c.sessionId))?.state, { counter: 1 })
   assert.equal(await answer('count 5'), '1 2 3 4 5 ')
   c.contextUpdate('make it fail')
   const err = await c.nextError()

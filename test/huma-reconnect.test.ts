@@ -11,7 +11,7 @@ test('session identity: without auth the server picks a session id and announces
   assert.equal(b.sessionId, 'my-conversation')
   b.contextUpdate('hi')
   await b.nextMessaging('typing_end')
-  assert.equal((await s.server.sessions.open('my-conversation', 'anonymous')).model.messages.length, 1)
+  assert.equal((await s.stored('my-conversation'))?.messages.length, 1)
 })
 
 test('multi-tab: two sockets on one session both receive every event; the first confirmation wins', async (t) => {

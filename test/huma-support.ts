@@ -26,9 +26,13 @@ export async function humaServer(
   }
 }
 
-/** The canonical events of a session as committed, read by a subscriber inside the server (to see run ends). */
+/**
+ * The canonical events of a session as committed, read by a subscriber inside the server (to see run ends). On a
+ * cluster it subscribes on the first node, writer or not: a replica delivers every event its writer commits, in
+ * order, so what it sees is the log (its `session` is that node's copy: read state from `s.stored` instead).
+ */
 export async function watch(s: TestServer, sessionId: string) {
-  const session = await s.server.sessions.open(sessionId, 'anonymous')
+  const session = await s.nodes[0]!.sessions.open(sessionId, 'anonymous')
   const events: StoredEvent[] = []
   let wake = () => {}
   session.subscribe(

@@ -11,13 +11,13 @@ import { startServer, type TestServer } from './harness.js'
 import { buildInspector, launchChromium, type BuiltInspector } from './support/chromium.js'
 
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'inspector')
-const DIALECTS = ['hai', 'agui', 'huma', 'myagent', 'hugai', 'aisdk', 'mcp', 'a2a', 'openai'] as const
+const DIALECTS = ['hai', 'agui', 'huma', 'myagent', 'hugai', 'aisdk', 'mcp', 'a2a', 'openai', 'langgraph'] as const
 /** Dialects that stream text; HUMA (typing, then whole messages), HugAI (the task's result) and MCP (the call's result) do not. */
-const STREAMING = new Set(['hai', 'agui', 'myagent', 'aisdk', 'a2a', 'openai'])
+const STREAMING = new Set(['hai', 'agui', 'myagent', 'aisdk', 'a2a', 'openai', 'langgraph'])
 /** Dialects whose protocol carries no client tools (the agent hears so and goes on). */
 const NO_CLIENT_TOOLS = new Set(['mcp'])
 /** Dialects whose approval request carries no risk level (OpenAI's mcp_approval_request: tool and arguments only). */
-const NO_RISK = new Set(['openai'])
+const NO_RISK = new Set(['openai', 'langgraph'])
 const WAIT = 15_000
 
 let inspector: BuiltInspector | undefined

@@ -21,12 +21,13 @@ test('HAI: a burst over the connection rate limit is answered rate_limited, noth
   await new Promise((r) => setTimeout(r, retryAfterMs + 5))
   c.say('still here')
   assert.equal(textOf(await c.untilCompleted()), 'Echo: still here')
-  // Nothing ran for the refused message: the log holds the one message that was admitted.
-  const log = await s.server.sessions.store.read(c.sessionId, 0, 1000)
+  // Nothing ran for the refused message: the log holds the one message that was admitted, and its run alone.
+  const log = await s.log(c.sessionId)
   assert.deepEqual(
     log.flatMap((e) => (e.type === 'message.user' ? [e.content] : [])),
     ['still here'],
   )
+  assert.equal(log.filter((e) => e.type === 'run.started').length, 1, 'one run: the admitted message’s')
 })
 
 test("the principal's bucket is shared: a second connection does not buy a fresh burst", async (t) => {

@@ -36,6 +36,7 @@ test('the public API is exactly these names', () => {
     'HaiClient',
     'HugaiClient',
     'HumaClient',
+    'LangGraphClient',
     'MyAgentClient',
     'OpenAiResponsesClient',
     'RpcError',

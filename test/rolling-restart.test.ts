@@ -22,25 +22,32 @@ const node = (t: TestContext, id: string) =>
 
 const exitOf = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
 
-/** One /api/chat "slow" stream: its text deltas joined, and any error part. */
-async function chatStream(url: string, id: string): Promise<{ text: string; errors: string[] }> {
-  const res = await fetch(`${url}/api/chat`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id, messages: [{ id: `${id}-u`, role: 'user', parts: [{ type: 'text', text: 'slow' }] }] }),
-  })
-  assert.equal(res.status, 200, `${id}: ${res.status}`)
-  let text = ''
-  const errors: string[] = []
-  for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
-    for (const line of chunk.split('\n')) {
-      if (!line.startsWith('data: {')) continue
-      const part = JSON.parse(line.slice(6)) as { type: string; delta?: string; errorText?: string }
-      if (part.type === 'text-delta') text += part.delta ?? ''
-      if (part.type === 'error') errors.push(part.errorText ?? '')
+/** One /api/chat "slow" stream: `streaming` once its first text delta arrived; `done`: its deltas joined, and any error part. */
+function chatStream(url: string, id: string): { streaming: Promise<void>; done: Promise<{ text: string; errors: string[] }> } {
+  let streaming = () => {}
+  const started = new Promise<void>((resolve) => (streaming = resolve))
+  const done = (async () => {
+    const res = await fetch(`${url}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id, messages: [{ id: `${id}-u`, role: 'user', parts: [{ type: 'text', text: 'slow' }] }] }),
+    })
+    assert.equal(res.status, 200, `${id}: ${res.status}`)
+    let text = ''
+    const errors: string[] = []
+    for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
+      for (const line of chunk.split('\n')) {
+        if (!line.startsWith('data: {')) continue
+        const part = JSON.parse(line.slice(6)) as { type: string; delta?: string; errorText?: string }
+        if (part.type === 'text-delta') text += part.delta ?? ''
+        if (part.type === 'error') errors.push(part.errorText ?? '')
+        if (text) streaming()
+      }
     }
-  }
-  return { text, errors }
+    return { text, errors }
+  })()
+  // A stream that fails before its first delta fails the wait for it too.
+  return { streaming: Promise.race([started, done.then(() => {})]), done }
 }
 
 test('rolling restart of 3 nodes: every run in flight finishes whole, none interrupted, clients resume by cursor, each node exits by itself', async (t) => {
@@ -58,11 +65,25 @@ test('rolling restart of 3 nodes: every run in flight finishes whole, none inter
         hai.push(c)
       }
     }
+    // One more on the node about to stop, which leaves mid-answer during the drain and resumes on a live node by cursor.
+    const leaver = await HaiClient.connect({ url: target.url })
+    t.after(() => leaver.close())
+    leaver.say('slow')
     const chats = nodes.flatMap((n, j) => Array.from({ length: CHAT_PER_NODE }, (_, k) => chatStream(n.url, `${prefix}-w${i}-n${j}-${k}`)))
-    await Promise.all(hai.map((c) => c.next('assistant_message_chunk', 30_000)))
+    await Promise.all([...hai, leaver].map((c) => c.next('assistant_message_chunk', 30_000)))
+    await Promise.all(chats.map((c) => c.streaming))
 
     const exited = exitOf(target.child)
     target.child.kill('SIGTERM')
+    await leaver.next('assistant_message_chunk', 30_000) // streamed during the drain
+    // What it saw up to its cursor (on Node 20 its `ws` socket still delivers what arrives after close()).
+    const [seen, cursor] = [[...leaver.received], leaver.lastSeq]
+    leaver.close()
+    const resumed = await HaiClient.connect({ url: nodes[(i + 1) % nodes.length]!.url, sessionId: leaver.sessionId, resumeAfter: cursor })
+    t.after(() => resumed.close())
+    const rest = await resumed.untilCompleted(60_000)
+    assert.equal(textOf([...seen, ...rest]), SLOW, 'what it saw and the rest make the whole answer, once')
+    verifyHaiStream([...seen, ...rest])
     // Every HAI run ends whole and uninterrupted, its frames in order with no gap or repeat.
     for (const c of hai) {
       await c.untilCompleted(60_000)
@@ -74,7 +95,7 @@ test('rolling restart of 3 nodes: every run in flight finishes whole, none inter
       assert.equal(textOf(c.received), SLOW)
       verifyHaiStream(c.received)
     }
-    for (const r of await Promise.all(chats)) {
+    for (const r of await Promise.all(chats.map((c) => c.done))) {
       assert.deepEqual(r.errors, [])
       assert.equal(r.text, SLOW)
     }

@@ -10,7 +10,7 @@ import { RAW_EVENTS, SessionManager, type Session, type Subscriber } from '../sr
 import { EventStore, loadSession, type StoreBackend } from '../src/store/index.js'
 import { createRedisStore } from '../src/store/redis/store.js'
 import { createSqliteStore } from '../src/store/sqlite.js'
-import { dropPrefix, testPrefix } from './support/redis.js'
+import { dropPrefix, REDIS_URL, testPrefix } from './support/redis.js'
 
 // Replay stays exact with the state kept as a snapshot now and then plus the patches after it: an agent applies a
 // random sequence of patches (and whole replacements, and patches the store must refuse), then a client that
@@ -186,7 +186,7 @@ test('state replay (Redis): a client resuming at any seq, and the session loaded
   await fc.assert(
     property(() => {
       const prefix = `${root}${++stores}:`
-      return () => createRedisStore({ prefix })
+      return () => createRedisStore({ url: REDIS_URL, prefix })
     }),
     runs,
   )

@@ -274,6 +274,7 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
         events: [ev('s2', 1), ev('s1', 2), ev('s3', 1), ev('s1', 3), ev('s1', 3)],
         sessions: [rec('s1', { lastSeq: 3, updatedAt: 9000, state: { v: 2 } }), rec('s2', { lastSeq: 1 }), rec('s3', { lastSeq: 1 })],
       }),
+      /seq gap in s1: 3 then 3/,
     )
     assert.deepEqual(seqs(await s.readEvents('s1', 0, 10)), [1])
     assert.deepEqual(await s.readEvents('s2', 0, 10), [])
@@ -291,7 +292,10 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
   test(`${name} store: a failed commit leaves nothing of its unit (seq already committed)`, async (t) => {
     const s = await open(t)
     await s.commit({ events: [ev('s1', 1), ev('s1', 2)], sessions: [] })
-    await assert.rejects(s.commit({ events: [ev('s9', 1), ev('s9', 2), ev('s1', 2)], sessions: [rec('s9', { lastSeq: 2 })] }))
+    await assert.rejects(
+      s.commit({ events: [ev('s9', 1), ev('s9', 2), ev('s1', 2)], sessions: [rec('s9', { lastSeq: 2 })] }),
+      /seq gap in s1: 2 then 2/,
+    )
     assert.deepEqual(await s.readEvents('s9', 0, 10), [])
     assert.equal(await s.getSession('s9'), undefined)
     assert.deepEqual(seqs(await s.readEvents('s1', 0, 10)), [1, 2])
@@ -312,7 +316,7 @@ export function runStoreContract(name: string, make: () => Promise<StoreBackend>
     const bad: StoredEvent[] = []
     for (let i = 1; i <= 130; i++) bad.push(ev('w', i), ev('x', 150 + i))
     bad.splice(100, 0, ev('y', 150)) // already committed
-    await assert.rejects(s.commit({ events: bad, sessions: [rec('w', { lastSeq: 130 })] }))
+    await assert.rejects(s.commit({ events: bad, sessions: [rec('w', { lastSeq: 130 })] }), /seq gap in y: 150 then 150/)
     assert.deepEqual(await s.readEvents('w', 0, 1000), [])
     assert.deepEqual(await s.readEvents('x', 150, 1000), [])
     assert.equal(await s.getSession('w'), undefined)

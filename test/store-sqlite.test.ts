@@ -52,7 +52,7 @@ test('sqlite store: events and records survive closing and reopening the file', 
       (await second.readEvents('s1', 0, 10)).map((e) => e.seq),
       [1, 2, 3],
     )
-    await assert.rejects(second.commit({ events: [ev('s1', 3)], sessions: [] }))
+    await assert.rejects(second.commit({ events: [ev('s1', 3)], sessions: [] }), /seq gap in s1: 3 then 3/)
   } finally {
     await second.close()
   }
@@ -69,7 +69,7 @@ test('sqlite store: the per-owner session count, kept in memory once asked, coun
     assert.equal(await second.countSessions('alice'), 1)
     // a1 is not new, though this process never wrote it; a2 and a3 are; a failed unit counts nothing.
     await second.commit({ events: [], sessions: [rec('a1', { updatedAt: 5000 }), rec('a2')] })
-    await assert.rejects(second.commit({ events: [ev('a3', 2)], sessions: [rec('a3')] }))
+    await assert.rejects(second.commit({ events: [ev('a3', 2)], sessions: [rec('a3')] }), /seq gap in a3: 0 then 2/)
     assert.equal(await second.countSessions('alice'), 2)
     await second.commit({ events: [], sessions: [rec('a3'), rec('b2', { owner: 'bob' })] })
     assert.equal(await second.countSessions('alice'), 3)
@@ -340,7 +340,9 @@ test("sqlite store: each commit is one journal row; a session's events move into
 
 test('sqlite store: once commits stop, the tails they left are compacted without waiting for the next commit, a slice per macrotask', async () => {
   const path = file()
-  const s = createSqliteStore({ file: path, compactAfterMs: 40, directEvents: 1000 })
+  // compactAfterMs leaves the three commits below time to finish before any tail is due, on a loaded machine too
+  // (at 40 ms, a CI run under load saw 64 tails compacted by the commits themselves before the first check).
+  const s = createSqliteStore({ file: path, compactAfterMs: 1_000, directEvents: 1000 })
   try {
     // 100 sessions with 3 journaled events each: more tails than one commit compacts (32).
     for (let seq = 1; seq <= 3; seq++) {

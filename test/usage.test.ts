@@ -1,32 +1,13 @@
 // Token usage (issue 36): what the model reports is recorded on the run's events, summed per session, counted in
 // parlance_tokens_total and carried by AG-UI (CUSTOM parlance.usage) and the AI SDK stream (data-usage), for
-// aiSdkAgent and openaiAgent against a local fake OpenAI-compatible server that reports usage.
+// aiSdkAgent and openaiAgent against a local fake OpenAI-compatible server that reports usage. The inspector's view
+// of it, in Chromium: usage-inspector.test.ts (heavy tier).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import { DefaultChatTransport, tool, type UIMessageChunk } from 'ai'
-import { z } from 'zod'
-import { aiSdkAgent } from '../src/agents/ai-sdk/index.js'
-import { openaiAgent } from '../src/agents/openai/index.js'
+import { DefaultChatTransport, type UIMessageChunk } from 'ai'
 import { textOf } from '../src/client/index.js'
-import { startServer } from './harness.js'
 import { agentFor, custom, run as aguiRun } from './agui-support.js'
-import { fakeOpenAI } from './support/fake-openai.js'
-import { buildInspector, launchChromium } from './support/chromium.js'
-
-async function setup(t: import('node:test').TestContext, inspectorDir?: string) {
-  const llm = await fakeOpenAI()
-  const provider = createOpenAICompatible({ name: 'fakeai', baseURL: llm.url, apiKey: 'test', includeUsage: true })
-  const get_weather = tool({ description: 'Weather', inputSchema: z.object({ city: z.string() }), execute: ({ city }) => ({ city }) })
-  const ai = aiSdkAgent({ name: 'ai', model: provider.chatModel('fake-1'), system: 'Be brief.', tools: { get_weather } })
-  const oa = openaiAgent({ name: 'oa', model: 'fake-2', baseURL: llm.url, apiKey: 'test', system: 'Be brief.' })
-  const s = await startServer({ agents: [ai, oa], ...(inspectorDir ? { inspectorDir } : {}) })
-  t.after(async () => {
-    await s.close()
-    await llm.close()
-  })
-  return { llm, s }
-}
+import { setup } from './usage-support.js'
 
 /** The value of one series of the Prometheus text, or undefined when absent. */
 async function series(url: string, labels: string): Promise<number | undefined> {
@@ -87,30 +68,5 @@ test('openaiAgent reports usage too (stream_options.include_usage); the AI SDK s
   const usage = chunks.filter((ch) => ch.type === 'data-usage').map((ch) => (ch as { data: unknown }).data)
   assert.deepEqual(usage, [
     { agent: 'ai', model: 'fake-1', provider: 'fakeai.chat', inputTokens: 20, outputTokens: 7, reasoningTokens: 0, cachedInputTokens: 2 },
-  ])
-})
-
-test("the inspector's session replay shows the tokens the session used, and each model call's", async (t) => {
-  const inspector = await buildInspector('parlance-usage-inspector-')
-  t.after(() => inspector.release())
-  const { s } = await setup(t, inspector.dir)
-  const c = await s.hai({ sessionId: 'usage-view' })
-  c.say('ponder hello')
-  await c.untilCompleted()
-  c.say('weather please')
-  await c.untilCompleted()
-
-  const browser = await launchChromium()
-  t.after(() => browser.close())
-  const page = await browser.newPage()
-  page.setDefaultTimeout(15_000)
-  await page.goto(`${s.url}/?dialect=hai#session=usage-view`)
-  await page.locator('#replay[data-session="usage-view"][data-count]').waitFor()
-  assert.equal((await page.locator('#replay-usage').textContent())?.trim(), 'Tokens: 120 in (6 cached), 21 out (3 reasoning) over 3 model calls')
-  const calls = await page.locator('#replay-transcript li[data-type="usage"]').allTextContents()
-  assert.deepEqual(calls, [
-    'tokens: 20 in (2 cached), 7 out (3 reasoning) (fake-1)',
-    'tokens: 40 in (2 cached), 7 out (fake-1)',
-    'tokens: 60 in (2 cached), 7 out (fake-1)',
   ])
 })

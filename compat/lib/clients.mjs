@@ -50,6 +50,24 @@ export const CLIENTS = {
     about: 'in Node, the client built from the agent card, `POST /a2a`',
     packages: [{ name: '@a2a-js/sdk' }],
   },
+  useStream: {
+    title: 'useStream, @langchain/langgraph-sdk/react',
+    about:
+      '`useStream` (the hook Agent Chat UI is built on) in Chromium, the page on another origin than the server, `/langgraph`: chat, approvals, reload and rejoin (`reconnectOnMount`), threads',
+    packages: [{ name: '@langchain/langgraph-sdk' }],
+  },
+  useStreamReact: {
+    title: 'useStream, @langchain/react',
+    about:
+      "`useStream` of `@langchain/react` (LangGraph's agent streaming protocol: `POST …/commands`, `POST …/stream/events`) in Chromium, the page on another origin than the server, `/langgraph`: chat, approvals (`respond`), reload and rejoin, stop",
+    packages: [{ name: '@langchain/react' }, { name: '@langchain/langgraph-sdk', from: '@langchain/react' }],
+  },
+  agentChatUi: {
+    title: 'Agent Chat UI (its useStream configuration)',
+    about:
+      "`useStream` from `@langchain/langgraph-sdk/react` in Chromium configured and called as Agent Chat UI's providers and thread components do (`fetchStateHistory`, `streamMode: ['values']`, resume with `submit({}, {command})`, threads searched by `graph_id`); its calls replayed with the SDK `Client` in Node",
+    packages: [{ name: '@langchain/langgraph-sdk' }],
+  },
   aiSdk6: {
     title: 'aiSdkAgent on ai 6',
     about: "Parlance's `aiSdkAgent` with `ai` 6 and `@ai-sdk/openai-compatible` 2 against a fake OpenAI-compatible server on loopback",

@@ -10,15 +10,13 @@ import { after, before, describe, test } from 'node:test'
 import { CopilotRuntime } from '@copilotkit/runtime/v2'
 import { createCopilotNodeListener } from '@copilotkit/runtime/v2/node'
 import { launchChromium, servePage } from '../lib/browser.mjs'
+import { openChat, WAIT } from '../lib/chat-page.mjs'
 import { CLIENTS } from '../lib/clients.mjs'
 import { startParlance } from '../lib/parlance.mjs'
 
 // The HttpAgent of the @ag-ui/client the runtime itself depends on (0.0.59), not the suite's 1.0.
 const runtimeAgUi = join(import.meta.dirname, '..', 'node_modules', '@copilotkit', 'runtime', 'node_modules', '@ag-ui', 'client', 'dist', 'index.mjs')
 const { HttpAgent } = await import(pathToFileURL(runtimeAgUi).href)
-
-/** Bounds each wait in the page (a 3 MB bundle on a loaded 2-core machine). */
-const WAIT = 60_000
 
 let parlance
 let app
@@ -42,38 +40,15 @@ after(async () => {
   await parlance?.close()
 })
 
-/** A fresh page of the app with `ui` hooks; the page's console errors are kept for failure messages. */
+/** A fresh page of the app with `ui` hooks. */
 async function open(ui) {
-  const tab = await browser.context.newPage()
-  const errors = []
-  tab.on('console', (m) => m.type() === 'error' && errors.push(m.text()))
-  tab.on('pageerror', (e) => errors.push(e.message))
-  await tab.goto(`http://127.0.0.1:${app.port}/?ui=${ui}`)
-  await tab.locator('#send').waitFor({ timeout: WAIT })
-  const said = () => tab.locator('#messages li[data-role="assistant"]').allTextContents()
+  const p = await openChat(browser, `http://127.0.0.1:${app.port}/?ui=${ui}`)
   return {
-    tab,
-    errors,
-    async send(text) {
-      await tab.locator('#input').fill(text)
-      await tab.locator('#send').click()
-    },
-    /** Waits until an assistant message reads `text`. */
-    async reply(text) {
-      try {
-        await tab.locator('#messages li[data-role="assistant"]', { hasText: text }).first().waitFor({ timeout: WAIT })
-      } catch (err) {
-        throw new Error(`no assistant message "${text}"; messages: ${JSON.stringify(await said())}; page errors: ${errors.join(' | ')}`, {
-          cause: err,
-        })
-      }
-    },
+    ...p,
     async approvalShown() {
-      await tab.locator('#approval').waitFor({ timeout: WAIT })
-      return tab.locator('#approval-message').textContent()
+      await p.tab.locator('#approval').waitFor({ timeout: WAIT })
+      return p.tab.locator('#approval-message').textContent()
     },
-    said,
-    close: () => tab.close(),
   }
 }
 

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { launchChromium, servePage } from '../lib/browser.mjs'
+import { openChat, WAIT } from '../lib/chat-page.mjs'
 import { CLIENTS } from '../lib/clients.mjs'
 import { startParlance } from '../lib/parlance.mjs'
-
-const WAIT = 60_000
 
 let parlance
 let app
@@ -28,40 +27,12 @@ after(async () => {
   await parlance?.close()
 })
 
+/** A fresh page of the app with @ai-sdk/react `v`, on its own chat (or on `chat`, to open one again). */
 async function open(v, chat = `chat-${randomUUID()}`) {
-  const tab = await browser.context.newPage()
-  const errors = []
-  tab.on('pageerror', (e) => errors.push(e.message))
   // The page is on localhost:A, Parlance on 127.0.0.1:B: another origin (loopback pages are allowed by default).
   const url = `http://localhost:${app.port}/?v=${v}&chat=${chat}&server=${encodeURIComponent(parlance.url)}`
-  await tab.goto(url)
-  await tab.locator('#send').waitFor({ timeout: WAIT })
-  const assistant = () => tab.locator('#messages > li[data-role="assistant"] .text').allTextContents()
-  return {
-    tab,
-    chat,
-    url,
-    async send(text) {
-      await tab.locator('#input').fill(text)
-      await tab.locator('#send').click()
-    },
-    async reply(match) {
-      try {
-        await tab.waitForFunction(
-          (src) => [...document.querySelectorAll('#messages > li[data-role="assistant"] .text')].some((e) => new RegExp(src).test(e.textContent)),
-          match.source,
-          { timeout: WAIT },
-        )
-      } catch (err) {
-        throw new Error(`no assistant text matching ${match}; seen: ${JSON.stringify(await assistant())}; errors: ${errors.join(' | ')}`, {
-          cause: err,
-        })
-      }
-    },
-    assistant,
-    status: () => tab.locator('#status').textContent(),
-    close: () => tab.close(),
-  }
+  const p = await openChat(browser, url, { assistant: '#messages > li[data-role="assistant"] .text' })
+  return { ...p, chat, assistant: p.said, status: () => p.tab.locator('#status').textContent() }
 }
 
 for (const [client, v] of [

@@ -2,15 +2,17 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { DEFAULT_LIMITS, ON_BUSY, onBusyOf, type Limits } from '../core/index.js'
-import { DIALECTS } from '../dialects/registry.js'
-import { chat } from './chat.js'
 import { withConfig } from './config.js'
 import { parseIntegrations } from './mcp.js'
-import { serve, type ServeOptions } from './serve.js'
+import type { ServeOptions } from './serve.js'
 
-const SERVE_USAGE = `usage: parlance serve [options]
+// The server, the dialects and the chat client are imported when a command needs them, not up front: loading the
+// whole gateway costs about 0.6 s of CPU, which `--version`, `--help` and a refused flag do not need to pay.
 
-Serves agents over every dialect (${DIALECTS.map((d) => d.name).join(', ')}) from one process.
+/** `serve --help`, naming the dialects of the registry. */
+const serveUsage = (dialects: readonly string[]) => `usage: parlance serve [options]
+
+Serves agents over every dialect (${dialects.join(', ')}) from one process.
 
 options:
   --config FILE         settings from a JSON file whose keys are these long flag names (below); flags and env override it
@@ -152,7 +154,10 @@ async function main(argv: string[]): Promise<void> {
     return
   }
   if (command === 'serve') {
-    if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${SERVE_USAGE}\n`)
+    if (rest.includes('--help') || rest.includes('-h')) {
+      const { DIALECTS } = await import('../dialects/registry.js')
+      return void process.stdout.write(`${serveUsage(DIALECTS.map((d) => d.name))}\n`)
+    }
     const flags = {
       config: { type: 'string' },
       agent: { type: 'string', multiple: true },
@@ -205,6 +210,7 @@ async function main(argv: string[]): Promise<void> {
       throw new Error(`--drain-timeout takes seconds (a number ≥ 0, e.g. --drain-timeout 30), not ${values['drain-timeout']}`)
     const onBusy = values['on-busy'] === undefined ? undefined : onBusyOf(values['on-busy'])
     if (values['on-busy'] !== undefined && !onBusy) throw new Error(`--on-busy must be one of ${ON_BUSY.join(', ')}, not ${values['on-busy']}`)
+    const { serve } = await import('./serve.js')
     return serve({
       port,
       host: values.host ?? '127.0.0.1',
@@ -237,6 +243,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'chat') {
     if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${CHAT_USAGE}\n`)
     const { values } = parseArgs({ args: rest, options: { url: { type: 'string' }, session: { type: 'string' }, token: { type: 'string' } } })
+    const { chat } = await import('./chat.js')
     return chat({
       url: values.url ?? `http://127.0.0.1:${process.env.PORT ?? 8000}`,
       sessionId: values.session,

@@ -256,6 +256,9 @@ export async function createRedisCluster(options: RedisClusterOptions): Promise<
         }, forwardTimeoutMs)
         replies.set(rid, { resolve, reject, timer })
       })
+      // The answer can arrive (on the subscriber connection) before the PUBLISH reply (on this one): a refusal then
+      // rejects `outcome` before it is returned and awaited, which must not count as an unhandled rejection.
+      outcome.catch(() => {})
       const forget = () => {
         const r = replies.get(rid)
         replies.delete(rid)

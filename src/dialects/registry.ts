@@ -4,6 +4,7 @@ import { aguiDialect } from './agui/binding.js'
 import { aisdkDialect } from './aisdk/binding.js'
 import { haiDialect } from './hai/binding.js'
 import { hugaiDialect } from './hugai/binding.js'
+import { langgraphDialect } from './langgraph/binding.js'
 import { humaDialect } from './huma/binding.js'
 import { mcpDialect } from './mcp/binding.js'
 import { myagentDialect } from './myagent/binding.js'
@@ -23,6 +24,7 @@ export const DIALECTS: readonly Dialect[] = [
   mcpDialect,
   a2aDialect,
   openaiDialect,
+  langgraphDialect,
 ]
 
 /** The built-in dialects plus `extra`: one with a built-in's name replaces it, the others are mounted after them. */

@@ -48,7 +48,8 @@ function protocolToken(req: IncomingMessage): string | null {
 export type TokenSource = 'header' | 'protocol' | 'query'
 
 /**
- * The bearer token of a request and where it came from: `Authorization: Bearer …`, else the `parlance.bearer.*`
+ * The bearer token of a request and where it came from: `Authorization: Bearer …`, else `x-api-key` (what the
+ * LangGraph SDK and Agent Chat UI send their API key in), else the `parlance.bearer.*`
  * WebSocket subprotocol (`BEARER_PROTOCOL`), else the `access_token` query parameter — kept because an
  * EventSource cannot send either of the others, but a URL ends up in access logs and browser history, so the
  * server warns when one is used. Socket.IO clients send `auth: { token }`; the Socket.IO transport passes that in.
@@ -59,6 +60,8 @@ export function bearerCredential(req: IncomingMessage, url?: URL): { token: stri
     const m = /^Bearer\s+(\S+)\s*$/i.exec(h)
     return m ? { token: m[1]!, source: 'header' } : null
   }
+  const key = req.headers['x-api-key']
+  if (typeof key === 'string' && key !== '') return { token: key, source: 'header' }
   const p = protocolToken(req)
   if (p !== null) return { token: p, source: 'protocol' }
   const q = (url ?? new URL(req.url ?? '/', 'http://localhost')).searchParams.get('access_token')

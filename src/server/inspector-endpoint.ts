@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { extname, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ParlanceError, type Principal } from '../core/index.js'
+import { ParlanceError, SSE_HEADERS, type Principal } from '../core/index.js'
 import type { Capabilities } from '../binding/dialect.js'
 import type { Endpoint, EndpointDeps, EndpointFactory } from '../binding/endpoint.js'
 import { answerErrors } from '../binding/http-errors.js'
@@ -282,12 +282,7 @@ async function streamEvents(
 ): Promise<void> {
   await checkOwner(deps, principal, id)
   const session = await deps.sessions.open(id, principal, { create: false })
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  })
+  res.writeHead(200, SSE_HEADERS)
   res.write(': parlance inspector stream\n\n')
   streams.add(res)
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)

@@ -4,6 +4,7 @@ import { aisdkDialect } from './aisdk.js'
 import { haiDialect } from './hai.js'
 import { hugaiDialect } from './hugai.js'
 import { humaDialect } from './huma.js'
+import { langgraphDialect } from './langgraph.js'
 import { mcpDialect } from './mcp.js'
 import { myagentDialect } from './myagent.js'
 import { openaiDialect } from './openai.js'
@@ -22,6 +23,7 @@ export const DIALECTS: readonly InspectorDialect[] = [
   mcpDialect,
   a2aDialect,
   openaiDialect,
+  langgraphDialect,
 ]
 
 /** The dialect with this id (the first when unknown). */

@@ -8,7 +8,15 @@ import {
   validateVersion,
   type User,
 } from '@a2a-js/sdk/server'
-import { checkJsonShape, checkMessageLength, ParlanceError, rpcEnvelopeError, rpcError as rpcErrorOf, type Principal } from '../../core/index.js'
+import {
+  checkJsonShape,
+  checkMessageLength,
+  ParlanceError,
+  rpcEnvelopeError,
+  rpcError as rpcErrorOf,
+  SSE_HEADERS,
+  type Principal,
+} from '../../core/index.js'
 import { BodyError, readBody, sendJson, type Dialect, type Endpoint, type EndpointDeps } from '../../binding/index.js'
 import { capabilities } from './capabilities.js'
 import { agentCard, legacyAgentCard, onBusyOfMessage, SEND_METHODS, type CardInput } from './mapping.js'
@@ -190,7 +198,7 @@ async function serveRpc(
   const legacy = isLegacy(context.requestedVersion)
   const out = legacy ? await s.legacy.handle(body as Record<string, unknown>, context) : await s.rpc.handle(body as Record<string, unknown>, context)
   if (!isStream(out)) return sendJson(res, 200, out)
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+  res.writeHead(200, SSE_HEADERS)
   const turn = fairShare()
   try {
     for await (const event of out) {

@@ -1,4 +1,4 @@
-import type { Codec, DecodeLimits, Decoded, SseRunFormat, StoredEvent } from '../../core/index.js'
+import { SSE_HEADERS, type Codec, type DecodeLimits, type Decoded, type SseRunFormat, type StoredEvent } from '../../core/index.js'
 import { decodeRunInput } from './decode.js'
 import { encode as encodeEvent, ending, runFinished, runStarted, sse, type AguiView } from './encode.js'
 import { AGUI_ERRORS } from './errors.js'
@@ -11,12 +11,7 @@ function decode(body: string, limits: DecodeLimits): Decoded<AguiRunInput> {
 }
 
 /** Response headers of an AG-UI event stream. */
-const HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-}
+const HEADERS = SSE_HEADERS
 
 /**
  * The AG-UI codec: a RunAgentInput in, SSE messages out. Frames depend only on the thread and the client's run

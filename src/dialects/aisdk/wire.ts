@@ -2,6 +2,7 @@
 // validated by decode.ts) and the stream chunks Parlance sends. Browser-safe; the only definition of these
 // types (the codec, the client, the inspector and the tests import it).
 import { Type, type Static } from '@sinclair/typebox'
+import { SSE_HEADERS } from '../../core/sse.js'
 
 /**
  * The request body `useChat` / `DefaultChatTransport` POSTs (AI SDK 5/6): the chat id, its UI messages
@@ -28,13 +29,7 @@ export type ChatRequest = Static<typeof ChatRequest>
 export type UIPart = Record<string, unknown> & { type: string }
 
 /** Response headers of the UI message stream protocol (v1). */
-export const UI_STREAM_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-  'x-vercel-ai-ui-message-stream': 'v1',
-} as const
+export const UI_STREAM_HEADERS = { ...SSE_HEADERS, 'x-vercel-ai-ui-message-stream': 'v1' } as const
 
 /** The last SSE message of every response. */
 export const DONE = 'data: [DONE]\n\n'

@@ -88,12 +88,7 @@ export const ResponseRequest = Type.Object({
 export type ResponseRequest = Static<typeof ResponseRequest>
 
 /** Response headers of a streamed answer (both APIs). */
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-} as const
+export { SSE_HEADERS } from '../../core/sse.js'
 
 /** OpenAI's error body. */
 export interface OpenAiError {

@@ -241,6 +241,9 @@ export function createRedisLink(redis: Redis, k: HubKeys, nodeId: string): HubLi
       if (closed) throw new ParlanceError('unavailable', 'this node is shutting down')
       const rid = ++nextRid
       const answered = new Promise<unknown>((resolve, reject) => waiting.set(rid, { node, resolve, reject }))
+      // The answer can arrive (on the subscriber connection) before the PUBLISH reply (on this one): a refusal then
+      // rejects `answered` before it is returned and awaited, which must not count as an unhandled rejection.
+      answered.catch(() => {})
       watch(node)
       let receivers: number
       try {

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, test } from 'node:test'
 import { Redis } from 'ioredis'
-import { createRedisCluster } from '../../cluster/redis-cluster.js'
-import { dropPrefix, REDIS_URL, testPrefix } from '../../../test/support/redis.js'
-import type { StoredEvent } from '../../core/index.js'
-import { redisKeys } from './keys.js'
-import { createRedisStore } from './store.js'
+import { createRedisCluster } from '../src/cluster/redis-cluster.js'
+import type { StoredEvent } from '../src/core/index.js'
+import { redisKeys } from '../src/store/redis/keys.js'
+import { createRedisStore } from '../src/store/redis/store.js'
+import { dropPrefix, REDIS_URL, redisUrlAs, testPrefix } from './support/redis.js'
 
 const prefix = testPrefix()
 const user = `parlance-test-${randomUUID().slice(0, 8)}`
@@ -30,7 +30,7 @@ const event = (sessionId: string, seq: number): StoredEvent => ({
 test('redis: a user whose ACL allows only the prefix (keys and channels) runs the store and the cluster coordinator', async () => {
   const all = redisKeys(prefix).all
   await admin.call('ACL', 'SETUSER', user, 'reset', 'on', '>pw', `~${all}`, `&${all}`, '+@all')
-  const url = `redis://${user}:pw@127.0.0.1:6379`
+  const url = redisUrlAs(user, 'pw')
   const store = createRedisStore({ url, prefix, nodeId: 'node-a', redis: { maxRetriesPerRequest: 0 } })
   const cluster = await createRedisCluster({ redis: store.redis, prefix, nodeId: 'node-a', leaseMs: 1000 })
   try {
