@@ -45,3 +45,24 @@ export async function openChat(browser, url, { assistant = '#messages > li[data-
     close: () => tab.close(),
   }
 }
+
+/**
+ * A LangGraph chat page (compat/pages/usestream*): `openChat` on `http://localhost:<port>/?server=…&<params>` with
+ * the assistant's messages as `li[data-role="ai"]`, plus the thread id the page shows, every message as
+ * "role: text", and a wait for the hook to be idle. The page is on localhost, Parlance on 127.0.0.1: another origin.
+ */
+export async function openLangGraphPage(browser, port, parlanceUrl, params = {}) {
+  const q = new URLSearchParams({ server: `${parlanceUrl}/langgraph`, ...params })
+  const p = await openChat(browser, `http://localhost:${port}/?${q}`, { assistant: '#messages > li[data-role="ai"] .text' })
+  const tab = p.tab
+  return {
+    ...p,
+    /** The thread id the page shows (set once the first submit created the thread). */
+    thread: async () => {
+      await tab.waitForFunction(() => document.querySelector('#thread')?.textContent !== '', null, { timeout: WAIT })
+      return tab.locator('#thread').textContent()
+    },
+    roles: () => tab.locator('#messages > li').evaluateAll((els) => els.map((e) => `${e.dataset.role}: ${e.querySelector('.text').textContent}`)),
+    idle: () => tab.locator('#status', { hasText: 'ready' }).waitFor({ timeout: WAIT }),
+  }
+}

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { launchChromium, servePage } from '../lib/browser.mjs'
-import { openChat, WAIT } from '../lib/chat-page.mjs'
+import { openLangGraphPage, WAIT } from '../lib/chat-page.mjs'
 import { CLIENTS } from '../lib/clients.mjs'
 import { startParlance } from '../lib/parlance.mjs'
 
@@ -26,21 +26,7 @@ after(async () => {
   await parlance?.close()
 })
 
-async function open() {
-  // The page is on localhost:A, Parlance on 127.0.0.1:B: another origin (loopback pages are allowed by default).
-  const q = new URLSearchParams({ server: `${parlance.url}/langgraph` })
-  const p = await openChat(browser, `http://localhost:${app.port}/?${q}`, { assistant: '#messages > li[data-role="ai"] .text' })
-  const tab = p.tab
-  return {
-    ...p,
-    thread: async () => {
-      await tab.waitForFunction(() => document.querySelector('#thread')?.textContent !== '', null, { timeout: WAIT })
-      return tab.locator('#thread').textContent()
-    },
-    roles: () => tab.locator('#messages > li').evaluateAll((els) => els.map((e) => `${e.dataset.role}: ${e.querySelector('.text').textContent}`)),
-    idle: () => tab.locator('#status', { hasText: 'ready' }).waitFor({ timeout: WAIT }),
-  }
-}
+const open = () => openLangGraphPage(browser, app.port, parlance.url)
 
 const threadOf = async (id) => (await fetch(`${parlance.url}/langgraph/threads/${id}`)).json()
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { launchChromium, servePage } from '../lib/browser.mjs'
-import { openChat, WAIT } from '../lib/chat-page.mjs'
+import { openLangGraphPage, WAIT } from '../lib/chat-page.mjs'
 import { CLIENTS } from '../lib/clients.mjs'
 import { startParlance } from '../lib/parlance.mjs'
 
@@ -28,22 +28,7 @@ after(async () => {
 })
 
 /** A fresh page of the app (`ui`: '' or 'agent-chat-ui'), on a new thread (or on `thread`). */
-async function open(ui, thread) {
-  // The page is on localhost:A, Parlance on 127.0.0.1:B: another origin (loopback pages are allowed by default).
-  const q = new URLSearchParams({ server: `${parlance.url}/langgraph`, ...(ui ? { ui } : {}), ...(thread ? { thread } : {}) })
-  const p = await openChat(browser, `http://localhost:${app.port}/?${q}`, { assistant: '#messages > li[data-role="ai"] .text' })
-  const tab = p.tab
-  return {
-    ...p,
-    /** The thread id the page shows (set once the first submit created the thread). */
-    thread: async () => {
-      await tab.waitForFunction(() => document.querySelector('#thread')?.textContent !== '', null, { timeout: WAIT })
-      return tab.locator('#thread').textContent()
-    },
-    roles: () => tab.locator('#messages > li').evaluateAll((els) => els.map((e) => `${e.dataset.role}: ${e.querySelector('.text').textContent}`)),
-    idle: () => tab.locator('#status', { hasText: 'ready' }).waitFor({ timeout: WAIT }),
-  }
-}
+const open = (ui, thread) => openLangGraphPage(browser, app.port, parlance.url, { ...(ui ? { ui } : {}), ...(thread ? { thread } : {}) })
 
 for (const [client, ui] of [
   [CLIENTS.useStream, ''],
