@@ -36,6 +36,8 @@ class Window {
   interrupted = 0
   /** Interrupted because the run's lease expired while its node was alive but starved (a failover, not a drain). */
   orphaned = 0
+  /** HAI frames whose seq did not follow the last one seen (a replay or a live frame sent twice). */
+  repeated = 0
   refused = 0
   reconnects = 0
   readonly errors: string[] = []
@@ -57,7 +59,7 @@ class Window {
       for (let ms = 0, seen = 0; ms <= MAX_GAP_MS; ms++) if ((seen += this.gaps[ms]!) >= p * this.gapCount) return ms
       return NaN
     }
-    const { completed, lost, interrupted, orphaned, refused, reconnects, errors } = this
+    const { completed, lost, interrupted, orphaned, repeated, refused, reconnects, errors } = this
     const waits = { p50: at(0.5), p99: at(0.99), max: longest.at(-1) ?? NaN }
     const seconds = (performance.now() - this.started) / 1000
     // The five longest waits: stream (h: HAI, c: /api/chat), ms, when it ended (s into the window), refusals in it.
@@ -68,7 +70,21 @@ class Window {
         (k) => `${k % 2 ? 'c' : 'h'}${k} ${Math.round(this.longest[k]!)} ms at ${this.worst[k]?.at.toFixed(1)} s, ${this.worst[k]?.refused} refused`,
       )
     const gaps = { gapP50: gapAt(0.5), gapP99: gapAt(0.99) }
-    return JSON.stringify({ seconds, waits, ...gaps, completed, lost: lost + unfinished, interrupted, orphaned, refused, reconnects, errors, worst })
+    return JSON.stringify({
+      seconds,
+      waits,
+      ...gaps,
+      completed,
+      lost: lost + unfinished,
+      unfinished,
+      interrupted,
+      orphaned,
+      repeated,
+      refused,
+      reconnects,
+      errors,
+      worst,
+    })
   }
 }
 
@@ -152,7 +168,8 @@ class HaiStream extends Stream {
     const query = this.bound ? `?session_id=${this.session}&after=${this.seq}` : ''
     const ws = (this.ws = new WebSocket(`ws://127.0.0.1:${ports[this.node]}/ws${query}`, { perMessageDeflate: false }))
     ws.on('open', () => this.pending && this.flush())
-    ws.on('message', (d: Buffer) => this.frame(JSON.parse(d.toString()) as Record<string, unknown>))
+    // What a socket it left still delivers (until its close handshake) is not this stream's any more.
+    ws.on('message', (d: Buffer) => this.ws === ws && this.frame(JSON.parse(d.toString()) as Record<string, unknown>))
     ws.on('error', () => {})
     ws.on('open', () => (this.failures = 0))
     ws.on('close', () => {
@@ -167,6 +184,11 @@ class HaiStream extends Stream {
   }
   private frame(m: Record<string, unknown>): void {
     this.arrived()
+    // Every seq'd frame must follow the last one seen, on this socket or (resumed by cursor) on the one before.
+    if (typeof m.seq === 'number' && m.seq <= this.seq && !(m.type === 'status' && m.seq === this.seq)) {
+      win.repeated++
+      win.error(`hai ${this.k}: seq ${m.seq} after ${this.seq} (${String(m.type)})`)
+    }
     if (typeof m.seq === 'number' && m.seq > this.seq) this.seq = m.seq
     if (m.type === 'assistant_message_chunk') this.text += String(m.content)
     else if (m.type === 'error' && m.error_code === 'unavailable') {
