@@ -143,6 +143,8 @@ abstract class Stream {
     this.send()
   }
   abstract send(): void
+  /** What an unfinished stream was doing, for the report. */
+  abstract state(): string
 }
 
 class HaiStream extends Stream {
@@ -158,6 +160,10 @@ class HaiStream extends Stream {
     this.pending = true
     if (this.ws?.readyState === WebSocket.OPEN) this.flush()
     else if (!this.ws) this.connect()
+  }
+  state(): string {
+    const ready = this.ws ? ['connecting', 'open', 'closing', 'closed'][this.ws.readyState] : 'no socket'
+    return `hai ${this.k} on n${this.node + 1}: ${ready}, ${this.pending ? 'message not sent' : 'waiting'}, seq ${this.seq}, ${this.text.length} chars`
   }
   private flush(): void {
     this.pending = false
@@ -211,6 +217,10 @@ class HaiStream extends Stream {
 
 class ChatStream extends Stream {
   private chats = 0
+  private phase = ''
+  state(): string {
+    return `chat ${this.k} on n${this.node + 1}: ${this.phase}, ${this.text.length} chars`
+  }
   send(): void {
     const id = `${tag}-c${this.k}-${++this.chats}`
     const body = JSON.stringify({ id, messages: [{ id: `${id}-u`, role: 'user', parts: [{ type: 'text', text: ask }] }] })
@@ -237,6 +247,7 @@ class ChatStream extends Stream {
         })
       }
       if (res.statusCode !== 200) win.error(`chat ${this.k}: HTTP ${res.statusCode}`)
+      this.phase = `streaming (HTTP ${res.statusCode})`
       let buf = ''
       let failed = ''
       res.setEncoding('utf8')
@@ -262,6 +273,7 @@ class ChatStream extends Stream {
     req.once('error', () => (started ? end(false, null) : retry()))
     let started = false
     req.once('response', () => (started = true))
+    this.phase = 'request sent'
     req.end(body)
   }
 }
@@ -277,6 +289,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     const all = new Promise<void>((resolve) => onDone.add(resolve))
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, 120_000).unref())
     await Promise.race([all, deadline])
+    for (const s of streams.filter((x) => !x.done).slice(0, 5)) win.error(`unfinished: ${s.state()}`)
     process.stdout.write(`${win.json(n - finished)}\n`)
     process.exit(0)
   }
