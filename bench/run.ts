@@ -23,6 +23,7 @@ import * as concurrency from './concurrency.js'
 import * as heartbeat from './heartbeat.js'
 import * as validation from './validation.js'
 import * as cluster from './cluster.js'
+import * as rollingRestart from './rolling-restart.js'
 import * as paced from './paced.js'
 import * as sdkStreams from './sdk-streams.js'
 import * as a2aGetTask from './a2a-get-task.js'
@@ -50,6 +51,7 @@ const BENCHMARKS: Record<string, Bench> = {
   heartbeat,
   validation,
   cluster,
+  'rolling-restart': rollingRestart,
   paced,
   'sdk-streams': sdkStreams,
   'a2a-get-task': a2aGetTask,

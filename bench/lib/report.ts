@@ -143,8 +143,8 @@ tens of percent between runs while a ratio measured side by side moves much less
 run in separate processes on 127.0.0.1; with 2 cores, the load generator and the server compete for the CPU,
 which caps every figure (baselines included).
 
-Run it: \`npm run bench\` (everything, about 13 minutes here, about 2 of them for \`cluster\`, which needs Redis on
-127.0.0.1:6379 or at \`PARLANCE_TEST_REDIS_URL\`; writes \`bench/results/*.json\`, the SVG charts and this
+Run it: \`npm run bench\` (everything, about 18 minutes here, about 2 of them for \`cluster\` and 5 for \`rolling-restart\`,
+which need Redis on 127.0.0.1:6379 or at \`PARLANCE_TEST_REDIS_URL\`; writes \`bench/results/*.json\`, the SVG charts and this
 file), \`npm run bench -- --quick\` (a smoke run of about a minute with smaller counts; writes
 \`bench/results/quick/\` and leaves this file alone), \`npm run bench -- <name> [--quick]\` (one benchmark:
 ${input.order.map((b) => `\`${b.name}\``).join(', ')}).
