@@ -35,7 +35,7 @@ const TEST_RULES = [
 const SLEEP_IMPORTS = ['timers/promises', 'node:timers/promises'].map((name) => ({ name, importNames: ['setTimeout', 'scheduler'], message: NO_SLEEP }))
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '**/*.js', '**/*.mjs', 'inspector/vite.config.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', '**/*.js', '**/*.mjs', '**/*.cjs', 'inspector/vite.config.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
