@@ -258,7 +258,7 @@ test('bad requests: JSON-RPC errors, the server stays up', async (t) => {
   assert.equal((await fetch(`${s.url}/a2a/ghost`, { method: 'POST', body: '{}' })).status, 404)
   // A message that would start a task with no text (no parts, a data part, blank text) is invalid params, before any
   // task or session exists: it used to be a failed task, and the SDK printed the executor's stack for each one.
-  const sessions = await s.server.sessions.store.backend.countSessions('anonymous')
+  const sessions = await s.backend.countSessions('anonymous')
   for (const [method, parts] of [
     ['SendMessage', []],
     ['SendStreamingMessage', [{ data: { data: { a: 1 } } }]],
@@ -270,7 +270,7 @@ test('bad requests: JSON-RPC errors, the server stays up', async (t) => {
     assert.deepEqual([r.id, r.error?.code], [4, -32602], `${method} ${JSON.stringify(parts)}: ${JSON.stringify(r)}`)
     assert.match(r.error!.message, /needs a text part/)
   }
-  assert.equal(await s.server.sessions.store.backend.countSessions('anonymous'), sessions, 'no session was opened for them')
+  assert.equal(await s.backend.countSessions('anonymous'), sessions, 'no session was opened for them')
   const c = await connectA2a({ url: s.url })
   assert.equal(artifactText(asTask(await send(c, message('count 2')))), '1 2')
 })
