@@ -120,7 +120,10 @@ test('backup while a server process writes; a new server on the copy serves the 
       while (version() === v0) if (Date.now() > until) throw new Error('the server committed nothing in 30 s while a run streamed')
     },
   })
-  assert.ok(small.pages > 10 && steps.length > 10, `${small.pages} pages in ${steps.length} steps`)
+  // Past its second step the copy may go on page by page or, once the server's commits have made it start over twice,
+  // take the rest in one step (src/store/sqlite-backup.ts): Node 26's node:sqlite steps slowly enough for the
+  // writer's 100 ms commits to do that, so only "more than two progress reports" holds on every driver.
+  assert.ok(small.pages > 10 && steps.length > 2, `${small.pages} pages in ${steps.length} steps`)
   assert.ok(small.restarts >= 1, 'the server committed during the copy, which started over')
   assert.deepEqual(readdirSync(dir).sort(), ['copy-2.db', 'copy.db', 'data'], 'no partial files left')
 
