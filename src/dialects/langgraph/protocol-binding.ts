@@ -14,16 +14,19 @@ import type { CommandResponse } from './protocol-wire.js'
 import { SSE_HEADERS } from './wire.js'
 
 const STATUS = httpStatuses(PROTOCOL_ERRORS)
+/** Runs `work`, answering what it throws as the protocol's ErrorResponse for the command `id()` names (null: none). */
+const answer = (deps: EndpointDeps, res: ServerResponse, id: () => number | null, work: () => Promise<void>) =>
+  answerErrors(deps, 'langgraph', res, work, STATUS, (e) => errorResponse(e, id()))
 /** SSE comment sent while a stream is idle (the SDK's idle watchdog learns the cadence from it). */
 const HEARTBEAT_MS = 15_000
 
 /** `POST /threads/{id}/commands`: one command, answered with its CommandResponse or ErrorResponse. */
 export async function protocolCommands(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, threadId: string): Promise<void> {
   let id: number | null = null
-  await answerErrors(
+  await answer(
     deps,
-    'langgraph',
     res,
+    () => id,
     async () => {
       const principal = admitted(deps, req)
       const d = decodeCommand(await readBody(req, deps.limits.maxFrameBytes, { json: true }), deps.limits)
@@ -34,8 +37,6 @@ export async function protocolCommands(deps: EndpointDeps, req: IncomingMessage,
       id = d.value.id
       sendJson(res, 200, await carry(deps, principal, threadId, d.value))
     },
-    STATUS,
-    (e) => errorResponse(e, id),
   )
 }
 
@@ -83,10 +84,10 @@ async function replayPoint(session: Session): Promise<number> {
  * current run's start, then live, across runs, until the client goes away; ids are the log's seqs.
  */
 export async function protocolEvents(deps: EndpointDeps, req: IncomingMessage, res: ServerResponse, threadId: string): Promise<void> {
-  await answerErrors(
+  await answer(
     deps,
-    'langgraph',
     res,
+    () => null,
     async () => {
       const principal = admitted(deps, req)
       const d = decodeEventStreamRequest(await readBody(req, deps.limits.maxFrameBytes, { json: true }), deps.limits)
@@ -98,8 +99,6 @@ export async function protocolEvents(deps: EndpointDeps, req: IncomingMessage, r
       const view = protocolView({ threadId, after: from, messages: await messagesAt(session, from), channels: q.channels, root })
       follow(deps, res, session, from, view)
     },
-    STATUS,
-    (e) => errorResponse(e, null),
   )
 }
 
