@@ -38,6 +38,13 @@ function oracle(d: Json, p: PatchOp[]): Json | typeof REFUSED | typeof SKIP {
   // it; fast-json-patch loops or moves it anyway), and a move/remove/replace on the root.
   for (const o of p) {
     if (o.op === 'move' && o.from !== undefined && o.path.startsWith(`${o.from}/`)) return SKIP
+    // fast-json-patch resolves a move's target on the document before the value leaves it; the RFC, after. They
+    // differ when the value leaves an array the target lies deeper in, past it: `move /0 → /1/2` on [0, "s", [..]]
+    // adds to what was /2 (the RFC), where fast-json-patch finds "s" and refuses.
+    if (o.op === 'move' && o.from !== undefined && /\/\d+$/.test(o.from)) {
+      const parent = o.from.slice(0, o.from.lastIndexOf('/'))
+      if (o.path.startsWith(`${parent}/`) && o.path.slice(parent.length + 1).includes('/')) return SKIP
+    }
     if ((o.op === 'move' || o.op === 'copy') && (o.from === '' || o.path === '')) return SKIP
     if (o.op === 'remove' && o.path === '') return SKIP
   }
