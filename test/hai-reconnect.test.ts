@@ -66,3 +66,42 @@ test('a message after reconnecting continues the same conversation', async (t) =
     ],
   )
 })
+
+test('a message sent again with its message_id (its client lost the socket before any answer) is carried out once', async (t) => {
+  const s = await startServer()
+  t.after(() => s.close())
+  const a = await s.hai()
+  a.say('slow', { message_id: 'm-1' })
+  await a.next('assistant_message_chunk')
+  const [seen, cursor] = [a.received.slice(), a.lastSeq]
+  a.close()
+  await a.closed
+  // Not knowing whether its message arrived, the client sends it again on a new socket, then reads by its cursor.
+  const b = await s.hai({ sessionId: a.sessionId, resumeAfter: cursor })
+  t.after(() => b.close())
+  b.say('slow', { message_id: 'm-1' })
+  const rest = await b.untilCompleted(20_000)
+  assert.equal(textOf(seen) + textOf(rest), expected(50), 'the answer is whole and not interrupted by its own resend')
+  assert.ok(!rest.some((m) => m.type === 'error'), JSON.stringify(rest.filter((m) => m.type === 'error')))
+  verifyHaiStream([...seen, ...rest])
+  // Again once answered: nothing runs; the next new message is answered next.
+  b.say('slow', { message_id: 'm-1' })
+  b.say('two', { message_id: 'm-2' })
+  assert.equal(textOf(await b.untilCompleted()), 'Echo: two')
+  assert.deepEqual(
+    (await s.stored(a.sessionId))?.messages.map((m) => [m.role, m.content]),
+    [
+      ['user', 'slow'],
+      ['assistant', expected(50)],
+      ['user', 'two'],
+      ['assistant', 'Echo: two'],
+    ],
+  )
+  // The same id for other words is the client's mistake, answered as such; the session goes on.
+  b.say('three', { message_id: 'm-2' })
+  const refused = await b.next('error')
+  assert.equal(refused.error_code, 'conflict')
+  assert.match(String(refused.message), /message id m-2 already names another message/)
+  b.say('three', { message_id: 'm-3' })
+  assert.equal(textOf(await b.untilCompleted()), 'Echo: three')
+})

@@ -256,6 +256,14 @@ export class ConversationModel {
     this.stateSince.bytes = 0
   }
 
+  /** The content of user message `id` if the session has it (in its history or its queue), else undefined. */
+  userMessage(id: string): string | undefined {
+    for (const q of this.queue) if (q.messageId === id && q.context === undefined) return q.content
+    const i = lastIndexOf(this.messages, id)
+    const m = i < 0 ? undefined : this.messages[i]!
+    return m?.role === 'user' ? m.content : undefined
+  }
+
   /** Takes message `id` out of the queue (its run started, or it was withdrawn). */
   private unqueue(id: string): void {
     const i = this.queue.findIndex((q) => q.messageId === id)

@@ -140,6 +140,7 @@ export class Writer implements Role {
 
   /** A user message: starts a run now, or, while one is active, as the policy says (see `OnBusy`). */
   private message(cmd: Extract<Command, { type: 'user.message' }>): void {
+    if (cmd.messageId !== undefined && !cmd.rewind && this.seen(cmd.messageId, cmd.content)) return
     const messageId = cmd.messageId ?? newId('msg')
     const policy = this.run ? this.policy(cmd.onBusy) : 'interrupt'
     if (policy === 'reject') throw this.busy()
@@ -170,6 +171,22 @@ export class Writer implements Role {
     this.startRun({ kind: 'message', text: cmd.content, messageId, metadata: cmd.metadata, clientTools: cmd.clientTools ?? [] }, cmd.agent, {
       rollback: policy === 'rollback',
       prelude: rewind,
+    })
+  }
+
+  /**
+   * Is user message `id` already in the session (its history or queue)? Then this is the same message sent again — a
+   * client whose connection dropped before any answer cannot know whether its first send arrived, so it sends again
+   * with the same id — and it is carried out at most once: nothing is recorded, no run starts, the active run (its
+   * own answer, perhaps) goes on, and the client reads the answer by its cursor. The same id with other content is a
+   * client error. Checked before the busy policy, so a resend never interrupts or queues behind its own answer.
+   */
+  private seen(id: string, content: string): boolean {
+    const had = this.s.model.userMessage(id)
+    if (had === undefined) return false
+    if (had === content) return true
+    throw new ParlanceError('conflict', `message id ${id} already names another message in this session; give a new message a new id`, {
+      messageId: id,
     })
   }
 

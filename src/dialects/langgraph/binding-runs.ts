@@ -94,7 +94,10 @@ export async function commandsOf(session: Session, body: RunRequest, agent: stri
   // A new input abandons a pause for the client, as on the Agent Server; otherwise the thread's strategy decides.
   const onBusy: OnBusy = thread.status === 'interrupted' ? 'interrupt' : (body.multitask_strategy ?? 'enqueue')
   const rewind = await rewindOf(session, body)
-  const messageId = last.id ?? randomUUID()
+  // LangGraph runs a message that reuses an id again (its reducer replaces by id); here a taken id would make the
+  // command a resend of that message (carried out at most once, see Writer), so the new turn gets an id of its own.
+  const taken = !rewind && typeof last.id === 'string' && session.model.userMessage(last.id) !== undefined
+  const messageId = (taken ? null : last.id) ?? randomUUID()
   const t = textOf(last.content)
   commands.push({
     type: 'user.message',
