@@ -8,6 +8,7 @@ import type { SessionManager } from '../session/index.js'
 import type { WsTransport } from '../transports/ws.js'
 import type { Metrics } from './metrics.js'
 import type { Admit } from './rate-limit.js'
+import type { InFlight } from './inflight.js'
 
 /**
  * What every dialect endpoint gets from the server. One object, so adding a
@@ -21,6 +22,8 @@ export interface EndpointDeps {
   readonly log: Logger
   /** The shared WebSocket transport (one `ws` server, `noServer` mode). */
   readonly ws: WsTransport
+  /** Inbound socket frames being carried out, server-wide: a closing server answers them before closing sockets. */
+  readonly inflight?: InFlight
   /** The node:http server, for transports that attach themselves (Socket.IO). */
   readonly http: Server
   /**

@@ -30,15 +30,15 @@ export interface SocketRun {
 /**
  * The loop every socket dialect shares: a connection metric, the rate limit per frame, frames decoded and
  * carried out strictly one after another (a reply never overtakes an earlier frame's effects), every
- * failure answered in the dialect's own shape while the connection stays up, and a request span for each
- * frame that starts work.
+ * failure answered in the dialect's own shape while the connection stays up, a request span for each
+ * frame that starts work, and each frame counted in flight until answered (a closing server waits for them).
  */
 export function serveSocket<In, Out>(
   conn: Connection<Out>,
-  deps: Pick<EndpointDeps, 'metrics' | 'log' | 'admission'>,
+  deps: Pick<EndpointDeps, 'metrics' | 'log' | 'admission' | 'inflight'>,
   o: SocketServeOptions<In, Out>,
 ): SocketRun {
-  const { metrics, log } = deps
+  const { metrics, log, inflight } = deps
   const labels = { dialect: o.dialect }
   const admit = deps.admission(conn.principal, conn.remoteAddress)
   let queue: Promise<void> = Promise.resolve()
@@ -60,8 +60,10 @@ export function serveSocket<In, Out>(
     if (work === null) return o.handle(decoded.value)
     await tracedFrame(o.dialect, work, () => o.handle(decoded.value))
   }
+  const settled = () => inflight?.end()
   const enqueue = (task: () => Promise<void> | void): void => {
-    queue = queue.then(task).catch(reply)
+    inflight?.start()
+    queue = queue.then(task).catch(reply).then(settled)
   }
   return {
     frame: (text) => enqueue(() => handle(text)),

@@ -20,6 +20,7 @@ import { inspectorEndpoint, type InspectorDeps } from './inspector-endpoint.js'
 import { sessionsEndpoint } from './sessions-endpoint.js'
 import { protectedModeError } from './protected-mode.js'
 import { RateLimiter } from '../binding/rate-limit.js'
+import { InFlight } from '../binding/inflight.js'
 import { sendJson } from '../binding/http-util.js'
 import { offerRequest } from '../binding/traced.js'
 import { countCommitted, createMetrics } from '../binding/metrics.js'
@@ -32,6 +33,9 @@ import type { ParlanceServer, RedisUrl, ServerOptions } from './options.js'
 
 /** How long `drain()` lets active runs go on by default (ms). */
 export const DRAIN_TIMEOUT_MS = 30_000
+
+/** How long closing waits for the inbound frames it has read to be answered before it stops sessions (ms). */
+const CLOSE_SETTLE_MS = 2_000
 
 /** A URL with its password hidden, for messages. */
 function redacted(url: string): string {
@@ -225,7 +229,9 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
   }
   const dialects = withDialects(options.dialects)
   const capabilities = capabilitiesOf(dialects)
+  const inflight = new InFlight()
   const deps: EndpointDeps & InspectorDeps = {
+    inflight,
     allowWebhookHosts: options.allowWebhookHosts ?? [],
     integrations: options.integrations ?? {},
     sessions: manager,
@@ -335,6 +341,9 @@ export async function createServer(options: ServerOptions): Promise<ParlanceServ
     if (closed) return
     closed = true
     const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()))
+    // Frames already read are answered before anything stops (while draining: refused, so their clients send
+    // them elsewhere); a socket closed under a frame's work would leave its client not knowing what became of it.
+    await inflight.settled(CLOSE_SETTLE_MS)
     await manager.shutdown()
     for (const e of endpoints) await e.close?.()
     ws.close()

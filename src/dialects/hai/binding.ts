@@ -48,7 +48,7 @@ export function attachParams(url: URL): AttachParams | null {
 export function serveHai(
   conn: Connection<WsFrame>,
   at: AttachParams | null,
-  deps: Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission'>,
+  deps: Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission' | 'inflight'>,
 ): void {
   const { sessions, limits } = deps
   let bound: { session: Session; sub: Subscription } | null = null

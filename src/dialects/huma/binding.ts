@@ -82,7 +82,7 @@ export function humaAuth(auth: Readonly<Record<string, unknown>>): HumaAuth | Pa
  * events back through the HUMA codec. The socket confirms message delivery, so the messaging addon waits for
  * its confirmations. Disconnecting detaches it; the run goes on and a reconnect with the same sessionId continues.
  */
-export function serveHuma(conn: SioConnection, deps: Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission'>): void {
+export function serveHuma(conn: SioConnection, deps: Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission' | 'inflight'>): void {
   const { sessions, limits } = deps
   let sub: Subscription | null = null
   let sessionId: string | null = null

@@ -44,7 +44,7 @@ function myagentEndpoint(deps: EndpointDeps): Endpoint {
   }
 }
 
-type Deps = Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission' | 'secret'>
+type Deps = Pick<EndpointDeps, 'sessions' | 'limits' | 'metrics' | 'log' | 'admission' | 'inflight' | 'secret'>
 
 /**
  * Serves one MyAgent connection: `system.connected` first, `system.heartbeat` on an interval, frames
