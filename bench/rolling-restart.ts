@@ -16,6 +16,11 @@ export const title = 'Rolling restart: 3 nodes, 1,000 streams'
 
 const CLI = 'src/cli/main.ts'
 const NODES = 3
+/**
+ * Rounds of restarts per repetition (each restarts every node once): PARLANCE_BENCH_ROLL_ROUNDS, default 1. More
+ * rounds, more drains that end while clients send: how the unanswered-message defect was reproduced (issue 47).
+ */
+const ROUNDS = Math.max(1, Number(process.env.PARLANCE_BENCH_ROLL_ROUNDS ?? 1) || 1)
 
 /** What bench/load/rolling.ts prints for a window. */
 interface Window {
@@ -35,6 +40,8 @@ interface Window {
   refused: number
   reconnects: number
   errors: string[]
+  /** The load generator's own longest event-loop stall (ms). */
+  genLagMax: number
 }
 
 /** One node: `parlance serve` on a fixed port, so its clients find it again after its restart. */
@@ -111,7 +118,8 @@ async function repetition(ctx: BenchContext, streams: number, steadyMs: number, 
     const drains: number[] = []
     const restarts: number[] = []
     const exits: Array<number | null> = []
-    for (let i = 0; i < NODES; i++) {
+    for (let j = 0; j < NODES * ROUNDS; j++) {
+      const i = j % NODES
       const t0 = performance.now()
       nodes[i]!.child.kill('SIGTERM')
       exits.push(await nodes[i]!.exited)
@@ -176,13 +184,14 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       'ms between tokens': ms,
       nodes: NODES,
       'baseline window (s)': steadyMs / 1000,
+      'rounds of restarts': ROUNDS,
       repetitions: reps,
     },
     description:
       `${NODES} \`parlance serve --store redis://… --agent bench/agents/paced.ts --drain-timeout 60\` processes on fixed 127.0.0.1 ports share a fresh Redis prefix per repetition. ` +
       `One load-generator process (bench/load/rolling.ts) runs ${streams.toLocaleString('en-US')} streams, half HAI WebSockets and half /api/chat (AI SDK UI message stream) clients, stream k first on node k mod 3: each asks for "paced ${tokens} ${ms}" (${tokens} tokens ${ms} ms apart) and asks again as soon as the answer is whole (HAI in one session, /api/chat a new chat each time). ` +
-      'A message its node refuses while draining (HAI `unavailable`, HTTP 503) or cannot take (down) goes to the next node; a HAI socket its node closes reconnects to the next node with its session and last seq and reads the rest there. ' +
-      `Once every stream has had an answer, the streams run left alone for ${steadyMs / 1000} s (the baseline window), then each node in turn gets SIGTERM, drains, exits by itself and is started again on its port, the next one after it listens; then every stream finishes its answer (the rolling window). ` +
+      'A message its node refuses while draining (HAI `unavailable`, HTTP 503) or cannot take (down) goes to the next node; a HAI socket its node closes reconnects to the next node with its session and last seq and reads the rest there; a HAI message carries its own `metadata.message_id` and is sent again after each reconnect until its answer has ended (a socket can close with it unread or unanswered; the server carries out an id at most once). ' +
+      `Once every stream has had an answer, the streams run left alone for ${steadyMs / 1000} s (the baseline window), then each node in turn gets SIGTERM, drains, exits by itself and is started again on its port, the next one after it listens (${ROUNDS === 1 ? 'once each' : `${ROUNDS} rounds`}); then every stream finishes its answer (the rolling window). ` +
       "A stream's wait: the gap between two events it received (the first from sending its message), refusals and reconnects included; each stream's longest wait in a window, as p99 and max over the streams, and the p99 over every gap. " +
       'An answer is lost when its text is not exactly the tokens asked for, it was cut, or it never ended; interrupted when the server ended it so.',
     tables: [
@@ -227,6 +236,7 @@ export async function run(ctx: BenchContext): Promise<BenchResult> {
       `The whole rolling restart (first SIGTERM to the third node listening again): ${range(results.map((x) => x.totalSeconds))} (median, min–max over the repetitions).`,
       `Per node: SIGTERM to exit ${range(results.flatMap((x) => x.drains))}; exit to listening again ${range(results.flatMap((x) => x.restarts))}.`,
       `Messages refused while a node drained, sent again elsewhere: ${results.map((x) => x.rolling.refused).join(', ')} per repetition; HAI reconnects: ${results.map((x) => x.rolling.reconnects).join(', ')} (baseline windows: ${results.map((x) => x.steady.refused + x.steady.reconnects).join(', ')}).`,
+      `The load generator's own longest event-loop stall in each window (its waits include it): ${results.map((x) => `${x.steady.genLagMax} / ${x.rolling.genLagMax} ms`).join(', ')} (baseline / rolling).`,
       `Answers in the windows (baseline / rolling): ${results.map((x) => `${x.steady.completed} / ${x.rolling.completed}`).join(', ')}; errors seen: ${
         results
           .flatMap((x) => [...x.steady.errors, ...x.rolling.errors])

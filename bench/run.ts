@@ -1,7 +1,8 @@
 // npm run bench [-- --quick] [-- <name> ...]: runs the benchmark modules (bench/<name>.ts, each exporting
 // `run(ctx)`), writes bench/results/<name>.json (quick runs: bench/results/quick/), and after a full run
 // regenerates BENCHMARKS.md and the SVG charts from every result JSON. Servers and load generators run in
-// separate processes on 127.0.0.1 and are killed on exit or timeout (bench/lib/proc.ts).
+// separate processes on 127.0.0.1 and are killed on exit or timeout (bench/lib/proc.ts). `-- --report` runs
+// nothing and only regenerates BENCHMARKS.md and the charts (after editing a note in bench/notes/, say).
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -68,7 +69,8 @@ const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const names = args.filter((a) => !a.startsWith('--'))
 for (const n of names) if (!(n in BENCHMARKS)) throw new Error(`unknown benchmark "${n}"; one of: ${Object.keys(BENCHMARKS).join(', ')}`)
-const selected = names.length ? names : Object.keys(BENCHMARKS)
+const reportOnly = args.includes('--report')
+const selected = reportOnly ? [] : names.length ? names : Object.keys(BENCHMARKS)
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined

@@ -1,19 +1,26 @@
 // Load generator of the `rolling-restart` benchmark: N streams against cluster nodes that the benchmark restarts one
-// at a time. Usage: rolling.ts PORTS N TOKENS MS TAG (PORTS: the nodes' 127.0.0.1 ports, comma-separated).
-// Stream k is a HAI WebSocket client (k even) or an /api/chat client (k odd, AI SDK UI message stream), first on
-// node k mod the node count. It asks for "paced TOKENS MS" (bench/agents/paced.ts) and asks again once the answer is
-// whole: HAI in one session, /api/chat a new chat per answer. A message refused because its node drains (HAI error
-// `unavailable`, HTTP 503) or sent to a node that is down goes to the next node; a HAI socket its node closes
-// reconnects to the next node with its session id and last seq (`after`) and reads the rest of its answer there.
+// at a time. Usage: rolling.ts PORTS N TOKENS MS TAG (PORTS: the nodes' 127.0.0.1 ports, comma-separated; TAG: the
+// nodes' Redis prefix, read to report unfinished streams). Stream k is a HAI WebSocket client (k even) or an
+// /api/chat client (k odd, AI SDK UI message stream), first on node k mod the node count. It asks for
+// "paced TOKENS MS" (bench/agents/paced.ts) and asks again once the answer is whole: HAI in one session, /api/chat a
+// new chat per answer. A message refused because its node drains (HAI error `unavailable`, HTTP 503) or sent to a
+// node that is down goes to the next node; a HAI socket its node closes reconnects to the next node with its
+// session id and last seq (`after`) and reads the rest of its answer there. Each HAI message carries its own
+// `metadata.message_id` and, until its answer has ended, is sent again after every reconnect: a socket can close
+// with the message unread or unanswered, and the server carries out an id at most once.
 // stdin: `go` starts the streams (spread over 1 s); `mark` ends a window (prints its JSON line) and starts the next;
-// `stop` lets every stream finish its answer, then prints the last window and exits. Prints `warm` once every
-// stream has completed an answer. A window's JSON: each stream's longest wait (the gap between two events it
-// received, the first counted from sending its message, refusals and reconnects included) as p50/p99/max over the
-// streams, p50/p99 over every gap, answers completed, lost (other text than asked for, cut, or never ended) and
-// interrupted, messages refused (and re-sent), HAI reconnects.
+// `stop` lets every stream finish its answer (for up to 120 s), then prints the last window, lists the unfinished
+// streams on stderr, and exits. Prints `warm` once every stream has completed an answer. A window's JSON: each
+// stream's longest wait (the gap between two events it received, the first counted from sending its message,
+// refusals and reconnects included) as p50/p99/max over the streams, p50/p99 over every gap, answers completed, lost
+// (other text than asked for, cut, or never ended) and interrupted, messages refused (and re-sent), HAI reconnects,
+// and this process's own longest event-loop stall (its waits include it).
 import { Agent, request } from 'node:http'
 import { createInterface } from 'node:readline'
+import { Redis } from 'ioredis'
 import WebSocket from 'ws'
+import { redisKeys } from '../../src/store/redis/keys.js'
+import { REDIS_URL } from '../../test/support/redis.js'
 
 const [portsRaw = '', nRaw = '1000', tokensRaw = '30', msRaw = '100', tag = `roll-${process.pid}`] = process.argv.slice(2)
 const ports = portsRaw.split(',').map(Number)
@@ -41,6 +48,8 @@ class Window {
   refused = 0
   reconnects = 0
   readonly errors: string[] = []
+  /** This process's own longest event-loop stall in the window (ms): waits it measured include it. */
+  genLagMax = 0
   gap(k: number, ms: number, refused: number): void {
     if (ms > this.longest[k]!) {
       this.longest[k] = ms
@@ -84,6 +93,7 @@ class Window {
       reconnects,
       errors,
       worst,
+      genLagMax: Math.round(this.genLagMax),
     })
   }
 }
@@ -154,24 +164,49 @@ class HaiStream extends Stream {
   private pending = false
   private cut: string | null = null
   private failures = 0
-  private readonly session = `${tag}-h${this.k}`
+  readonly session = `${tag}-h${this.k}`
+  /** For the report of an unfinished stream: when its message went out, on which node, and what happened since. */
+  private sentAt = 0
+  private socketAt = 0
+  private sentOn = -1
+  private closesSinceSend = 0
+  private framesSinceSend = 0
+
+  /** The message being answered: its id (each ask has its own), and whether its answer is still to end. */
+  private asks = 0
+  private messageId = ''
+  private answering = false
 
   send(): void {
+    this.messageId = `${this.session}-m${++this.asks}`
+    this.answering = true
+    this.transmit()
+  }
+  /** Sends the message being answered (again, after a refusal or a lost socket: the same id, so it runs once). */
+  private transmit(): void {
     this.pending = true
     if (this.ws?.readyState === WebSocket.OPEN) this.flush()
     else if (!this.ws) this.connect()
   }
   state(): string {
-    const ready = this.ws ? ['connecting', 'open', 'closing', 'closed'][this.ws.readyState] : 'no socket'
-    return `hai ${this.k} on n${this.node + 1}: ${ready}, ${this.pending ? 'message not sent' : 'waiting'}, seq ${this.seq}, ${this.text.length} chars`
+    const ready = this.ws
+      ? `${['connecting', 'open', 'closing', 'closed'][this.ws.readyState]} (socket ${((performance.now() - this.socketAt) / 1000).toFixed(1)} s old)`
+      : 'no socket'
+    const since = ((performance.now() - this.sentAt) / 1000).toFixed(1)
+    const sent = `sent on n${this.sentOn + 1} ${since} s ago, ${this.closesSinceSend} socket closes and ${this.framesSinceSend} frames since`
+    return `hai ${this.k} (${this.session}) on n${this.node + 1}: ${ready}, ${this.pending ? 'message not sent' : 'waiting'}, seq ${this.seq}, ${this.text.length} chars; ${sent}`
   }
   private flush(): void {
     this.pending = false
     this.bound = true
-    this.ws!.send(JSON.stringify({ type: 'user_message', content: ask, session_id: this.session }))
+    this.sentAt = performance.now()
+    this.sentOn = this.node
+    this.closesSinceSend = this.framesSinceSend = 0
+    this.ws!.send(JSON.stringify({ type: 'user_message', content: ask, session_id: this.session, metadata: { message_id: this.messageId } }))
   }
   private connect(): void {
     const query = this.bound ? `?session_id=${this.session}&after=${this.seq}` : ''
+    this.socketAt = performance.now()
     const ws = (this.ws = new WebSocket(`ws://127.0.0.1:${ports[this.node]}/ws${query}`, { perMessageDeflate: false }))
     ws.on('open', () => this.pending && this.flush())
     // What a socket it left still delivers (until its close handshake) is not this stream's any more.
@@ -183,13 +218,18 @@ class HaiStream extends Stream {
       // The node went away (its drain ended, or it was down): the next node, by session and cursor; a pause once
       // every node has failed in a row.
       this.ws = null
+      this.closesSinceSend++
       win.reconnects++
+      // Its answer has not ended: the message may never have arrived (a node that closes can close with it unread
+      // or unanswered), so it goes again with its id; if it did arrive, the server knows the id and starts nothing.
+      if (this.answering) this.pending = true
       this.nextNode()
       setTimeout(() => this.connect(), ++this.failures >= ports.length ? 100 : 0)
     })
   }
   private frame(m: Record<string, unknown>): void {
     this.arrived()
+    this.framesSinceSend++
     // Every seq'd frame must follow the last one seen, on this socket or (resumed by cursor) on the one before.
     if (typeof m.seq === 'number' && m.seq <= this.seq && !(m.type === 'status' && m.seq === this.seq)) {
       win.repeated++
@@ -204,10 +244,11 @@ class HaiStream extends Stream {
       this.ws = null
       old.close()
       this.nextNode()
-      this.send()
+      this.transmit()
     } else if (m.type === 'error' && m.error_code === 'interrupted') this.cut = String(m.message)
     else if (m.type === 'error') win.error(`hai ${this.k}: ${JSON.stringify(m)}`)
     else if (m.type === 'status' && m.status === 'completed') {
+      this.answering = false
       const cut = this.cut
       this.cut = null
       this.ended(this.text === EXPECTED, cut)
@@ -218,8 +259,9 @@ class HaiStream extends Stream {
 class ChatStream extends Stream {
   private chats = 0
   private phase = ''
+  private phaseAt = 0
   state(): string {
-    return `chat ${this.k} on n${this.node + 1}: ${this.phase}, ${this.text.length} chars`
+    return `chat ${this.k} on n${this.node + 1}: ${this.phase} ${((performance.now() - this.phaseAt) / 1000).toFixed(1)} s ago, ${this.text.length} chars`
   }
   send(): void {
     const id = `${tag}-c${this.k}-${++this.chats}`
@@ -274,9 +316,18 @@ class ChatStream extends Stream {
     let started = false
     req.once('response', () => (started = true))
     this.phase = 'request sent'
+    this.phaseAt = performance.now()
     req.end(body)
   }
 }
+
+// The load generator's own event-loop stalls, measured by a 50 ms timer's lateness.
+let tickAt = performance.now()
+setInterval(() => {
+  const now = performance.now()
+  win.genLagMax = Math.max(win.genLagMax, now - tickAt - 50)
+  tickAt = now
+}, 50).unref()
 
 const streams: Stream[] = Array.from({ length: n }, (_, k) => (k % 2 === 0 ? new HaiStream(k) : new ChatStream(k)))
 for await (const line of createInterface({ input: process.stdin })) {
@@ -289,7 +340,23 @@ for await (const line of createInterface({ input: process.stdin })) {
     const all = new Promise<void>((resolve) => onDone.add(resolve))
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, 120_000).unref())
     await Promise.race([all, deadline])
-    for (const s of streams.filter((x) => !x.done).slice(0, 5)) win.error(`unfinished: ${s.state()}`)
+    const stuck = streams.filter((x) => !x.done)
+    for (const s of stuck.slice(0, 5)) win.error(`unfinished: ${s.state()}`)
+    // Each unfinished HAI stream, with its session as stored (did its message ever arrive?), on stderr.
+    const redis = stuck.length ? new Redis(REDIS_URL) : null
+    const keys = redisKeys(tag)
+    for (const s of stuck.slice(0, 50)) {
+      let stored = ''
+      if (redis && s instanceof HaiStream) {
+        const [[lastSeq, run], lease] = await Promise.all([
+          redis.hmget(keys.meta(s.session), 'lastSeq', 'activeRunId'),
+          redis.get(keys.lease(s.session)),
+        ])
+        stored = `; stored: last seq ${lastSeq}, active run ${run || 'none'}, lease ${lease ?? 'none'}`
+      }
+      process.stderr.write(`unfinished: ${s.state()}${stored}\n`)
+    }
+    redis?.disconnect()
     process.stdout.write(`${win.json(n - finished)}\n`)
     process.exit(0)
   }
