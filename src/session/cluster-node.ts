@@ -39,7 +39,10 @@ const ORPHANED = 'the node running this run stopped (its lease expired); send th
 export class ClusterNode implements Placement {
   /** The timer renewing and releasing leases and adopting orphaned runs. */
   private readonly timer: NodeJS.Timeout
+  /** A renewal pass under way (the next tick skips it rather than run two at once). */
   private tending = false
+  /** An orphan pass under way: kept apart from renewals, so loading adopted sessions never delays them. */
+  private adopting = false
   /** Draining: takes no lease for new work, gives up quiet sessions' leases (see `drain`). */
   private draining = false
   /** A `drain` release pass under way. */
@@ -57,7 +60,13 @@ export class ClusterNode implements Placement {
     port.onReconnect(() => {
       for (const s of host.sessions()) void s.replica?.catchUp()
     })
-    this.timer = setInterval(() => void this.tendLeases(), Math.max(50, Math.floor(port.leaseMs / 3)))
+    this.timer = setInterval(
+      () => {
+        void this.tendLeases()
+        void this.adoptOrphans()
+      },
+      Math.max(50, Math.floor(port.leaseMs / 3)),
+    )
     this.timer.unref()
   }
 
@@ -180,7 +189,12 @@ export class ClusterNode implements Placement {
     if (record) await session.replica?.resync(record)
   }
 
-  /** Renews the leases of sessions written here, releases those quiet for a whole tick, adopts orphaned runs. */
+  /**
+   * Renews the leases of sessions written here and releases those quiet for a whole tick. Nothing here waits for
+   * more than two round trips to Redis (the releases go out together): a pass that took longer than a renewal
+   * interval would delay the next renewal, and a lease left unrenewed for `leaseMs` moves its session to another
+   * node, which ends its run as interrupted.
+   */
   private async tendLeases(): Promise<void> {
     const cluster = this.port
     if (this.tending) return
@@ -204,15 +218,25 @@ export class ClusterNode implements Placement {
       // the store busy, and waiting for it would stall the renewals.
       const release = [...quiet].filter((id) => this.quietLastTick.has(id))
       this.quietLastTick = quiet
-      for (const id of release) {
-        const s = this.host.get(id)
-        if (s?.demote()) await cluster.release(id)
-      }
-      for (const id of await cluster.claimOrphans()) await this.adopt(id).catch(() => {})
+      const demoted = release.filter((id) => this.host.get(id)?.demote() === true)
+      await Promise.all(demoted.map((id) => cluster.release(id)))
     } catch {
       // The store is unreachable: the next tick tries again (leases not renewed in time move to other nodes).
     } finally {
       this.tending = false
+    }
+  }
+
+  /** Claims the leases of runs whose node died and ends those runs (loading their sessions here). */
+  private async adoptOrphans(): Promise<void> {
+    if (this.adopting) return
+    this.adopting = true
+    try {
+      for (const id of await this.port.claimOrphans()) await this.adopt(id).catch(() => {})
+    } catch {
+      // The store is unreachable: the next tick tries again.
+    } finally {
+      this.adopting = false
     }
   }
 
