@@ -11,6 +11,9 @@ export interface ServeProcess {
   kill(): Promise<void>
 }
 
+/** How long a `parlance serve` child may take to listen (tsx compiles on a loaded 2-core machine: seconds). */
+const START_TIMEOUT_MS = 60_000
+
 /** Starts `parlance serve --port 0 …args` and resolves once it prints its URL. */
 export async function spawnServe(t: { after(fn: () => unknown): void }, args: readonly string[], name = 'serve'): Promise<ServeProcess> {
   const child = spawn(process.execPath, cliArgs('serve', '--port', '0', ...args), {
@@ -19,15 +22,20 @@ export async function spawnServe(t: { after(fn: () => unknown): void }, args: re
   })
   t.after(() => child.kill('SIGKILL'))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  let timer: NodeJS.Timeout | undefined
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
+    let err = ''
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString()
       const m = /listening on (http:\/\/\S+)/.exec(out)
       if (m) resolve(m[1]!)
     })
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening: ${out}`)))
-  })
+    child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000))) // read, so a chatty child never blocks on a full pipe
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening: ${out}${err}`)))
+    // A start that hangs fails here, naming what it printed, rather than at the test's own timeout minutes later.
+    timer = setTimeout(() => reject(new Error(`${name} did not listen within ${START_TIMEOUT_MS / 1000} s: ${out}${err}`)), START_TIMEOUT_MS)
+  }).finally(() => clearTimeout(timer))
   return {
     url,
     child,
