@@ -5,9 +5,8 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { Redis } from 'ioredis'
-import { cpuMsOf, rssOf, runLoad, sleep, startServer, track, type ServerProcess } from './lib/proc.js'
+import { cpuMsOf, lineReader, rssOf, runLoad, sleep, startServer, track, type ServerProcess } from './lib/proc.js'
 import { fmt, machine, median, rowOf, table, type BenchContext, type BenchResult } from './lib/result.js'
 import { REDIS_URL } from '../test/support/redis.js'
 
@@ -101,14 +100,7 @@ async function idleConnections(ctx: BenchContext, d: Deployment, perNode: number
     }),
   )
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
-  const expect = async (prefix: string): Promise<string> => {
-    for (;;) {
-      const l = await lines.next()
-      if (l.done) throw new Error(`${d.name}: the idle-connection generator ended before "${prefix}"`)
-      if (l.value.startsWith(prefix)) return l.value
-    }
-  }
+  const expect = lineReader(child, `${d.name}: the idle-connection generator`)
   try {
     ctx.log(`    ${d.name}: ${await expect('connected ')} (per node)`)
     const rssIdle = await Promise.all(d.nodes.map((s) => rssSettled(s.pid, samples)))

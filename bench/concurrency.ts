@@ -2,9 +2,8 @@
 // and streaming a 20-chunk reply: p50/p99 time to first and last chunk, and server RSS per idle connection,
 // against a bare `ws` server with the same N connections answering with the same frames.
 import { spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import { join } from 'node:path'
-import { rssOf, sleep, startServer, track } from './lib/proc.js'
+import { lineReader, rssOf, sleep, startServer, track } from './lib/proc.js'
 import { machine, median, percentile, table, type BenchContext, type BenchResult } from './lib/result.js'
 
 export const title = 'Concurrent sessions'
@@ -46,14 +45,7 @@ async function measure(ctx: BenchContext, name: string, script: string, args: st
       ),
     )
     const timer = setTimeout(() => child.kill('SIGKILL'), ctx.quick ? 50_000 : 300_000)
-    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
-    const expect = async (prefix: string): Promise<string> => {
-      for (;;) {
-        const l = await lines.next()
-        if (l.done) throw new Error(`${name}: load generator ended before "${prefix}"`)
-        if (l.value.startsWith(prefix)) return l.value
-      }
-    }
+    const expect = lineReader(child, `${name}: load generator`)
     try {
       const connected = await expect('connected ')
       ctx.log(`    ${name}: ${connected}`)

@@ -5,8 +5,7 @@
 // behind schedule at the client p50/p99, and the largest N whose p99 delay stays ≤ 100 ms.
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { cpuMsOf, sleep, startServer, track, type ServerProcess } from './lib/proc.js'
+import { cpuMsOf, lineReader, sleep, startServer, track, type ServerProcess } from './lib/proc.js'
 import { machine, median, table, type BenchContext, type BenchResult, type Table } from './lib/result.js'
 
 export const title = 'Paced token streams'
@@ -74,14 +73,7 @@ async function settle(pid: number): Promise<void> {
 /** The one load-generator process, driven a step at a time over stdin. */
 function loadGenerator() {
   const child = track(spawn(process.execPath, ['--import', 'tsx', 'bench/load/paced.ts'], { stdio: ['pipe', 'pipe', 'inherit'] }))
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
-  const expect = async (prefix: string): Promise<string> => {
-    for (;;) {
-      const l = await lines.next()
-      if (l.done) throw new Error(`paced load generator ended before "${prefix}"`)
-      if (l.value.startsWith(prefix)) return l.value
-    }
-  }
+  const expect = lineReader(child, 'paced load generator')
   return {
     async step(server: ServerProcess, c: Config, n: number, p: Params, tag: string): Promise<Step> {
       await settle(server.pid)

@@ -7,8 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { loadavg } from 'node:os'
-import { createInterface } from 'node:readline'
-import { sleep, track } from './lib/proc.js'
+import { lineReader, sleep, track } from './lib/proc.js'
 import { machine, median, table, type BenchContext, type BenchResult } from './lib/result.js'
 import { dropPrefix, REDIS_URL } from '../test/support/redis.js'
 
@@ -97,14 +96,7 @@ async function repetition(ctx: BenchContext, streams: number, steadyMs: number, 
       stdio: ['pipe', 'pipe', 'inherit'],
     }),
   )
-  const lines = createInterface({ input: load.stdout! })[Symbol.asyncIterator]()
-  const expect = async (prefix: string): Promise<string> => {
-    for (;;) {
-      const l = await lines.next()
-      if (l.done) throw new Error(`the load generator ended before "${prefix}"`)
-      if (l.value.startsWith(prefix)) return l.value
-    }
-  }
+  const expect = lineReader(load, 'the load generator')
   const say = (cmd: string) => load.stdin!.write(`${cmd}\n`)
   try {
     say('go')

@@ -2,6 +2,7 @@
 // each bounded in time. Every child is killed when the runner exits, is interrupted or times out.
 import { execSync, spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createInterface } from 'node:readline'
 
 const children = new Set<ChildProcess>()
 
@@ -21,6 +22,21 @@ export function track(child: ChildProcess): ChildProcess {
   children.add(child)
   child.once('exit', () => children.delete(child))
   return child
+}
+
+/**
+ * Reads a load generator's stdout line by line: `expect(prefix)` resolves with the next line that starts with
+ * `prefix` (skipping others), and rejects, naming `what` and the prefix, once the child's output has ended.
+ */
+export function lineReader(child: ChildProcess, what: string): (prefix: string) => Promise<string> {
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  return async (prefix) => {
+    for (;;) {
+      const l = await lines.next()
+      if (l.done) throw new Error(`${what} ended before "${prefix}"`)
+      if (l.value.startsWith(prefix)) return l.value
+    }
+  }
 }
 
 /** The event loop's delay over a stretch (ms), as a bench server started with `--loop-delay` reports it. */

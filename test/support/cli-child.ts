@@ -9,9 +9,9 @@ export type CliChild = ChildProcessWithoutNullStreams & {
   until(pattern: RegExp, ms?: number): Promise<void>
 }
 
-/** Spawns `parlance <command> …args` from the compiled tree with colours off. */
-export function cliChild(command: string, args: string[], defaultWaitMs = 60_000): CliChild {
-  const child = spawn(process.execPath, cliArgs(command, ...args), { env: { ...process.env, NO_COLOR: '1' } })
+/** Spawns `parlance <command> …args` from the compiled tree with colours off (and `env` added to the environment). */
+export function cliChild(command: string, args: string[], defaultWaitMs = 60_000, env: NodeJS.ProcessEnv = {}): CliChild {
+  const child = spawn(process.execPath, cliArgs(command, ...args), { env: { ...process.env, NO_COLOR: '1', ...env } })
   let out = ''
   const waiters = new Set<() => void>()
   const wake = (d: Buffer) => {
